@@ -1,0 +1,23 @@
+// Each subcommand lives in its own file (cmd_*.cpp) and registers itself on the root CLI::App here.
+// main() runs the one that was parsed, or the window when none was.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace nbl {
+
+struct Command {
+  CLI::App* app = nullptr;     // the subcommand (or the root, for the window)
+  std::function<int()> run;    // returns the process exit code
+};
+
+Command add_window_command(CLI::App& root);   // bare `nbodylab`: the interactive window
+Command add_bench_command(CLI::App& root);    // `nbodylab bench ...`
+Command add_info_command(CLI::App& root);     // `nbodylab info`: the GPU and the program's paths
+
+// Exit codes shared by all commands.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;       // something failed while running
+inline constexpr int kExitBadInput = 2;    // the user's input was rejected (nothing was run or written)
+
+}  // namespace nbl

@@ -1,0 +1,158 @@
+// RAII owners of CUDA resources (STYLE.md: no raw cudaFree outside these types). Move-only.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "cuda/check.hpp"
+
+namespace nbl {
+
+// Device memory for `size` elements of T.
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t size) { resize(size); }
+  ~DeviceBuffer() { release(); }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  // Reallocates only when the size changes; contents are not preserved.
+  void resize(std::size_t size) {
+    if (size == size_) return;
+    release();
+    if (size > 0) NBL_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), size * sizeof(T)));
+    size_ = size;
+  }
+
+  void upload(const T* host, std::size_t count, cudaStream_t stream = nullptr) {
+    NBL_CUDA_CHECK(cudaMemcpyAsync(data_, host, count * sizeof(T), cudaMemcpyHostToDevice, stream));
+  }
+  void upload(const std::vector<T>& host, cudaStream_t stream = nullptr) {
+    resize(host.size());
+    upload(host.data(), host.size(), stream);
+  }
+  void download(T* host, std::size_t count, cudaStream_t stream = nullptr) const {
+    NBL_CUDA_CHECK(cudaMemcpyAsync(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    NBL_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  std::vector<T> to_host(cudaStream_t stream = nullptr) const {
+    std::vector<T> host(size_);
+    if (size_) download(host.data(), size_, stream);
+    return host;
+  }
+  // Fill every byte with `byte` (tests poison outputs with 0xff: every float becomes NaN).
+  void fill_bytes(int byte, cudaStream_t stream = nullptr) {
+    if (size_) NBL_CUDA_CHECK(cudaMemsetAsync(data_, byte, size_ * sizeof(T), stream));
+  }
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  std::size_t bytes() const { return size_ * sizeof(T); }
+
+ private:
+  void release() {
+    if (data_) cudaFree(data_);  // never throws from a destructor; errors surface at the next check
+    data_ = nullptr;
+    size_ = 0;
+  }
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// Page-locked host memory (fast, asynchronous copies).
+template <typename T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t size) { resize(size); }
+  ~PinnedBuffer() { release(); }
+  PinnedBuffer(PinnedBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+  void resize(std::size_t size) {
+    if (size == size_) return;
+    release();
+    if (size > 0) NBL_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), size * sizeof(T)));
+    size_ = size;
+  }
+  T* data() { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  void release() {
+    if (data_) cudaFreeHost(data_);
+    data_ = nullptr;
+    size_ = 0;
+  }
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+class CudaStream {
+ public:
+  CudaStream() { NBL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  ~CudaStream() {
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  CudaStream(CudaStream&& o) noexcept : stream_(std::exchange(o.stream_, nullptr)) {}
+  CudaStream& operator=(CudaStream&&) = delete;
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+  cudaStream_t get() const { return stream_; }
+  void synchronize() const { NBL_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+class CudaEvent {
+ public:
+  CudaEvent() { NBL_CUDA_CHECK(cudaEventCreate(&event_)); }
+  ~CudaEvent() {
+    if (event_) cudaEventDestroy(event_);
+  }
+  CudaEvent(CudaEvent&& o) noexcept : event_(std::exchange(o.event_, nullptr)) {}
+  CudaEvent& operator=(CudaEvent&& o) noexcept {
+    std::swap(event_, o.event_);
+    return *this;
+  }
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+  void record(cudaStream_t stream) { NBL_CUDA_CHECK(cudaEventRecord(event_, stream)); }
+  cudaEvent_t get() const { return event_; }
+  // Milliseconds from `start` to this event; both must have completed.
+  float ms_since(const CudaEvent& start) const {
+    float ms = 0;
+    NBL_CUDA_CHECK(cudaEventSynchronize(event_));
+    NBL_CUDA_CHECK(cudaEventElapsedTime(&ms, start.event_, event_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+}  // namespace nbl

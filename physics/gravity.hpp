@@ -1,0 +1,65 @@
+// The one definition of the force law: Plummer-softened Newtonian gravity in N-body units (G = 1).
+// Used by the CPU reference, the CPU backends and every GPU kernel (nvcc and NVRTC alike), so the
+// reference and the kernels cannot drift apart. The kernel toggles "rsqrt" and "fma_order" are template
+// parameters here: they change the instructions, never the law.
+#pragma once
+#include "physics/hd.hpp"
+
+namespace nbl {
+
+// Acceleration that body j (mass_j, at offset dx, dy, dz from body i) adds to body i:
+//   a_i += m_j * d / (|d|^2 + eps^2)^(3/2)
+// FastRsqrt: use the hardware reciprocal square root (reference 000, Part I: "Using the RSQRTF
+// instruction") instead of 1/sqrt. FmaOrder: group the sum as dx*dx + (dy*dy + (dz*dz + eps2)) so the
+// compiler can fuse every multiply-add (reference 000, Part I: "Rearranging terms").
+// With eps2 > 0 a body's interaction with itself adds exactly zero (d = 0), which is what lets the
+// kernels drop the `if (i != j)` test ("Eliminating the if statement").
+template <bool FastRsqrt = false, bool FmaOrder = false, typename T>
+NBL_HD inline void accumulate_acceleration(T dx, T dy, T dz, T mass_j, T eps2, T& ax, T& ay, T& az) {
+  T dist2;
+  if constexpr (FmaOrder) {
+    dist2 = dx * dx + (dy * dy + (dz * dz + eps2));
+  } else {
+    dist2 = dx * dx + dy * dy + dz * dz + eps2;
+  }
+  T inv_dist;
+  if constexpr (FastRsqrt) {
+    inv_dist = nbl_rsqrt_fast(dist2);
+  } else {
+    inv_dist = T(1) / nbl_sqrt(dist2);
+  }
+  const T scale = mass_j * inv_dist * inv_dist * inv_dist;
+  ax += dx * scale;
+  ay += dy * scale;
+  az += dz * scale;
+}
+
+// Softened pair potential energy of bodies i and j: -m_i m_j / sqrt(|d|^2 + eps^2). Consistent with the
+// force above (the force is minus its gradient), so total energy is conserved by the exact dynamics.
+template <typename T>
+NBL_HD inline T pair_potential(T dist2, T mass_i, T mass_j, T eps2) {
+  return -mass_i * mass_j / nbl_sqrt(dist2 + eps2);
+}
+
+// Barnes-Hut opening criterion (reference 000, Part II, "Compute force"): a cell of edge length
+// cell_size whose centre of mass lies dist2 (squared) from the body is far enough to stand in for its
+// bodies when cell_size / distance < theta. Written without a division so theta = 0 opens every cell
+// (exact direct summation) and no distance can divide by zero.
+template <typename T>
+NBL_HD inline bool cell_is_far(T dist2, T cell_size, T theta) {
+  return cell_size * cell_size < theta * theta * dist2;
+}
+
+// Kick-drift-kick leapfrog (second order, symplectic, time reversible). One step of length dt:
+//   v += a(x) dt/2;  x += v dt;  a = a(x);  v += a(x) dt/2
+template <typename T>
+NBL_HD inline void kick(T& v, T a, T half_dt) { v += a * half_dt; }
+
+template <typename T>
+NBL_HD inline void drift(T& x, T v, T dt) { x += v * dt; }
+
+// Flops per body-body interaction, the convention every public n-body benchmark quotes (reference 000,
+// Part I, "CC 2.0 absolute performance": 3 sub, 3 fma, 1 rsqrt, 3 mul, 3 fma counted as 20 flops).
+inline constexpr int kFlopsPerInteraction = 20;
+
+}  // namespace nbl

@@ -1,0 +1,75 @@
+// A simulation backend: the bodies, wherever they live, and the code that steps them. Four exist
+// (DESIGN.md): all-pairs and Barnes-Hut, each on the GPU and on the CPU. The app, bench and tests talk
+// to all four through this interface only; nothing here names CUDA, GL or ImGui.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/bodies.hpp"
+#include "sim/settings.hpp"
+#include "sim/step_stats.hpp"
+
+namespace nbl {
+
+// Where write_vertices() puts the vertex buffer (layout: sim/render_vertices.hpp).
+struct VertexTarget {
+  void* data = nullptr;
+  bool on_device = false;  // a CUDA device pointer (a mapped GL buffer) rather than host memory
+};
+
+// One octree cell for the overlay.
+struct CellBox {
+  float center[3];
+  float half_size;
+  int depth;
+};
+
+// What the compiler made of one kernel (the panel's "generated code" view, `nbodylab kernels`).
+struct KernelInfo {
+  std::string name;      // kernel entry point
+  std::string variant;   // the toggles that shaped it, e.g. "soa rsqrt shared unroll=8"
+  int registers = -1;    // per thread; -1 when unknown
+  int spill_bytes = -1;  // spill stores + loads, bytes
+  int shared_bytes = -1;
+  std::vector<std::pair<std::string, int>> instruction_mix;  // PTX opcode class -> count
+  std::string compile_log;    // the compiler's messages (the error after a failed hot reload)
+  bool reload_failed = false;  // the file on disk does not compile; the previous module still runs
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  Backend() = default;
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+
+  virtual std::string name() const = 0;  // e.g. "Barnes-Hut on NVIDIA H100 80GB HBM3"
+  virtual Algorithm algorithm() const = 0;
+  virtual bool on_gpu() const = 0;
+
+  // Adopt new kernel toggles and physics parameters. Cheap when nothing changed; may compile a kernel.
+  virtual void configure(const Settings& settings) = 0;
+
+  virtual void set_bodies(const Bodies& bodies) = 0;
+  virtual void get_bodies(Bodies& bodies) = 0;
+  virtual std::size_t body_count() const = 0;
+
+  // One kick-drift-kick leapfrog step with the configured dt.
+  virtual StepStats step() = 0;
+
+  // Accelerations at the current positions, computed by this backend's force path as configured.
+  virtual void compute_accelerations(Accelerations& out) = 0;
+
+  // Fill the vertex buffer for the renderer.
+  virtual void write_vertices(VertexTarget target, ColorMode mode) = 0;
+
+  // Octree cells up to max_depth (Barnes-Hut backends; empty otherwise).
+  virtual std::vector<CellBox> tree_cells(int max_depth) { (void)max_depth; return {}; }
+
+  // Generated-code report of the kernels this backend runs now (GPU backends).
+  virtual std::vector<KernelInfo> kernel_info() const { return {}; }
+};
+
+}  // namespace nbl

@@ -1,0 +1,56 @@
+// Conservation diagnostics and force errors. Energies, momenta and the reference accelerations are
+// computed in double. For large n the potential energy is estimated from a random sample of bodies
+// and reported with its standard error, so the panel and bench can say how exact the figure is.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "sim/bodies.hpp"
+
+namespace nbl {
+
+struct EnergyReport {
+  double kinetic = 0;
+  double potential = 0;
+  double total = 0;
+  double potential_error = 0;  // one standard error of the sampled estimate; 0 when exact
+  bool sampled = false;
+  double virial_ratio() const { return potential != 0 ? 2 * kinetic / -potential : 0; }  // 2K/|W|
+};
+
+// Exact O(n^2) when n <= exact_limit, else sampled over `samples` random bodies (seeded).
+EnergyReport energy(const Bodies& bodies, double softening, std::size_t exact_limit = 20000,
+                    std::size_t samples = 4096, std::uint64_t seed = 7);
+
+std::array<double, 3> linear_momentum(const Bodies& bodies);
+std::array<double, 3> angular_momentum(const Bodies& bodies);
+
+// Direct-sum accelerations in double for the bodies listed in `indices` (all bodies when empty).
+// THE reference every GPU and CPU path is checked against. OpenMP-parallel.
+Accelerations reference_accelerations(const Bodies& bodies, double softening,
+                                      const std::vector<std::size_t>& indices = {});
+
+// `count` distinct body indices drawn with a seeded RNG (all of them, in order, when count >= n).
+std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed);
+
+// Relative force error of `approx` against `reference` (same bodies, same order).
+// Per body: |a - a_ref| / |a_ref|; summarised as RMS, median, 99th percentile and max, plus the
+// global relative norm ||a - a_ref|| / ||a_ref|| over all components. Any NaN or inf in `approx`
+// sets non_finite and makes every figure infinite, so it can never pass a tolerance.
+struct ForceError {
+  double relative_norm = 0;
+  double rms = 0, median = 0, p99 = 0, max = 0;
+  std::size_t count = 0;
+  bool non_finite = false;
+};
+ForceError force_error(const Accelerations& approx, const Accelerations& reference);
+
+// Picks rows `indices` out of a full accelerations array.
+Accelerations select(const Accelerations& all, const std::vector<std::size_t>& indices);
+
+// True when every position, velocity and mass is finite.
+bool all_finite(const Bodies& bodies);
+
+}  // namespace nbl

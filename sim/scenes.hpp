@@ -1,0 +1,40 @@
+// Initial conditions, deterministic per (scene, n, seed): the same inputs give bit-identical bodies on
+// every machine (own RNG, no std::distribution whose output varies between standard libraries).
+// All scenes are in N-body units (G = 1, total mass 1) and start with zero total momentum, centred on
+// the origin.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "sim/bodies.hpp"
+#include "sim/settings.hpp"
+
+namespace nbl {
+
+struct SceneDefaults {
+  double dt;         // a time step that keeps energy drift small over a few hundred steps
+  double softening;  // Plummer softening length suited to n
+  double view_radius;  // radius that frames the scene (camera fit before the first frame)
+};
+
+// Bodies for a scene. plummer: Plummer sphere (Aarseth, Henon & Wielen 1974, as the tutorial's
+// generator), virial radius 1. galaxy: exponential disk + Plummer bulge in rotational equilibrium.
+// collision: two such galaxies on a parabolic encounter. sphere: uniform cold sphere (collapses).
+// cube: uniform random cube with small random velocities. kepler: two bodies on an eccentric orbit
+// (n must be 2; see kepler_period()).
+// Throws InputError for n < 1 (and for kepler with n != 2).
+Bodies make_scene(Scene scene, std::size_t n, std::uint64_t seed);
+
+SceneDefaults scene_defaults(Scene scene, std::size_t n);
+
+// The two-body Kepler scene's orbital parameters: semi-major axis, eccentricity, period.
+struct KeplerOrbit {
+  double semi_major_axis, eccentricity, period;
+};
+KeplerOrbit kepler_orbit();
+
+// dt and softening from the settings when set, else the scene's defaults.
+double effective_dt(const Settings& settings, std::size_t n);
+double effective_softening(const Settings& settings, std::size_t n);
+
+}  // namespace nbl

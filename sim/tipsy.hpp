@@ -1,0 +1,22 @@
+// Tipsy binary snapshots, the format other N-body codes (ChaNGa, Gadget tools, pynbody) read.
+// Bodies are stored as dark-matter particles. Writing uses the standard big-endian ("XDR") layout;
+// reading accepts big- and little-endian files and checks everything before returning: a truncated
+// file, a header whose counts disagree with the file size, or any NaN/inf value is an InputError that
+// says what is wrong, and nothing is returned.
+#pragma once
+#include <filesystem>
+
+#include "sim/bodies.hpp"
+
+namespace nbl {
+
+struct TipsySnapshot {
+  double time = 0;
+  Bodies bodies;
+};
+
+TipsySnapshot read_tipsy(const std::filesystem::path& file);
+// All-or-nothing: the file appears complete or not at all (file_util.hpp).
+void write_tipsy(const std::filesystem::path& file, const Bodies& bodies, double time = 0);
+
+}  // namespace nbl

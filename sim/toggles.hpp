@@ -1,0 +1,217 @@
+// The switchboard's single list of kernel toggles (STYLE.md, 3). The panel, the CLI, the JSON settings,
+// the kernel variant engine and the tests all iterate over kToggles; adding a toggle is one row here plus
+// the kernel code that reads its macro. Every toggle changes the code that runs: it becomes a
+// preprocessor macro (`macro`) or a compiler option in the NVRTC compile, never a run-time `if`.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+namespace nbl {
+
+enum class Algorithm { allpairs, barneshut };
+
+enum class ToggleKind {
+  flag,     // on/off
+  integer,  // a number in [min_value, max_value], moved in steps of `step`
+  choice,   // one of `choices`; the value is the choice's index
+};
+
+struct ToggleChoice {
+  std::string_view name;   // as written in JSON and on the command line
+  std::string_view label;  // as shown in the panel
+};
+
+struct ToggleDef {
+  std::string_view key;    // JSON key and CLI option (--key); also how code names the toggle
+  std::string_view label;  // panel label
+  Algorithm algorithm;
+  std::string_view group;  // panel section; groups follow the tutorial's
+  ToggleKind kind;
+  int default_value;
+  int min_value;
+  int max_value;
+  int step;
+  std::span<const ToggleChoice> choices;
+  std::string_view macro;     // the kernel macro it defines, or "" when it becomes a compiler option
+  std::string_view help;      // what it does and why it matters (panel tooltip, --help)
+  std::string_view tutorial;  // what reference 000 measured for it, "" when the tutorial did not
+};
+
+namespace toggle_choices {
+inline constexpr std::array<ToggleChoice, 2> parallelism{{
+    {"single_thread", "1 GPU thread"},
+    {"thread_per_body", "1 thread per body"},
+}};
+inline constexpr std::array<ToggleChoice, 3> layout{{
+    {"aos", "array of structs"},
+    {"soa", "structure of arrays"},
+    {"float4", "float4 position+mass"},
+}};
+inline constexpr std::array<ToggleChoice, 2> params{{
+    {"arguments", "kernel arguments"},
+    {"constant", "constant memory"},
+}};
+inline constexpr std::array<ToggleChoice, 3> self_interaction{{
+    {"branch", "if (i != j)"},
+    {"two_loops", "two loops around i"},
+    {"softening", "none: softening makes it zero"},
+}};
+inline constexpr std::array<ToggleChoice, 3> tiling{{
+    {"none", "none (global loads)"},
+    {"shared", "shared-memory tiles"},
+    {"shuffle", "warp-shuffle broadcast"},
+}};
+inline constexpr std::array<ToggleChoice, 3> fast_math{{
+    {"off", "IEEE (default flags)"},
+    {"ftz", "-ftz=true"},
+    {"fast_math", "--use_fast_math"},
+}};
+inline constexpr std::array<ToggleChoice, 2> precision{{
+    {"fp32", "float"},
+    {"fp64", "double"},
+}};
+inline constexpr std::array<ToggleChoice, 2> bh_build{{
+    {"insertion", "lock-based insertion"},
+    {"morton", "Morton sort + Karras hierarchy"},
+}};
+inline constexpr std::array<ToggleChoice, 2> bh_traversal{{
+    {"thread", "per-thread walk"},
+    {"warp", "warp walks the union (vote)"},
+}};
+}  // namespace toggle_choices
+
+inline constexpr std::span<const ToggleChoice> kNoChoices{};
+
+// clang-format off
+inline constexpr std::array kToggles = {
+  // ---------------- all-pairs (reference 000, Part I) ----------------
+  ToggleDef{"parallelism", "Parallelism", Algorithm::allpairs, "Porting", ToggleKind::choice, 1, 0, 1, 1,
+    toggle_choices::parallelism, "NBL_PARALLELISM",
+    "One GPU thread computes every body (the first port), or one thread per body.",
+    "N threads vs 1 thread: 7781x (CC 1.3), 6495x (CC 2.0), 12150x (CC 3.0)"},
+  ToggleDef{"layout", "Data layout", Algorithm::allpairs, "Memory", ToggleKind::choice, 2, 0, 2, 1,
+    toggle_choices::layout, "NBL_LAYOUT",
+    "How bodies sit in memory: one struct per body, one array per field, or one 16-byte float4 "
+    "(x, y, z, mass) per body that a thread loads in a single instruction.",
+    "SoA vs AoS: 0.83x (CC 1.3), 0.96x (CC 2.0), 0.82x (CC 3.0)"},
+  ToggleDef{"params", "Parameters", Algorithm::allpairs, "Memory", ToggleKind::choice, 1, 0, 1, 1,
+    toggle_choices::params, "NBL_PARAMS",
+    "Pass n, softening and the array pointers as kernel arguments or once into __constant__ memory.",
+    "1.015x (CC 1.3), 1.016x (CC 2.0), 0.971x (CC 3.0)"},
+  ToggleDef{"rsqrt", "rsqrtf", Algorithm::allpairs, "Arithmetic", ToggleKind::flag, 1, 0, 1, 1,
+    kNoChoices, "NBL_RSQRT",
+    "Use the hardware reciprocal square root (MUFU.RSQ, about 2 ulp) instead of 1.0f / sqrtf().",
+    "0.99x (CC 1.3), 1.83x (CC 2.0), 1.64x (CC 3.0)"},
+  ToggleDef{"self_interaction", "Self-interaction", Algorithm::allpairs, "Control flow", ToggleKind::choice, 2, 0, 2, 1,
+    toggle_choices::self_interaction, "NBL_SELF",
+    "How body i skips itself: a branch in the inner loop, the loop split in two around i, or no test at "
+    "all because softening makes the self-term exactly zero (needs softening > 0).",
+    "two loops: 0.55x (CC 1.3), 1.00x (CC 2.0/3.0); if-elimination: 1.38x, 1.54x, 1.64x"},
+  ToggleDef{"tiling", "Tiling", Algorithm::allpairs, "Memory", ToggleKind::choice, 1, 0, 2, 1,
+    toggle_choices::tiling, "NBL_TILING",
+    "Each block stages a tile of bodies in shared memory (one coalesced load serves the whole block), or "
+    "each warp passes bodies lane to lane with __shfl_sync and needs no shared memory at all.",
+    "shared-memory blocking: 3.7x (CC 1.3), 1.1x (CC 2.0), 1.6x (CC 3.0)"},
+  ToggleDef{"unroll", "Unroll factor", Algorithm::allpairs, "Control flow", ToggleKind::integer, 32, 1, 128, 1,
+    kNoChoices, "NBL_UNROLL",
+    "#pragma unroll factor on the inner loop: fewer loop instructions per interaction, more registers.",
+    "unroll 8: 1.07x, 1.16x, 1.07x; unroll 128: 1.01x, 1.04x, 0.93x"},
+  ToggleDef{"fma_order", "FMA-friendly terms", Algorithm::allpairs, "Arithmetic", ToggleKind::flag, 1, 0, 1, 1,
+    kNoChoices, "NBL_FMA_ORDER",
+    "Write dx*dx + (dy*dy + (dz*dz + eps2)) so every multiply-add fuses into one FMA.",
+    "1.03x (CC 1.3), 1.05x (CC 2.0), 1.06x (CC 3.0)"},
+  ToggleDef{"fast_math", "Float flags", Algorithm::allpairs, "Arithmetic", ToggleKind::choice, 1, 0, 2, 1,
+    toggle_choices::fast_math, "",
+    "Compiler flags: flush denormals to zero (-ftz=true) or --use_fast_math (ftz, approximate division "
+    "and square root).",
+    "-ftz: 1.00x (CC 1.3), 1.18x (CC 2.0), 1.15x (CC 3.0)"},
+  ToggleDef{"bodies_per_thread", "Bodies per thread", Algorithm::allpairs, "Beyond the tutorial", ToggleKind::integer, 4, 1, 8, 1,
+    kNoChoices, "NBL_BODIES_PER_THREAD",
+    "Each thread computes several bodies (register blocking): every body it loads is reused that many "
+    "times from registers, trading occupancy for instruction-level parallelism (Volkov).", ""},
+  ToggleDef{"block_size", "Block size", Algorithm::allpairs, "Launch", ToggleKind::integer, 256, 32, 1024, 32,
+    kNoChoices, "NBL_BLOCK_SIZE",
+    "Threads per block; also the tile length for shared-memory tiling.",
+    "the tutorial used 256 threads throughout"},
+  ToggleDef{"precision", "Precision", Algorithm::allpairs, "Arithmetic", ToggleKind::choice, 0, 0, 1, 1,
+    toggle_choices::precision, "NBL_PRECISION",
+    "Compute interactions in float or double (positions stay float); double shows what accuracy costs.", ""},
+
+  // ---------------- Barnes-Hut (reference 000, Part II) ----------------
+  ToggleDef{"bh_build", "Tree build", Algorithm::barneshut, "Tree build", ToggleKind::choice, 1, 0, 1, 1,
+    toggle_choices::bh_build, "NBL_BH_BUILD",
+    "Insert bodies top-down with per-child locks (the tutorial's kernel 2), or sort Morton codes and "
+    "build the hierarchy from the sorted keys (Karras 2012): no locks, no retries.", ""},
+  ToggleDef{"bh_throttle", "Throttling barrier", Algorithm::barneshut, "Tree build", ToggleKind::flag, 1, 0, 1, 1,
+    kNoChoices, "NBL_BH_THROTTLE",
+    "A __syncthreads() after each insertion attempt in the lock-based build, so threads that failed to "
+    "get a lock do not hammer it while the winner builds its subtree.",
+    "0.97x (50k), 1.03x (500k), 1.04x (5M)"},
+  ToggleDef{"bh_combined_fence", "Combined fence", Algorithm::barneshut, "Tree build", ToggleKind::flag, 1, 0, 1, 1,
+    kNoChoices, "NBL_BH_COMBINED_FENCE",
+    "One __threadfence() per block-wide round of insertions instead of one per inserted subtree.",
+    "1.54x (50k), 1.57x (500k), 1.50x (5M)"},
+  ToggleDef{"bh_waitfree", "Wait-free pre-pass", Algorithm::barneshut, "Summarize", ToggleKind::flag, 1, 0, 1, 1,
+    kNoChoices, "NBL_BH_WAITFREE",
+    "Summarize first folds in every child that is already complete without waiting, and only then waits "
+    "for the rest, caching which children were ready.",
+    "1.02x (50k), 1.21x (500k), 1.31x (5M)"},
+  ToggleDef{"bh_sort", "Sort bodies", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
+    kNoChoices, "NBL_BH_SORT",
+    "Process bodies in tree order so each warp's threads walk nearly the same path.",
+    "3.60x (50k), 6.28x (500k), 8.21x (5M)"},
+  ToggleDef{"bh_traversal", "Force traversal", Algorithm::barneshut, "Force", ToggleKind::choice, 1, 0, 1, 1,
+    toggle_choices::bh_traversal, "NBL_BH_TRAVERSAL",
+    "Each thread walks the tree alone, or the whole warp walks the union of its threads' paths: a warp "
+    "vote (__all_sync) decides whether a cell is far enough for every lane.",
+    "warp-synchronous execution: 6.23x (50k), 8.04x (500k), 8.60x (5M)"},
+  ToggleDef{"bh_rsqrt", "rsqrtf", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
+    kNoChoices, "NBL_BH_RSQRT",
+    "Hardware reciprocal square root in the force walk.",
+    "1.43x (50k), 1.47x (500k), 1.46x (5M)"},
+  ToggleDef{"bh_avoid_volatile", "Avoid volatile", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
+    kNoChoices, "NBL_BH_AVOID_VOLATILE",
+    "Read tree data that no longer changes through ordinary (cached) loads instead of volatile ones.",
+    "1.14x (50k), 1.19x (500k), 1.18x (5M)"},
+  ToggleDef{"bh_block_size", "Block size (force)", Algorithm::barneshut, "Launch", ToggleKind::integer, 256, 32, 1024, 32,
+    kNoChoices, "NBL_BH_BLOCK_SIZE",
+    "Threads per block of the force kernel.", "the tutorial used 256 threads x 5 blocks per SM"},
+};
+// clang-format on
+
+inline constexpr std::size_t kToggleCount = kToggles.size();
+
+// Runtime lookup by name (CLI, JSON): nullptr when there is no such toggle.
+inline const ToggleDef* find_toggle(std::string_view key) {
+  for (const auto& t : kToggles)
+    if (t.key == key) return &t;
+  return nullptr;
+}
+
+// A toggle named in code: checked at compile time, so a typo does not build.
+struct ToggleId {
+  std::size_t index;
+  consteval ToggleId(const char* key) : index(lookup(key)) {}  // NOLINT(google-explicit-constructor)
+  static consteval std::size_t lookup(std::string_view key) {
+    for (std::size_t i = 0; i < kToggles.size(); ++i)
+      if (kToggles[i].key == key) return i;
+    throw "unknown toggle key";  // not a constant expression: a compile error names the call site
+  }
+  const ToggleDef& def() const { return kToggles[index]; }
+};
+
+// The current value of every toggle (a choice toggle holds its choice's index).
+struct ToggleValues {
+  std::array<int, kToggleCount> values{};
+
+  ToggleValues() {
+    for (std::size_t i = 0; i < kToggleCount; ++i) values[i] = kToggles[i].default_value;
+  }
+  int& operator[](ToggleId id) { return values[id.index]; }
+  int operator[](ToggleId id) const { return values[id.index]; }
+  bool operator==(const ToggleValues&) const = default;
+};
+
+}  // namespace nbl
