@@ -50,6 +50,7 @@ class Backend {
   virtual bool on_gpu() const = 0;
 
   // Adopt new kernel toggles and physics parameters. Cheap when nothing changed; may compile a kernel.
+  // The caller (Simulation) always passes dt and softening set: scene defaults are resolved before.
   virtual void configure(const Settings& settings) = 0;
 
   virtual void set_bodies(const Bodies& bodies) = 0;

@@ -1,0 +1,158 @@
+#include "app/simulation.hpp"
+
+#include <sys/sysinfo.h>
+
+#include <sstream>
+
+#include "cuda/device.hpp"
+#include "cuda/gpu_backends.hpp"
+#include "sim/cpu_backends.hpp"
+#include "sim/error.hpp"
+#include "sim/scenes.hpp"
+#include "sim/tipsy.hpp"
+
+namespace nbl {
+
+namespace {
+
+std::string human_bytes(double bytes) {
+  std::ostringstream s;
+  s.precision(3);
+  if (bytes >= 1e9) s << bytes / 1e9 << " GB";
+  else if (bytes >= 1e6) s << bytes / 1e6 << " MB";
+  else s << bytes / 1e3 << " kB";
+  return s.str();
+}
+
+std::size_t host_available_bytes() {
+  struct sysinfo info {};
+  if (sysinfo(&info) != 0) return static_cast<std::size_t>(-1);
+  return static_cast<std::size_t>(info.freeram + info.bufferram) * info.mem_unit;
+}
+
+// Refuse an n that cannot fit before anything is allocated.
+void check_fits(std::size_t n, std::size_t bytes_per_body, std::size_t available, const std::string& where) {
+  const double need = static_cast<double>(n) * static_cast<double>(bytes_per_body);
+  if (need > 0.9 * static_cast<double>(available)) {
+    const auto max_n = static_cast<std::size_t>(0.9 * static_cast<double>(available) / static_cast<double>(bytes_per_body));
+    throw InputError(std::to_string(n) + " bodies need about " + human_bytes(need) + " of " + where + " memory, but only " +
+                     human_bytes(static_cast<double>(available)) + " is available; use at most -n " + std::to_string(max_n));
+  }
+}
+
+}  // namespace
+
+std::size_t resolve_body_count(const Settings& settings, bool have_gpu) {
+  if (settings.body_count) return static_cast<std::size_t>(*settings.body_count);
+  if (settings.scene == Scene::kepler) return 2;
+  if (have_gpu) return settings.algorithm == Algorithm::barneshut ? 1u << 20 : 1u << 17;
+  return settings.algorithm == Algorithm::barneshut ? 1u << 14 : 1u << 12;
+}
+
+Simulation::Simulation(const Settings& settings, const std::string& load_file)
+    : settings_(settings), load_file_(load_file) {
+  validate(settings_);
+  load_initial_bodies();
+  make_backend();
+  backend_->set_bodies(initial_);
+}
+
+void Simulation::load_initial_bodies() {
+  std::string why;
+  const bool have_gpu = settings_.backend != BackendKind::cpu && query_device(&why).has_value();
+  if (!load_file_.empty()) {
+    initial_ = read_tipsy(load_file_).bodies;
+  } else {
+    const std::size_t n = resolve_body_count(settings_, have_gpu);
+    const bool use_gpu = have_gpu && settings_.backend != BackendKind::cpu;
+    if (use_gpu) {
+      check_fits(n, gpu_bytes_per_body(settings_.algorithm), device_memory_free_total().first, "GPU");
+    }
+    // The host always holds the initial state (and the CPU backend the live one).
+    check_fits(n, cpu_bytes_per_body(settings_.algorithm), host_available_bytes(), "host");
+    initial_ = make_scene(settings_.scene, n, settings_.seed);
+  }
+  dt_ = effective_dt(settings_, initial_.size());
+  softening_ = effective_softening(settings_, initial_.size());
+  time_ = 0;
+}
+
+void Simulation::make_backend() {
+  notice_.clear();
+  std::string why;
+  const auto device = settings_.backend == BackendKind::cpu ? std::nullopt : query_device(&why);
+  if (settings_.backend == BackendKind::gpu && !device)
+    throw Error("--backend gpu was asked for, but " + why);
+  if (device) {
+    backend_ = settings_.algorithm == Algorithm::allpairs ? make_gpu_allpairs(resolved_settings())
+                                                         : make_gpu_barneshut(resolved_settings());
+  } else {
+    if (settings_.backend == BackendKind::automatic) notice_ = "no GPU (" + why + "): running on the CPU backend";
+    backend_ = settings_.algorithm == Algorithm::allpairs ? make_cpu_allpairs(resolved_settings())
+                                                         : make_cpu_barneshut(resolved_settings());
+  }
+  backend_->configure(resolved_settings());
+}
+
+Settings Simulation::resolved_settings() const {
+  Settings s = settings_;
+  s.dt = dt_;
+  s.softening = softening_;
+  return s;
+}
+
+bool Simulation::needs_reset(const Settings& before, const Settings& after) {
+  return before.scene != after.scene || before.body_count != after.body_count || before.seed != after.seed;
+}
+
+void Simulation::apply(const Settings& settings) {
+  validate(settings);
+  const Settings before = settings_;
+  settings_ = settings;
+  if (needs_reset(before, settings_)) {
+    load_file_.clear();
+    load_initial_bodies();
+    make_backend();
+    backend_->set_bodies(initial_);
+    return;
+  }
+  dt_ = effective_dt(settings_, body_count());
+  softening_ = effective_softening(settings_, body_count());
+  if (before.algorithm != settings_.algorithm || before.backend != settings_.backend) {
+    Bodies current;
+    backend_->get_bodies(current);
+    make_backend();
+    backend_->set_bodies(current);
+  } else {
+    backend_->configure(resolved_settings());
+  }
+}
+
+void Simulation::reset() {
+  backend_->set_bodies(initial_);
+  time_ = 0;
+}
+
+StepStats Simulation::step() {
+  StepStats stats = backend_->step();
+  time_ += dt_;
+  return stats;
+}
+
+Bodies Simulation::bodies() {
+  Bodies b;
+  backend_->get_bodies(b);
+  return b;
+}
+
+EnergyReport Simulation::energy() { return nbl::energy(bodies(), softening_); }
+
+ForceError Simulation::force_error(std::size_t sample, std::uint64_t seed) {
+  const Bodies b = bodies();
+  Accelerations approx;
+  backend_->compute_accelerations(approx);
+  const auto indices = sample_indices(b.size(), sample, seed);
+  return nbl::force_error(select(approx, indices), reference_accelerations(b, softening_, indices));
+}
+
+}  // namespace nbl

@@ -1,0 +1,61 @@
+// A running simulation: the bodies, the backend that steps them, and the settings they were made
+// with. The window, `bench` and `render` all drive one of these; the panel edits a Settings value and
+// hands it to apply(). Knows nothing of GL or ImGui.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "sim/backend.hpp"
+#include "sim/diagnostics.hpp"
+#include "sim/settings.hpp"
+
+namespace nbl {
+
+class Simulation {
+ public:
+  // Builds the bodies (scene, or the Tipsy file `load_file` when not empty) and the backend the
+  // settings ask for. Throws InputError for bad settings or an n too large for the memory it needs.
+  explicit Simulation(const Settings& settings, const std::string& load_file = {});
+
+  // Applies new settings. Toggles, dt, softening and theta take effect at the next step; a new
+  // algorithm or backend keeps the bodies; a new scene, n or seed rebuilds them (see needs_reset()).
+  void apply(const Settings& settings);
+  static bool needs_reset(const Settings& before, const Settings& after);
+  void reset();  // back to the initial conditions of the current settings
+
+  StepStats step();
+
+  Backend& backend() { return *backend_; }
+  const Backend& backend() const { return *backend_; }
+  const Settings& settings() const { return settings_; }
+  std::size_t body_count() const { return backend_->body_count(); }
+  double time() const { return time_; }
+  double dt() const { return dt_; }
+  double softening() const { return softening_; }
+
+  // One line for the user when the backend is not what they asked for (e.g. "no GPU: ...").
+  const std::string& notice() const { return notice_; }
+
+  Bodies bodies();  // a host copy of the current state
+  EnergyReport energy();
+  // Force error of the configured force path against the double direct sum, on `sample` bodies.
+  ForceError force_error(std::size_t sample = 1024, std::uint64_t seed = 11);
+
+ private:
+  void make_backend();
+  void load_initial_bodies();
+  // The settings with dt and softening filled in (scene defaults where unset): what backends see.
+  Settings resolved_settings() const;
+
+  Settings settings_;
+  std::string load_file_;
+  std::unique_ptr<Backend> backend_;
+  Bodies initial_;
+  double time_ = 0, dt_ = 0, softening_ = 0;
+  std::string notice_;
+};
+
+// The number of bodies the settings ask for, or this machine's interactive default when unset.
+std::size_t resolve_body_count(const Settings& settings, bool have_gpu);
+
+}  // namespace nbl
