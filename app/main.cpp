@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   nbl::Command window;
   try {
     window = nbl::add_window_command(root);
+    commands.push_back(nbl::add_bench_command(root));
     commands.push_back(nbl::add_info_command(root));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nbodylab: internal error while setting up the command line: %s\n", e.what());

@@ -1,16 +1,18 @@
-// Interim: the GPU backends arrive with their issues (all-pairs ladder, Barnes-Hut pipeline).
+// The GPU backends' factories: the all-pairs ladder (allpairs_backend.hpp) and the Barnes-Hut pipeline.
 #include "cuda/gpu_backends.hpp"
 
+#include "cuda/allpairs_backend.hpp"
+#include "cuda/barneshut_backend.hpp"
 #include "sim/error.hpp"
 
 namespace nbl {
 
-std::unique_ptr<Backend> make_gpu_allpairs(const Settings&) {
-  throw Error("the GPU all-pairs backend is not built yet; use --backend cpu");
+std::unique_ptr<Backend> make_gpu_allpairs(const Settings& settings) {
+  return std::make_unique<AllPairsBackend>(settings);
 }
-std::unique_ptr<Backend> make_gpu_barneshut(const Settings&) {
-  throw Error("the GPU Barnes-Hut backend is not built yet; use --backend cpu");
+std::unique_ptr<Backend> make_gpu_barneshut(const Settings& settings) { return make_barneshut_backend(settings); }
+std::size_t gpu_bytes_per_body(Algorithm algorithm) {
+  return algorithm == Algorithm::barneshut ? barneshut_bytes_per_body() : kAllPairsBytesPerBody;
 }
-std::size_t gpu_bytes_per_body(Algorithm) { return 64; }
 
 }  // namespace nbl

@@ -76,9 +76,10 @@ inline constexpr std::array<ToggleChoice, 2> bh_build{{
     {"insertion", "lock-based insertion"},
     {"morton", "Morton sort + Karras hierarchy"},
 }};
-inline constexpr std::array<ToggleChoice, 2> bh_traversal{{
+inline constexpr std::array<ToggleChoice, 3> bh_traversal{{
     {"thread", "per-thread walk"},
     {"warp", "warp walks the union (vote)"},
+    {"group", "group interaction lists"},
 }};
 }  // namespace toggle_choices
 
@@ -162,11 +163,17 @@ inline constexpr std::array kToggles = {
     kNoChoices, "NBL_BH_SORT",
     "Process bodies in tree order so each warp's threads walk nearly the same path.",
     "3.60x (50k), 6.28x (500k), 8.21x (5M)"},
-  ToggleDef{"bh_traversal", "Force traversal", Algorithm::barneshut, "Force", ToggleKind::choice, 1, 0, 1, 1,
+  ToggleDef{"bh_traversal", "Force traversal", Algorithm::barneshut, "Force", ToggleKind::choice, 2, 0, 2, 1,
     toggle_choices::bh_traversal, "NBL_BH_TRAVERSAL",
-    "Each thread walks the tree alone, or the whole warp walks the union of its threads' paths: a warp "
-    "vote (__all_sync) decides whether a cell is far enough for every lane.",
+    "Each thread walks the tree alone; or the whole warp walks the union of its threads' paths, a warp "
+    "vote (__all_sync) deciding whether a cell is far enough for every lane (the tutorial); or the warp "
+    "walks once for its group of 32 bodies, 32 nodes per step, collecting an interaction list that it "
+    "then evaluates like the all-pairs kernel (beyond the tutorial).",
     "warp-synchronous execution: 6.23x (50k), 8.04x (500k), 8.60x (5M)"},
+  ToggleDef{"bh_leaf_capacity", "Leaf capacity", Algorithm::barneshut, "Tree build", ToggleKind::integer, 4, 1, 8, 1,
+    kNoChoices, "NBL_BH_LEAF_CAPACITY",
+    "Morton build: a cell holding at most this many bodies is not split further. 1 is the classic "
+    "octree (one body per leaf); larger leaves mean fewer, shallower cells.", ""},
   ToggleDef{"bh_rsqrt", "rsqrtf", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_RSQRT",
     "Hardware reciprocal square root in the force walk.",

@@ -1,0 +1,61 @@
+// Shared pieces of `nbodylab bench`: one measured run (run_bench), its tables, the progress line, and
+// the sub-modes (ladder, sweep, scaling, bhswitches, crossover) registered by add_bench_modes().
+#pragma once
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/commands.hpp"
+#include "app/report.hpp"
+#include "app/run_options.hpp"
+#include "sim/diagnostics.hpp"
+#include "sim/settings.hpp"
+#include "sim/step_stats.hpp"
+
+namespace nbl {
+
+struct BenchOptions {
+  int steps = 5;
+  int warmup_steps = 1;
+  int force_error_sample = 512;
+};
+
+struct BenchResult {
+  std::string backend, notice;
+  std::size_t bodies = 0;
+  double dt = 0, softening = 0;
+  std::vector<StepStats> steps;  // measured steps only
+  EnergyReport energy_start, energy_end;
+  std::optional<ForceError> force_error;
+  Bodies final_bodies;
+};
+
+BenchResult run_bench(const Settings& settings, const BenchOptions& options, const std::string& load_file = {});
+std::vector<Table> bench_tables(const BenchResult& result, const Settings& settings);
+// Prints the tables and writes them to the files that are named (empty: none).
+void emit_tables(const std::vector<Table>& tables, const std::string& json_file, const std::string& csv_file);
+
+// "step 3/10  1.52 s/step  about 11 s left" on stderr, only once a run has taken a second.
+class ProgressLine {
+ public:
+  explicit ProgressLine(std::size_t total);
+  ~ProgressLine();
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+  void update(std::size_t done);
+
+ private:
+  std::size_t total_;
+  std::chrono::steady_clock::time_point start_;
+  bool shown_ = false;
+};
+std::string describe_progress(std::size_t done, std::size_t total, double elapsed_s);
+
+// The sub-modes of bench; each shares the parent's run options and output files.
+std::vector<Command> add_bench_modes(CLI::App& bench, std::shared_ptr<RunOptions> run,
+                                     std::shared_ptr<BenchOptions> options, std::shared_ptr<std::string> json_file,
+                                     std::shared_ptr<std::string> csv_file);
+
+}  // namespace nbl

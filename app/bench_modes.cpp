@@ -1,0 +1,145 @@
+// The families of runs `nbodylab bench` can make. Each mode is one function from settings to tables.
+//   bench bhswitches  each Barnes-Hut switch on and off: the tutorial's "kernel speedups" table
+//   bench crossover   the n where Barnes-Hut starts to beat the best all-pairs variant
+// The all-pairs modes (ladder, sweep, scaling) live in bench_allpairs.cpp.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "app/bench.hpp"
+#include "sim/error.hpp"
+#include "sim/settings_io.hpp"
+
+namespace nbl {
+
+namespace {
+
+double median_of(const std::vector<StepStats>& steps, const std::string& stage) {
+  std::vector<double> v;
+  for (const auto& s : steps) v.push_back(stage.empty() ? s.total_ms : s.stage_ms(stage));
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+struct Switch {
+  const char* name;
+  const char* tutorial;  // reference 000's speedups at 50k / 500k / 5M bodies
+  const char* stage;     // the kernel it acts on
+  void (*base)(ToggleValues&);  // the configuration it is measured in
+  void (*off)(ToggleValues&);   // the switch turned off
+};
+
+void defaults(ToggleValues&) {}
+void insertion(ToggleValues& t) { t["bh_build"] = 0; }
+void warp_walk(ToggleValues& t) { t["bh_traversal"] = 1; }
+
+const Switch kSwitches[] = {
+    {"avoid volatile", "1.14x / 1.19x / 1.18x", "force", defaults, [](ToggleValues& t) { t["bh_avoid_volatile"] = 0; }},
+    {"rsqrtf instruction", "1.43x / 1.47x / 1.46x", "force", defaults, [](ToggleValues& t) { t["bh_rsqrt"] = 0; }},
+    {"throttling barrier (insertion build)", "0.97x / 1.03x / 1.04x", "tree build", insertion,
+     [](ToggleValues& t) { insertion(t), t["bh_throttle"] = 0; }},
+    {"wait-free pre-pass (summarize)", "1.02x / 1.21x / 1.31x", "summarize", insertion,
+     [](ToggleValues& t) { insertion(t), t["bh_waitfree"] = 0; }},
+    {"combined memory fence (insertion build)", "1.54x / 1.57x / 1.50x", "tree build", insertion,
+     [](ToggleValues& t) { insertion(t), t["bh_combined_fence"] = 0; }},
+    {"sorting of bodies (warp walk)", "3.60x / 6.28x / 8.21x", "force", warp_walk,
+     [](ToggleValues& t) { warp_walk(t), t["bh_sort"] = 0; }},
+    {"warp-synchronous walk vs per-thread", "6.23x / 8.04x / 8.60x", "force", warp_walk,
+     [](ToggleValues& t) { t["bh_traversal"] = 0; }},
+    {"group interaction lists vs warp walk (ours)", "", "force", defaults, warp_walk},
+    {"sorting of bodies (group lists)", "", "force", defaults, [](ToggleValues& t) { t["bh_sort"] = 0; }},
+    {"Morton build vs insertion build (ours)", "", "", defaults, insertion},
+};
+
+Table bhswitches_table(const Settings& base, const BenchOptions& options) {
+  std::map<std::string, std::vector<StepStats>> cache;  // keyed by the toggles' JSON: each run once
+  auto measure = [&](void (*edit)(ToggleValues&)) -> const std::vector<StepStats>& {
+    Settings s = base;
+    s.algorithm = Algorithm::barneshut;
+    edit(s.toggles);
+    const std::string key = settings_to_json(s);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+    BenchOptions o = options;
+    o.force_error_sample = 0;
+    std::fprintf(stderr, "bench bhswitches: %zu configurations measured...\r", cache.size());
+    return cache[key] = run_bench(s, o).steps;
+  };
+  Table t("Barnes-Hut switches: speedup from turning each one on (median step times)");
+  t.column("switch", "switch").column("tutorial", "tutorial 50k/500k/5M").column("kernel", "kernel")
+      .column("kernel_on_ms", "on ms").column("kernel_off_ms", "off ms").column("kernel_speedup", "kernel x")
+      .column("step_on_ms", "step on ms").column("step_off_ms", "step off ms").column("step_speedup", "step x");
+  for (const Switch& sw : kSwitches) {
+    const auto& on = measure(sw.base);
+    const auto& off = measure(sw.off);
+    const double k_on = median_of(on, sw.stage), k_off = median_of(off, sw.stage);
+    const double s_on = median_of(on, ""), s_off = median_of(off, "");
+    t.row().add(sw.name).add(std::string(*sw.tutorial ? sw.tutorial : "-")).add(std::string(*sw.stage ? sw.stage : "step"));
+    t.add(k_on, 3).add(k_off, 3).add(k_off / k_on, 2).add(s_on, 3).add(s_off, 3).add(s_off / s_on, 2);
+  }
+  std::fprintf(stderr, "%60s\r", "");
+  t.note("Each configuration: the defaults with the switch's row changed; 'off' is the same with the switch off.");
+  t.note("Speedup = time off / time on, so > 1 means the switch helps on this GPU.");
+  return t;
+}
+
+Table crossover_table(const Settings& base, const BenchOptions& options, std::size_t max_n) {
+  Table t("Barnes-Hut vs the best all-pairs variant (force + tree, median ms per step)");
+  t.column("n", "n").column("allpairs_ms", "all-pairs ms").column("barneshut_ms", "Barnes-Hut ms")
+      .column("ratio", "all-pairs / BH");
+  double crossover = std::nan("");
+  double previous_ratio = std::nan(""), previous_n = 0;
+  for (std::size_t n = 1024; n <= max_n; n *= 2) {
+    Settings s = base;
+    s.body_count = static_cast<std::int64_t>(n);
+    BenchOptions o = options;
+    o.force_error_sample = 0;
+    s.algorithm = Algorithm::allpairs;
+    const double ap = median_of(run_bench(s, o).steps, "");
+    s.algorithm = Algorithm::barneshut;
+    const double bh = median_of(run_bench(s, o).steps, "");
+    const double ratio = ap / bh;
+    t.row().add(static_cast<double>(n), 0).add(ap, 3).add(bh, 3).add(ratio, 2);
+    if (std::isnan(crossover) && ratio >= 1 && previous_n > 0 && previous_ratio < 1) {
+      // Interpolate in log n between the two sizes that bracket ratio = 1.
+      const double f = std::log(1.0 / previous_ratio) / std::log(ratio / previous_ratio);
+      crossover = previous_n * std::pow(static_cast<double>(n) / previous_n, f);
+    }
+    previous_ratio = ratio;
+    previous_n = static_cast<double>(n);
+  }
+  if (std::isnan(crossover)) t.note("no crossover in this range");
+  else t.note("crossover: Barnes-Hut is faster above about n = " + std::to_string(static_cast<long>(crossover)) +
+              " (the tutorial found about 15,000 on a GTX 480)");
+  return t;
+}
+
+}  // namespace
+
+std::vector<Command> add_bench_modes(CLI::App& bench, std::shared_ptr<RunOptions> run,
+                                     std::shared_ptr<BenchOptions> options, std::shared_ptr<std::string> json_file,
+                                     std::shared_ptr<std::string> csv_file) {
+  std::vector<Command> modes;
+
+  CLI::App* switches = bench.add_subcommand(
+      "bhswitches", "Barnes-Hut: measure each optimization switch on and off (the tutorial's speedup table)");
+  modes.push_back({switches, [=] {
+                     Settings s = run->resolve();
+                     s.algorithm = Algorithm::barneshut;
+                     emit_tables({bhswitches_table(s, *options)}, *json_file, *csv_file);
+                     return kExitOk;
+                   }});
+
+  auto max_n = std::make_shared<std::size_t>(1u << 17);
+  CLI::App* crossover = bench.add_subcommand("crossover", "Find the n where Barnes-Hut beats the best all-pairs kernel");
+  crossover->add_option("--max-n", *max_n, "Largest n to try (doubling from 1024)")->check(CLI::Range(1024, 1 << 26));
+  modes.push_back({crossover, [=] {
+                     emit_tables({crossover_table(run->resolve(), *options, *max_n)}, *json_file, *csv_file);
+                     return kExitOk;
+                   }});
+  return modes;
+}
+
+}  // namespace nbl

@@ -1,0 +1,524 @@
+#include "cuda/barneshut_backend.hpp"
+
+#include <cuda_runtime_api.h>
+#include <vector_functions.h>
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+#include <sstream>
+
+#include "cuda/barneshut_variant.hpp"
+#include "cuda/bh_primitives.hpp"
+#include "cuda/buffer.hpp"
+#include "cuda/device.hpp"
+#include "cuda/kernel_engine.hpp"
+#include "cuda/kernels/bh_tree.hpp"
+#include "cuda/stage_timer.hpp"
+#include "sim/error.hpp"
+#include "sim/render_vertices.hpp"
+
+namespace nbl {
+
+namespace {
+
+constexpr int kBoundsThreads = 512;  // bh_bbox.cu's default block
+constexpr int kStreamThreads = 256;  // the regular streaming kernels (integrate, Morton keys, ...)
+// Largest n the 32-bit ids and the child array (8 ints per cell) can address with room to spare.
+constexpr std::size_t kMaxBodies = std::size_t{1} << 27;
+
+bool same_code(const BarnesHutVariant& a, const BarnesHutVariant& b) {
+  return a.bounding_box.same_code(b.bounding_box) && a.build.same_code(b.build) &&
+         a.summarize.same_code(b.summarize) && a.sort_bodies.same_code(b.sort_bodies) && a.force.same_code(b.force) &&
+         a.integrate.same_code(b.integrate) && a.leaf_capacity == b.leaf_capacity && a.sort == b.sort;
+}
+
+int div_up(std::size_t a, std::size_t b) { return static_cast<int>((a + b - 1) / b); }
+
+float rms_scale(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c) {
+  double sum = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) sum += double(a[i]) * a[i] + double(b[i]) * b[i] + double(c[i]) * c[i];
+  const double rms = a.empty() ? 0 : std::sqrt(sum / static_cast<double>(a.size()));
+  return rms > 0 ? static_cast<float>(1.0 / (2.5 * rms)) : 1.0f;  // rms maps to 0.4: a spread of colours
+}
+
+class BarnesHutBackend final : public Backend {
+ public:
+  explicit BarnesHutBackend(const Settings& settings) : engine_(KernelEngine::Config{}) {
+    std::string why;
+    auto device = query_device(&why);
+    if (!device) throw Error("the GPU Barnes-Hut backend needs a CUDA device: " + why);
+    device_ = *device;
+    NBL_CUDA_CHECK(cudaSetDevice(device_.index));
+    control_.resize(1);
+    control_host_.resize(1);
+    configure(settings);
+  }
+
+  std::string name() const override { return "Barnes-Hut on " + device_.name; }
+  Algorithm algorithm() const override { return Algorithm::barneshut; }
+  bool on_gpu() const override { return true; }
+  std::size_t body_count() const override { return n_; }
+
+  void configure(const Settings& settings) override {
+    const bool softened = settings.softening.value_or(0.0) > 0.0;
+    BarnesHutVariant variant = barneshut_variant(settings.toggles, softened);
+    const bool recompile = !compiled_ || !same_code(variant, variant_);
+    settings_ = settings;
+    if (recompile) {
+      compile(variant);
+      variant_ = std::move(variant);
+      compiled_ = true;
+      acc_valid_ = false;  // a new force kernel: recompute before the next kick
+    }
+  }
+
+  void set_bodies(const Bodies& bodies) override {
+    const std::size_t n = bodies.size();
+    if (n == 0) throw InputError("Barnes-Hut needs at least one body");
+    if (n > kMaxBodies)
+      throw InputError("the GPU Barnes-Hut backend handles at most " + std::to_string(kMaxBodies) + " bodies");
+    allocate(n);
+    std::vector<float4> node(n), vel(n);
+    float max_mass = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      node[i] = make_float4(bodies.x[i], bodies.y[i], bodies.z[i], bodies.mass[i]);
+      vel[i] = make_float4(bodies.vx[i], bodies.vy[i], bodies.vz[i], 0.0f);
+      max_mass = std::max(max_mass, bodies.mass[i]);
+    }
+    node_.upload(node.data(), n, stream_.get());
+    vel_.upload(vel.data(), n, stream_.get());
+    stream_.synchronize();
+    speed_scale_ = rms_scale(bodies.vx, bodies.vy, bodies.vz);
+    mass_scale_ = max_mass > 0 ? 1.0f / max_mass : 1.0f;
+    acc_valid_ = false;
+    acc_scale_ = 0;
+  }
+
+  void get_bodies(Bodies& bodies) override {
+    std::vector<float4> node(n_), vel(n_);
+    if (n_) {
+      node_.download(node.data(), n_, stream_.get());
+      vel_.download(vel.data(), n_, stream_.get());
+    }
+    bodies.resize(n_);
+    for (std::size_t i = 0; i < n_; ++i) {
+      bodies.x[i] = node[i].x, bodies.y[i] = node[i].y, bodies.z[i] = node[i].z, bodies.mass[i] = node[i].w;
+      bodies.vx[i] = vel[i].x, bodies.vy[i] = vel[i].y, bodies.vz[i] = vel[i].z;
+    }
+  }
+
+  StepStats step() override {
+    StepStats stats;
+    if (n_ == 0) return stats;
+    if (!acc_valid_) {
+      StepStats initial;
+      forces(nullptr, initial);  // a(x) at the starting positions, for the first kick
+      if (initial.non_finite) return initial;
+    }
+    bh::Tree t = tree();
+    timer_.begin(stream_.get());
+    launch(*modules_.integrate, "bh_kick_drift", blocks(n_), kStreamThreads, 0, {&t});
+    timer_.mark("integrate");
+    forces(&timer_, stats, /*then_kick=*/true);
+    return stats;
+  }
+
+  void compute_accelerations(Accelerations& out) override {
+    if (n_ == 0) throw Error("no bodies to compute accelerations for");
+    StepStats stats;
+    forces(nullptr, stats);
+    if (stats.non_finite) throw Error("the state holds NaN or inf values; no accelerations to compute");
+    std::vector<float4> acc(n_);
+    if (n_) acc_.download(acc.data(), n_, stream_.get());
+    out.resize(n_);
+    for (std::size_t i = 0; i < n_; ++i) out.x[i] = acc[i].x, out.y[i] = acc[i].y, out.z[i] = acc[i].z;
+  }
+
+  void write_vertices(VertexTarget target, ColorMode mode) override {
+    if (n_ == 0) return;
+    const bool want_rank = mode == ColorMode::body_index || mode == ColorMode::warp_id;
+    bh::Tree t = tree();
+    const int* rank = nullptr;
+    if (want_rank && variant_.sort) {
+      launch(*modules_.integrate, "bh_rank", blocks(n_), kStreamThreads, 0, {&t, &rank_ptr_});
+      rank = rank_.data();
+    }
+    if (mode == ColorMode::acceleration && acc_scale_ == 0) acc_scale_ = acceleration_scale();
+    float scale = mode == ColorMode::speed ? speed_scale_ : mode == ColorMode::acceleration ? acc_scale_ : mass_scale_;
+    int mode_index = static_cast<int>(mode);
+    void* out = target.data;
+    if (!target.on_device) {
+      staging_.resize(vertex_buffer_bytes(n_));
+      out = staging_.data();
+    }
+    float4* positions = static_cast<float4*>(out);
+    float* keys = reinterpret_cast<float*>(static_cast<unsigned char*>(out) + vertex_color_key_offset(n_));
+    launch(*modules_.integrate, "bh_write_vertices", blocks(n_), kStreamThreads, 0,
+           {&t, &positions, &keys, &mode_index, &scale, &rank});
+    if (!target.on_device) {
+      staging_.download(static_cast<unsigned char*>(target.data), vertex_buffer_bytes(n_), stream_.get());
+    } else {
+      stream_.synchronize();
+    }
+  }
+
+  std::vector<CellBox> tree_cells(int max_depth) override {
+    if (n_ == 0 || max_depth <= 0) return {};
+    if (!acc_valid_) {
+      StepStats stats;
+      forces(nullptr, stats);
+    }
+    const bh::Control ctl = read_control();
+    const int first = variant_.morton_build ? 0 : ctl.bottom - static_cast<int>(n_);
+    const int last = variant_.morton_build ? ctl.cells - 1 : ctl.root - static_cast<int>(n_);
+    if (last < first) return {};
+    const std::size_t count = static_cast<std::size_t>(last - first + 1);
+    std::vector<int> depth(count);
+    std::vector<float4> com(count);
+    NBL_CUDA_CHECK(cudaMemcpyAsync(depth.data(), depth_.data() + first, count * sizeof(int), cudaMemcpyDeviceToHost,
+                                   stream_.get()));
+    NBL_CUDA_CHECK(cudaMemcpyAsync(com.data(), node_.data() + n_ + first, count * sizeof(float4),
+                                   cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    // A cell's centre of mass lies inside the cell, so snapping it to the grid of the cell's level
+    // recovers the cell's box (cell centres are not stored: kernel 2 recomputes them on the way down).
+    const float lo[3] = {ctl.root_x - 0.5f * ctl.root_size, ctl.root_y - 0.5f * ctl.root_size,
+                         ctl.root_z - 0.5f * ctl.root_size};
+    std::vector<CellBox> boxes;
+    for (std::size_t c = 0; c < count; ++c) {
+      if (depth[c] > max_depth) continue;
+      const float size = std::ldexp(ctl.root_size, -depth[c]);
+      const float p[3] = {com[c].x, com[c].y, com[c].z};
+      CellBox box{};
+      for (int k = 0; k < 3; ++k) {
+        const float cell = std::floor((p[k] - lo[k]) / size);
+        box.center[k] = lo[k] + (cell + 0.5f) * size;
+      }
+      box.half_size = 0.5f * size;
+      box.depth = depth[c];
+      boxes.push_back(box);
+    }
+    return boxes;
+  }
+
+  std::vector<KernelInfo> kernel_info() const override {
+    std::vector<KernelInfo> info;
+    auto add = [&](const std::unique_ptr<KernelModule>& m, std::initializer_list<const char*> entries) {
+      if (!m) return;
+      for (const char* e : entries) info.push_back(m->program().kernel_info(e));
+    };
+    add(modules_.force, {"bh_force"});
+    add(modules_.bounding_box, {"bh_bounding_box"});
+    if (variant_.morton_build) {
+      add(modules_.build, {"bh_morton_keys", "bh_radix_tree", "bh_octree_count", "bh_octree_emit",
+                           "bh_octree_attach", "bh_octree_summarize"});
+    } else {
+      add(modules_.build, {"bh_build_insert"});
+      add(modules_.summarize, {"bh_summarize"});
+      add(modules_.sort, {"bh_sort"});
+    }
+    add(modules_.integrate, {"bh_kick_drift", "bh_kick"});
+    return info;
+  }
+
+ private:
+  struct Modules {
+    std::unique_ptr<KernelModule> bounding_box, build, summarize, sort, force, integrate;
+  };
+
+  std::unique_ptr<KernelModule> load(const KernelSource& source) {
+    return std::make_unique<KernelModule>(engine_.compile(source));
+  }
+
+  void compile(const BarnesHutVariant& v) {
+    Modules m;
+    m.bounding_box = load(v.bounding_box);
+    m.build = load(v.build);
+    if (!v.morton_build) {
+      m.summarize = load(v.summarize);
+      m.sort = load(v.sort_bodies);
+    }
+    m.force = load(v.force);
+    m.integrate = load(v.integrate);
+    if (v.force_shared_bytes > 48 * 1024) {
+      if (v.force_shared_bytes > device_.shared_per_block_optin)
+        throw InputError("force kernel needs " + std::to_string(v.force_shared_bytes) +
+                         " bytes of shared memory per block; this GPU allows " +
+                         std::to_string(device_.shared_per_block_optin) + "; use a smaller bh_block_size");
+      NBL_CUDA_CHECK(cudaFuncSetAttribute(m.force->kernel("bh_force"), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(v.force_shared_bytes)));
+    }
+    // Kernels 3 and 4 wait on each other's results across the grid: every block must be resident.
+    if (m.summarize) summarize_blocks_ = resident_blocks(*m.summarize, "bh_summarize", 256);
+    if (m.sort) sort_blocks_ = resident_blocks(*m.sort, "bh_sort", 256);
+    build_blocks_ = resident_blocks(*m.build, v.morton_build ? "bh_radix_tree" : "bh_build_insert",
+                                    v.morton_build ? kStreamThreads : 512);
+    modules_ = std::move(m);
+  }
+
+  int resident_blocks(const KernelModule& m, const char* entry, int threads) const {
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, m.kernel(entry), threads, 0) != cudaSuccess ||
+        per_sm < 1) {
+      cudaGetLastError();
+      per_sm = 1;
+    }
+    return per_sm * device_.sm_count;
+  }
+
+  int blocks(std::size_t n, int threads = kStreamThreads) const {
+    return std::max(1, std::min(div_up(n, threads), device_.sm_count * 32));
+  }
+
+  void allocate(std::size_t n) {
+    n_ = n;
+    vel_.resize(n);
+    acc_.resize(n);
+    sorted_.resize(n);
+    next_.resize(n);
+    body_depth_.resize(n);
+    rank_.resize(n);
+    rank_ptr_ = rank_.data();
+    bounds_blocks_ = std::max(1, std::min(div_up(n, kBoundsThreads), device_.sm_count * 2));
+    block_bounds_.resize(static_cast<std::size_t>(bounds_blocks_) * 6);
+    const std::size_t m = std::max<std::size_t>(n, 2) - 1;
+    keys_unsorted_.resize(n);
+    keys_.resize(n);
+    ids_unsorted_.resize(n);
+    first_.resize(m);
+    last_.resize(m);
+    prefix_bits_.resize(m);
+    cells_.resize(m);
+    offset_.resize(m);
+    parent_.resize(2 * n - 1);
+    moments_.resize(n);
+    sums_.resize(n);
+    max_cells_ = 0;
+    node_ = DeviceBuffer<float4>();
+    set_cell_pool(static_cast<int>(std::min<std::size_t>(n + n / 2 + 64, kMaxBodies)));
+  }
+
+  // Grows (or first sizes) the cell pool, keeping the bodies at the front of `node`.
+  void set_cell_pool(int cells) {
+    if (cells <= max_cells_) return;
+    DeviceBuffer<float4> node(n_ + static_cast<std::size_t>(cells));
+    if (node_.size() >= n_ && n_)
+      NBL_CUDA_CHECK(cudaMemcpyAsync(node.data(), node_.data(), n_ * sizeof(float4), cudaMemcpyDeviceToDevice,
+                                     stream_.get()));
+    node_ = std::move(node);
+    child_.resize(static_cast<std::size_t>(cells) * 8);
+    depth_.resize(cells);
+    count_.resize(cells);
+    start_.resize(cells);
+    max_cells_ = cells;
+  }
+
+  bh::Tree tree() {
+    bh::Tree t{};
+    t.n = static_cast<int>(n_);
+    t.max_cells = max_cells_;
+    t.node = node_.data();
+    t.vel = vel_.data();
+    t.acc = acc_.data();
+    t.child = child_.data();
+    t.depth = depth_.data();
+    t.count = count_.data();
+    t.start = start_.data();
+    t.sorted = sorted_.data();
+    t.next = next_.data();
+    t.body_depth = body_depth_.data();
+    t.block_bounds = block_bounds_.data();
+    t.ctl = control_.data();
+    t.dt = static_cast<float>(settings_.dt.value_or(0.0));
+    const double eps = settings_.softening.value_or(0.0);
+    t.eps2 = static_cast<float>(eps * eps);
+    t.theta = static_cast<float>(settings_.opening_angle);
+    return t;
+  }
+
+  bh::Morton morton() {
+    bh::Morton m{};
+    m.keys = keys_.data();
+    m.first = first_.data();
+    m.last = last_.data();
+    m.prefix_bits = prefix_bits_.data();
+    m.parent = parent_.data();
+    m.cells = cells_.data();
+    m.offset = offset_.data();
+    m.sums = sums_.data();
+    m.leaf_capacity = variant_.leaf_capacity;
+    return m;
+  }
+
+  void launch(const KernelModule& m, const char* entry, int grid, int threads, std::size_t shared,
+              std::initializer_list<void*> args) {
+    std::vector<void*> a(args);
+    NBL_CUDA_CHECK(cudaLaunchKernel(m.kernel(entry), dim3(grid), dim3(threads), a.data(), shared, stream_.get()));
+    NBL_CUDA_CHECK_LAUNCH();
+  }
+
+  void mark(StageTimer* timer, const char* stage) {
+    if (timer) timer->mark(stage);
+  }
+
+  // Kernels 1-4: the tree for the current positions.
+  void build_tree(StageTimer* timer) {
+    NBL_CUDA_CHECK(cudaMemsetAsync(control_.data(), 0, sizeof(bh::Control), stream_.get()));
+    bh::Tree t = tree();
+    launch(*modules_.bounding_box, "bh_bounding_box", bounds_blocks_, kBoundsThreads, 0, {&t});
+    mark(timer, "bounding box");
+    if (variant_.morton_build) {
+      bh::Morton m = morton();
+      int n = static_cast<int>(n_);
+      unsigned long long* keys_in = keys_unsorted_.data();
+      int* ids_in = ids_unsorted_.data();
+      launch(*modules_.build, "bh_morton_keys", blocks(n_), kStreamThreads, 0, {&t, &keys_in, &ids_in});
+      primitives_.sort_pairs(keys_in, keys_.data(), ids_in, sorted_.data(), n, 63, stream_.get());
+      child_.fill_bytes(0xff, stream_.get());  // every slot starts kNull
+      if (n == 1) {
+        launch(*modules_.build, "bh_octree_single", 1, 1, 0, {&t});
+      } else {
+        launch(*modules_.build, "bh_radix_tree", blocks(n_ - 1), kStreamThreads, 0, {&n, &m});
+        launch(*modules_.build, "bh_octree_count", blocks(n_ - 1), kStreamThreads, 0, {&n, &m});
+        primitives_.exclusive_sum(cells_.data(), offset_.data(), n - 1, stream_.get());
+        launch(*modules_.build, "bh_octree_emit", blocks(n_ - 1), kStreamThreads, 0, {&t, &m});
+        launch(*modules_.build, "bh_octree_attach", blocks(n_), kStreamThreads, 0, {&t, &m});
+      }
+      mark(timer, "tree build");
+      if (n > 1) {
+        bh::Morton gather = m;
+        gather.sums = moments_.data();
+        launch(*modules_.build, "bh_gather_moments", blocks(n_), kStreamThreads, 0, {&t, &gather});
+        primitives_.inclusive_sum(moments_.data(), sums_.data(), n, stream_.get());
+        launch(*modules_.build, "bh_octree_summarize", blocks(n_), kStreamThreads, 0, {&t, &m});
+      }
+      mark(timer, "summarize");
+    } else {
+      next_.fill_bytes(0xff, stream_.get());  // no chains yet
+      launch(*modules_.build, "bh_build_insert", build_blocks_, 512, 0, {&t});
+      mark(timer, "tree build");
+      launch(*modules_.summarize, "bh_summarize", summarize_blocks_, 256, 0, {&t});
+      mark(timer, "summarize");
+      if (variant_.sort) {
+        launch(*modules_.sort, "bh_sort", sort_blocks_, 256, 0, {&t});
+        mark(timer, "sort");
+      }
+    }
+  }
+
+  // Kernel 5 (and 6's second half-kick when stepping), with recovery: a cell pool that ran out is
+  // grown and the tree rebuilt; a wait that hit its bound is retried once, then reported.
+  void forces(StageTimer* timer, StepStats& stats, bool then_kick = false) {
+    bool retried_spin = false;
+    for (int attempt = 0;; ++attempt) {
+      if (timer && attempt > 0) timer->begin(stream_.get());
+      build_tree(timer);
+      bh::Tree t = tree();
+      const int force_blocks = div_up(n_, variant_.force_block);
+      launch(*modules_.force, "bh_force", force_blocks, variant_.force_block, variant_.force_shared_bytes, {&t});
+      mark(timer, "force");
+      if (then_kick) {
+        launch(*modules_.integrate, "bh_kick", blocks(n_), kStreamThreads, 0, {&t});
+        mark(timer, "integrate");
+      }
+      if (timer) timer->finish(stats);
+      const bh::Control ctl = read_control();
+      if (ctl.error & bh::kErrorNonFinite) {
+        stats.non_finite = true;
+        stats.notices.push_back("the state holds NaN or inf values: the simulation blew up (try a smaller dt)");
+        return;
+      }
+      if (ctl.error & bh::kErrorPoolExhausted) {
+        const int needed = variant_.morton_build ? ctl.cells + ctl.cells / 4 + 64 : 2 * max_cells_;
+        if (attempt >= 4 || static_cast<std::size_t>(needed) > 8 * kMaxBodies)
+          throw Error("the octree needs more cells than the pool can hold (" + std::to_string(needed) + ")");
+        set_cell_pool(needed);
+        stats.notices.push_back("cell pool grown to " + std::to_string(max_cells_) + " cells; tree rebuilt");
+        continue;
+      }
+      if (ctl.error & bh::kErrorSpinLimit) {
+        if (retried_spin)
+          throw Error("the tree build did not finish: a wait exceeded its bound twice (" + variant_.label + ")");
+        retried_spin = true;
+        stats.notices.push_back("a tree-build wait exceeded its bound; tree rebuilt");
+        continue;
+      }
+      record(ctl, stats);
+      acc_valid_ = true;
+      return;
+    }
+  }
+
+  bh::Control read_control() {
+    NBL_CUDA_CHECK(cudaMemcpyAsync(control_host_.data(), control_.data(), sizeof(bh::Control),
+                                   cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    return *control_host_.data();
+  }
+
+  void record(const bh::Control& ctl, StepStats& stats) const {
+    stats.interactions = static_cast<double>(ctl.interactions);
+    stats.has_tree = true;
+    TreeStats& tree = stats.tree;
+    tree.max_depth = ctl.max_depth;
+    tree.cells = variant_.morton_build ? ctl.cells : ctl.root - ctl.bottom + 1;
+    tree.children_per_cell = tree.cells ? static_cast<double>(ctl.child_slots_used) / tree.cells : 0;
+    tree.nodes_touched.min = ctl.touched_min == std::numeric_limits<int>::max() ? 0 : ctl.touched_min;
+    tree.nodes_touched.max = ctl.touched_max;
+    tree.nodes_touched.avg = n_ ? static_cast<double>(ctl.touched_sum) / static_cast<double>(n_) : 0;
+    if (ctl.overflow_bodies > 0)
+      stats.notices.push_back(std::to_string(ctl.overflow_bodies) +
+                              " bodies share cells at the maximum depth (" + std::to_string(bh::kMaxDepth) +
+                              "); such cells act as one point mass");
+  }
+
+  float acceleration_scale() {
+    std::vector<float4> acc(n_);
+    acc_.download(acc.data(), n_, stream_.get());
+    std::vector<float> x(n_), y(n_), z(n_);
+    for (std::size_t i = 0; i < n_; ++i) x[i] = acc[i].x, y[i] = acc[i].y, z[i] = acc[i].z;
+    return rms_scale(x, y, z);
+  }
+
+  DeviceInfo device_;
+  KernelEngine engine_;
+  CudaStream stream_;
+  StageTimer timer_;
+  Settings settings_;
+  BarnesHutVariant variant_;
+  bool compiled_ = false;
+  Modules modules_;
+  bh::Primitives primitives_;
+  std::size_t n_ = 0;
+  int max_cells_ = 0;
+  int bounds_blocks_ = 1, build_blocks_ = 1, summarize_blocks_ = 1, sort_blocks_ = 1;
+  DeviceBuffer<float4> node_, vel_, acc_;
+  DeviceBuffer<int> child_, depth_, count_, start_, sorted_, next_, body_depth_, rank_;
+  int* rank_ptr_ = nullptr;
+  DeviceBuffer<float> block_bounds_;
+  DeviceBuffer<bh::Control> control_;
+  PinnedBuffer<bh::Control> control_host_;
+  DeviceBuffer<unsigned long long> keys_unsorted_, keys_;
+  DeviceBuffer<int> ids_unsorted_, first_, last_, prefix_bits_, parent_, cells_, offset_;
+  DeviceBuffer<double4_32a> moments_, sums_;
+  DeviceBuffer<unsigned char> staging_;
+  float speed_scale_ = 1, acc_scale_ = 0, mass_scale_ = 1;
+  bool acc_valid_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_barneshut_backend(const Settings& settings) {
+  return std::make_unique<BarnesHutBackend>(settings);
+}
+
+std::size_t barneshut_bytes_per_body() {
+  // Bodies: node + vel + acc (48) + sorted, next, depth, rank (16). Cells (pool of 1.5 per body):
+  // node 16 + children 32 + depth, count, start 12 = 60 x 1.5 = 90. Morton scratch: keys 16, ids 4,
+  // radix nodes 5 x 4 + parents 8, moments 64.
+  return 48 + 16 + 90 + 16 + 4 + 28 + 64;
+}
+
+}  // namespace nbl

@@ -1,0 +1,41 @@
+// The Barnes-Hut switchboard: the one function that turns toggle values into the kernels to compile
+// (source files, macros, options) and how to launch them. Nothing else knows how a BH toggle becomes
+// code (STYLE.md, 3); the backend, `nbodylab kernels` and the tests all ask this function.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuda/kernel_engine.hpp"
+#include "sim/toggles.hpp"
+
+namespace nbl {
+
+struct BarnesHutVariant {
+  bool morton_build = true;  // else the lock-based insertion build
+  bool sort = true;          // force threads take bodies in tree order
+  int traversal = 2;         // 0 per thread, 1 warp union (vote), 2 group interaction lists
+  int leaf_capacity = 1;
+  int force_block = 256;
+  std::size_t force_shared_bytes = 0;  // dynamic shared memory of the force kernel (group lists)
+
+  KernelSource bounding_box;  // kernel 1
+  KernelSource build;         // kernel 2: bh_build_insert.cu or bh_morton.cu
+  KernelSource summarize;     // kernel 3 (lock-based build only; the Morton build summarizes itself)
+  KernelSource sort_bodies;   // kernel 4 (lock-based build only; Morton keys are the tree order)
+  KernelSource force;         // kernel 5
+  KernelSource integrate;     // kernel 6 (and the vertex writer)
+
+  std::vector<std::string_view> inert;  // toggles that change nothing in this combination
+  std::string label;                    // e.g. "morton leaf=4, group lists, sorted, rsqrt"
+};
+
+// `softened`: softening > 0, so a body's interaction with itself is zero without a test.
+BarnesHutVariant barneshut_variant(const ToggleValues& toggles, bool softened);
+
+// Every combination worth compiling to check it (`nbodylab kernels --check`, tests): each toggle's
+// every value once, on top of the defaults.
+std::vector<ToggleValues> barneshut_toggle_sweep();
+
+}  // namespace nbl

@@ -1,0 +1,186 @@
+// Barnes-Hut kernel 2 of 6, lock-based: build the octree by top-down insertion (reference 000,
+// Part II, "Kernel 2: build octree"). Threads descend without locks, lock only the child slot they
+// must split, insert into empty slots with one atomicCAS (the lock-free fast path), build the new
+// subtree privately and publish it with one store that also releases the lock. Cell centres are
+// recomputed while descending rather than stored.
+//
+// Correct under independent thread scheduling: a thread that finds a slot locked retries later
+// (bounded), every cross-SM read of the tree is volatile, and the subtree is fenced before it is
+// published. Toggles: NBL_BH_THROTTLE (a block-wide barrier after every insertion attempt, so losers
+// of a lock do not hammer it) and NBL_BH_COMBINED_FENCE (one fence per published subtree instead of
+// one per new cell).
+#include "bh_common.cuh"
+
+using namespace nbl::bh;
+
+#ifndef NBL_BH_BUILD_THREADS
+#define NBL_BH_BUILD_THREADS 512
+#endif
+#ifndef NBL_BH_THROTTLE
+#define NBL_BH_THROTTLE 1
+#endif
+#ifndef NBL_BH_COMBINED_FENCE
+#define NBL_BH_COMBINED_FENCE 1
+#endif
+
+// The octant of a cell centred at (cx, cy, cz) that holds p; the same numbering the Morton build uses.
+__device__ __forceinline__ int octant(float4 p, float cx, float cy, float cz) {
+  return (p.x > cx ? 1 : 0) | (p.y > cy ? 2 : 0) | (p.z > cz ? 4 : 0);
+}
+
+// Moves a centre to the centre of child `oct` of a cell whose half edge is `half`.
+__device__ __forceinline__ void enter_octant(int oct, float half, float& cx, float& cy, float& cz) {
+  const float q = 0.5f * half;
+  cx += (oct & 1) ? q : -q;
+  cy += (oct & 2) ? q : -q;
+  cz += (oct & 4) ? q : -q;
+}
+
+// Allocates a cell at `level` centred at (cx, cy, cz) with empty slots; -1 when the pool is exhausted.
+__device__ __forceinline__ int new_cell(const Tree& t, int level, float cx, float cy, float cz) {
+  const int cell = atomicSub(&t.ctl->bottom, 1) - 1;
+  if (cell < t.n) return -1;
+  int* slots = t.child + (cell - t.n) * 8;
+  for (int k = 0; k < 8; ++k) slots[k] = kNull;
+  t.depth[cell - t.n] = level;
+  t.start[cell - t.n] = -1;
+  t.node[cell] = make_float4(cx, cy, cz, -1.0f);  // mass < 0: not summarized yet
+#if !NBL_BH_COMBINED_FENCE
+  __threadfence();
+#endif
+  return cell;
+}
+
+extern "C" __global__ void __launch_bounds__(NBL_BH_BUILD_THREADS) bh_build_insert(Tree t) {
+  Control* ctl = t.ctl;
+  if (load_volatile(&ctl->error) & kErrorNonFinite) return;
+  const int n = t.n;
+  const int root = ctl->root;
+  const float root_half = 0.5f * ctl->root_size;
+  const int stride = blockDim.x * gridDim.x;
+
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  bool active = i < n;
+  bool fresh = true;  // start the current body at the root
+  float4 p;
+  int cell = root, level = 0, deepest = 0, overflow = 0;
+  float cx = 0, cy = 0, cz = 0, half = root_half;
+  unsigned spins = 0;
+
+#if NBL_BH_THROTTLE
+  while (__syncthreads_or(active)) {
+    if (!active) continue;
+#else
+  while (active) {
+#endif
+    if (fresh) {
+      p = __ldg(&t.node[i]);
+      cell = root;
+      level = 0;
+      cx = ctl->root_x, cy = ctl->root_y, cz = ctl->root_z;
+      half = root_half;
+      fresh = false;
+      spins = 0;
+    }
+    // Descend through cells without locks; only the slot that ends the descent matters.
+    int oct = octant(p, cx, cy, cz);
+    int* slot = t.child + (cell - n) * 8 + oct;
+    int ch = load_volatile(slot);
+    while (ch >= n) {
+      cell = ch;
+      ++level;
+      enter_octant(oct, half, cx, cy, cz);
+      half *= 0.5f;
+      oct = octant(p, cx, cy, cz);
+      slot = t.child + (cell - n) * 8 + oct;
+      ch = load_volatile(slot);
+    }
+    bool done = false;
+    if (ch == kNull) {
+      done = atomicCAS(slot, kNull, i) == kNull;  // fast path: an empty slot
+      if (done) t.body_depth[i] = level;
+    } else if (ch != kLocked && atomicCAS(slot, ch, kLocked) == ch) {
+      // We hold the slot that body `ch` occupies: split it until the two bodies part.
+      const float4 other = __ldg(&t.node[ch]);
+      int top = -1, parent = -1, parent_oct = 0, sub_level = level;
+      float sx = cx, sy = cy, sz = cz, sub_half = half;
+      int sub_oct = oct;
+      bool chained = false, exhausted = false;
+      while (true) {
+        if (sub_level == kMaxDepth) {
+          // No deeper cells: keep both bodies in this slot as a chain (the cell is never opened).
+          t.next[i] = ch;
+          chained = true;
+          break;
+        }
+        enter_octant(sub_oct, sub_half, sx, sy, sz);
+        sub_half *= 0.5f;
+        ++sub_level;
+        const int c = new_cell(t, sub_level, sx, sy, sz);
+        if (c < 0) {
+          exhausted = true;
+          break;
+        }
+        if (top < 0) top = c;
+        else t.child[(parent - n) * 8 + parent_oct] = c;  // private until `top` is published
+        const int oct_other = octant(other, sx, sy, sz);
+        const int oct_new = octant(p, sx, sy, sz);
+        if (oct_other != oct_new) {
+          t.child[(c - n) * 8 + oct_other] = ch;
+          t.child[(c - n) * 8 + oct_new] = i;
+          t.body_depth[ch] = sub_level;
+          t.body_depth[i] = sub_level;
+          break;
+        }
+        parent = c;
+        parent_oct = oct_other;
+        sub_oct = oct_other;
+      }
+      if (exhausted) {
+        atomicOr(&ctl->error, kErrorPoolExhausted);
+        __threadfence();
+        store_volatile(slot, ch);  // give the slot back as it was; the host grows the pool and rebuilds
+        active = false;
+        continue;
+      }
+      if (chained) {
+        // The chain's head goes where `ch` was (in the deepest new cell, or in `slot` itself).
+        t.body_depth[i] = sub_level;
+        t.body_depth[ch] = sub_level;
+        ++overflow;
+        if (top < 0) {
+          __threadfence();
+          store_volatile(slot, i);
+          deepest = max(deepest, sub_level);
+          done = true;
+        } else {
+          t.child[(parent - n) * 8 + parent_oct] = i;
+        }
+      }
+      if (!done) {
+        __threadfence();  // the whole subtree is visible before it is published
+        store_volatile(slot, top);  // publish, which also releases the lock
+        done = true;
+      }
+      deepest = max(deepest, sub_level);
+    } else if (spin_exhausted(spins, ctl)) {
+      active = false;  // a slot stayed locked far too long; the host reports it and rebuilds
+      continue;
+    }
+    if (done) {
+      deepest = max(deepest, level);
+      i += stride;
+      active = i < n;
+      fresh = true;
+    }
+    if (tree_failed(ctl)) active = false;
+  }
+
+  // One atomic per warp for the statistics.
+  deepest = __reduce_max_sync(0xffffffffu, deepest);
+  overflow = __reduce_add_sync(0xffffffffu, overflow);
+  if (lane_id() == 0) {
+    atomicMax(&ctl->max_depth, deepest);
+    if (overflow) atomicAdd(&ctl->overflow_bodies, overflow);
+  }
+}

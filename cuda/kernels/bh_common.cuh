@@ -1,0 +1,64 @@
+// Helpers shared by the Barnes-Hut kernels (reference 000, Part II). Written for independent thread
+// scheduling (Volta and later): no kernel assumes a warp runs in lockstep, every exchange between
+// lanes goes through a *_sync intrinsic, every wait is bounded (kSpinLimit) and has an exit path.
+#pragma once
+#include "bh_tree.hpp"
+#include "physics/gravity.hpp"
+
+namespace nbl::bh {
+
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
+
+// Loads that must see other SMs' latest stores (the tree while it is being built or summarized):
+// volatile bypasses the non-coherent L1 (reference 000, Part II: "L1 data caches are not coherent").
+__device__ __forceinline__ int load_volatile(const int* p) { return *const_cast<const volatile int*>(p); }
+__device__ __forceinline__ float load_volatile(const float* p) { return *const_cast<const volatile float*>(p); }
+__device__ __forceinline__ void store_volatile(int* p, int v) { *const_cast<volatile int*>(p) = v; }
+__device__ __forceinline__ void store_volatile(float* p, float v) { *const_cast<volatile float*>(p) = v; }
+
+// One step of a bounded wait: backs off, counts, and reports the limit (the caller then leaves).
+__device__ __forceinline__ bool spin_exhausted(unsigned& spins, Control* ctl) {
+  if (++spins >= kSpinLimit) {
+    atomicOr(&ctl->error, kErrorSpinLimit);
+    return true;
+  }
+  __nanosleep(spins < 64 ? 32 : 256);
+  return false;
+}
+
+__device__ __forceinline__ bool tree_failed(const Control* ctl) {
+  return load_volatile(&ctl->error) & (kErrorPoolExhausted | kErrorSpinLimit | kErrorNonFinite);
+}
+
+// Edge length of a cell at `level` below a root of edge `root_size`.
+__device__ __forceinline__ float cell_size_at(float root_size, int level) {
+  return ldexpf(root_size, -level);
+}
+
+__device__ __forceinline__ float warp_min(float v) {
+  for (int offset = 16; offset > 0; offset >>= 1) v = fminf(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+  for (int offset = 16; offset > 0; offset >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+
+// Summed over the block by warp shuffles, then one atomic per warp: statistics cost almost nothing.
+__device__ __forceinline__ void add_touched_stats(Control* ctl, int touched, bool valid) {
+  unsigned long long sum = valid ? touched : 0;
+  int lo = valid ? touched : 0x7fffffff;
+  int hi = valid ? touched : 0;
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    lo = min(lo, __shfl_xor_sync(0xffffffffu, lo, offset));
+    hi = max(hi, __shfl_xor_sync(0xffffffffu, hi, offset));
+  }
+  if (lane_id() == 0) {
+    atomicAdd(&ctl->touched_sum, sum);
+    atomicMin(&ctl->touched_min, lo);
+    atomicMax(&ctl->touched_max, hi);
+  }
+}
+
+}  // namespace nbl::bh

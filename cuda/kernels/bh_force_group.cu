@@ -1,0 +1,139 @@
+// Barnes-Hut kernel 5 of 6, group interaction lists (beyond the tutorial; the idea of Barnes 1990 and
+// of the Bonsai GPU code). A warp's 32 bodies are neighbours in tree order; the warp walks the tree
+// ONCE for the group, opening a cell unless it is far from the group's whole bounding box (so it is
+// far for every body: the same cell_is_far test, applied to the nearest point of the box). The walk
+// handles 32 nodes per step, one per lane, so 32 independent loads are in flight instead of one; the
+// cells and bodies it accepts go into an interaction list in shared memory, which the warp then
+// evaluates like the all-pairs kernel: every lane reads the same entry (a broadcast) and runs the
+// plain force law, about 13 instructions per interaction.
+// Shared memory per warp: the list (NBL_BH_LIST_CAP float4) and the stack of nodes still to visit.
+#include "bh_force_common.cuh"
+
+using namespace nbl::bh;
+
+#ifndef NBL_BH_LIST_CAP
+#define NBL_BH_LIST_CAP 512
+#endif
+#ifndef NBL_BH_STACK_CAP
+#define NBL_BH_STACK_CAP 1024
+#endif
+
+namespace {
+
+constexpr unsigned kAll = 0xffffffffu;
+constexpr int kWarps = NBL_BH_FORCE_THREADS / 32;
+constexpr int kListCap = NBL_BH_LIST_CAP;
+// A step pops up to 32 nodes and pushes up to 8 children for each. While the stack is fuller than
+// kStackCap - 8 a step pops one node only (a pure depth-first step), which can push the stack at most
+// 7 entries deeper per level: the slack below makes overflow impossible.
+constexpr int kStackCap = NBL_BH_STACK_CAP;
+constexpr int kStackAlloc = kStackCap + 7 * (kMaxDepth + 1) + 8;
+
+__device__ __forceinline__ void evaluate(const float4* list, int count, float px, float py, float pz, float eps2,
+                                         float& ax, float& ay, float& az) {
+#pragma unroll 8
+  for (int j = 0; j < count; ++j) interact(list[j], px, py, pz, eps2, ax, ay, az);
+}
+
+}  // namespace
+
+// Dynamic shared memory: kWarps lists of kListCap float4, then kWarps stacks of kStackAlloc ints.
+extern "C" __global__ void __launch_bounds__(NBL_BH_FORCE_THREADS) bh_force(Tree t) {
+  extern __shared__ float4 shared[];
+  __shared__ float size2[kMaxDepth + 1];
+  const Control* ctl = t.ctl;
+  if (tree_failed(ctl)) return;
+  fill_level_sizes(size2, ctl);
+  __syncthreads();
+  const int warp = threadIdx.x >> 5;
+  const unsigned lane = lane_id();
+  float4* list = shared + warp * kListCap;
+  int* stack = reinterpret_cast<int*>(shared + kWarps * kListCap) + warp * kStackAlloc;
+  const int n = t.n;
+  const int root = ctl->root;
+  const float theta2 = t.theta * t.theta;
+  const unsigned lanes_below = (1u << lane) - 1u;
+  unsigned long long interactions = 0;
+
+  for (int base = (blockIdx.x * kWarps + warp) * 32; base < n; base += gridDim.x * kWarps * 32) {
+    const int k = base + static_cast<int>(lane);
+    const bool valid = k < n;
+    const int i = body_for(t, valid ? k : base);
+    const float4 p = t.node[i];
+    // The group's bounding box (invalid lanes repeat the first body, which is inside it anyway).
+    const float lo_x = warp_min(p.x), lo_y = warp_min(p.y), lo_z = warp_min(p.z);
+    const float hi_x = warp_max(p.x), hi_y = warp_max(p.y), hi_z = warp_max(p.z);
+    const float box_x = 0.5f * (lo_x + hi_x), box_y = 0.5f * (lo_y + hi_y), box_z = 0.5f * (lo_z + hi_z);
+    const float half_x = 0.5f * (hi_x - lo_x), half_y = 0.5f * (hi_y - lo_y), half_z = 0.5f * (hi_z - lo_z);
+
+    float ax = 0, ay = 0, az = 0;
+    int listed = 0, touched = 0, entries = 0;
+    if (lane == 0) stack[0] = root;
+    int top = 1;  // stack height, the same in every lane
+    __syncwarp();
+    while (top > 0) {
+      const int room = (kStackCap - top) >> 3;
+      const int take = min(min(32, top), max(1, room));
+      const int id = static_cast<int>(lane) < take ? stack[top - take + static_cast<int>(lane)] : kNull;
+      __syncwarp();
+      top -= take;
+      touched += take;
+
+      bool accept = false;
+      float4 q = make_float4(0, 0, 0, 0);
+      int kids[8] = {kNull, kNull, kNull, kNull, kNull, kNull, kNull, kNull};
+      if (id != kNull) {
+        q = tree_node(t, id);
+        if (id < n) {
+          accept = true;
+        } else {
+          const int level = tree_depth(t, id);
+#pragma unroll
+          for (int j = 0; j < 8; ++j) kids[j] = tree_child(t, id, j);  // loaded alongside the node
+          // Distance from the cell's centre of mass to the nearest point of the group's box.
+          const float dx = fmaxf(fabsf(q.x - box_x) - half_x, 0.0f);
+          const float dy = fmaxf(fabsf(q.y - box_y) - half_y, 0.0f);
+          const float dz = fmaxf(fabsf(q.z - box_z) - half_z, 0.0f);
+          accept = is_far(size2, level, theta2, dx * dx + dy * dy + dz * dz);
+        }
+      }
+      // Accepted nodes join the interaction list (compacted with a ballot).
+      const unsigned accepted = __ballot_sync(kAll, accept);
+      if (accept) list[listed + __popc(accepted & lanes_below)] = q;
+      listed += __popc(accepted);
+      // Opened cells push their children (an exclusive prefix sum over lanes places them).
+      int count = 0;
+      if (!accept && id != kNull) {
+#pragma unroll
+        for (int j = 0; j < 8; ++j) count += kids[j] != kNull;
+      }
+      int offset = count;
+#pragma unroll
+      for (int d = 1; d < 32; d <<= 1) {
+        const int v = __shfl_up_sync(kAll, offset, d);
+        if (static_cast<int>(lane) >= d) offset += v;
+      }
+      const int pushed = __shfl_sync(kAll, offset, 31);
+      int at = top + offset - count;
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        if (count && kids[j] != kNull) stack[at++] = kids[j];
+      top += pushed;
+      __syncwarp();
+      if (listed > kListCap - 32) {  // the next step could overflow the list: evaluate it now
+        evaluate(list, listed, p.x, p.y, p.z, t.eps2, ax, ay, az);
+        entries += listed;
+        listed = 0;
+        __syncwarp();
+      }
+    }
+    evaluate(list, listed, p.x, p.y, p.z, t.eps2, ax, ay, az);
+    entries += listed;
+    __syncwarp();
+    if (valid) t.acc[i] = make_float4(ax, ay, az, 0.0f);
+    interactions += valid ? entries : 0;
+    add_touched_stats(t.ctl, touched, valid);
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) interactions += __shfl_xor_sync(kAll, interactions, offset);
+  if (lane == 0) atomicAdd(&t.ctl->interactions, interactions);
+}

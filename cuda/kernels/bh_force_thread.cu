@@ -1,0 +1,55 @@
+// Barnes-Hut kernel 5 of 6, per-thread traversal: each thread walks the tree for its own body with
+// its own stack, opening cells by its own distance (reference 000, Part II, "Kernel 5: force
+// calculation" before its optimizations). Neighbouring threads take different paths, so warps
+// diverge and their loads do not coalesce: the baseline the warp-cooperative walk is measured against.
+#include "bh_force_common.cuh"
+
+using namespace nbl::bh;
+
+extern "C" __global__ void __launch_bounds__(NBL_BH_FORCE_THREADS) bh_force(Tree t) {
+  __shared__ float size2[kMaxDepth + 1];
+  const Control* ctl = t.ctl;
+  if (tree_failed(ctl)) return;
+  fill_level_sizes(size2, ctl);
+  __syncthreads();
+  const int n = t.n;
+  const int root = ctl->root;
+  const float theta2 = t.theta * t.theta;
+  unsigned long long interactions = 0;
+  // Depth-first with every opened cell's children pushed: at most 7 per level plus the root's 8.
+  int stack[7 * (kMaxDepth + 1) + 8];
+  const int rounded = (n + 31) & ~31;  // whole warps iterate together (the statistics shuffle)
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < rounded; k += blockDim.x * gridDim.x) {
+    const bool valid = k < n;
+    const int i = valid ? body_for(t, k) : 0;
+    const float4 p = t.node[i];
+    float ax = 0, ay = 0, az = 0;
+    int touched = 0;
+    int sp = 0;
+    if (valid) stack[sp++] = root;
+    while (sp > 0) {
+      const int id = stack[--sp];
+      ++touched;
+      const float4 q = tree_node(t, id);
+      if (id < n) {
+        if (NBL_BH_SOFTENED || id != i) interact(q, p.x, p.y, p.z, t.eps2, ax, ay, az);
+        ++interactions;
+        continue;
+      }
+      const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
+      if (is_far(size2, tree_depth(t, id), theta2, dx * dx + dy * dy + dz * dz)) {
+        interact(q, p.x, p.y, p.z, t.eps2, ax, ay, az);
+        ++interactions;
+        continue;
+      }
+      for (int j = 0; j < 8; ++j) {
+        const int c = tree_child(t, id, j);
+        if (c != kNull) stack[sp++] = c;
+      }
+    }
+    if (valid) t.acc[i] = make_float4(ax, ay, az, 0.0f);
+    add_touched_stats(t.ctl, touched, valid);
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) interactions += __shfl_xor_sync(0xffffffffu, interactions, offset);
+  if (lane_id() == 0) atomicAdd(&t.ctl->interactions, interactions);
+}

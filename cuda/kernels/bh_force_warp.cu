@@ -1,0 +1,78 @@
+// Barnes-Hut kernel 5 of 6, warp-cooperative traversal (reference 000, Part II, "Kernel 5: force
+// calculation"): the 32 threads of a warp walk ONE path, the union of the paths their bodies need.
+// A cell is approximated only when it is far enough for every lane (__all_sync); otherwise the whole
+// warp opens it. Every lane reads the same node at the same time (one load serves the warp), the warp
+// never diverges, and lane 0 keeps the iteration stack for the warp in shared memory. Sorting makes
+// the union small. Written for independent thread scheduling: the stack is shared through
+// __syncwarp(), never through lockstep assumptions.
+#include "bh_force_common.cuh"
+
+using namespace nbl::bh;
+
+extern "C" __global__ void __launch_bounds__(NBL_BH_FORCE_THREADS) bh_force(Tree t) {
+  constexpr int kWarps = NBL_BH_FORCE_THREADS / 32;
+  constexpr unsigned kAll = 0xffffffffu;
+  __shared__ float size2[kMaxDepth + 1];
+  __shared__ int s_cell[kWarps][kMaxDepth + 1];  // the cell being scanned at each depth
+  __shared__ int s_slot[kWarps][kMaxDepth + 1];  // the next child slot to visit at each depth
+  const Control* ctl = t.ctl;
+  if (tree_failed(ctl)) return;
+  fill_level_sizes(size2, ctl);
+  __syncthreads();
+  const int n = t.n;
+  const int root = ctl->root;
+  const float theta2 = t.theta * t.theta;
+  const int warp = threadIdx.x >> 5;
+  const unsigned lane = lane_id();
+  unsigned long long interactions = 0;
+  for (int base = (blockIdx.x * kWarps + warp) * 32; base < n; base += gridDim.x * kWarps * 32) {
+    const int k = base + static_cast<int>(lane);
+    const bool valid = k < n;
+    const int i = body_for(t, valid ? k : base);
+    const float4 p = t.node[i];
+    float ax = 0, ay = 0, az = 0;
+    int touched = 0, warp_interactions = 0;
+    if (lane == 0) {
+      s_cell[warp][0] = root;
+      s_slot[warp][0] = 0;
+    }
+    __syncwarp();
+    int depth = 0;  // the same in every lane: every decision below is warp-uniform
+    while (depth >= 0) {
+      const int slot = s_slot[warp][depth];
+      if (slot >= 8) {
+        --depth;
+        continue;
+      }
+      const int id = tree_child(t, s_cell[warp][depth], slot);
+      __syncwarp();
+      if (lane == 0) s_slot[warp][depth] = slot + 1;
+      __syncwarp();
+      if (id == kNull) continue;
+      ++touched;
+      const float4 q = tree_node(t, id);
+      bool approximate = id < n;
+      if (!approximate) {
+        const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
+        const bool far = !valid || is_far(size2, tree_depth(t, id), theta2, dx * dx + dy * dy + dz * dz);
+        approximate = __all_sync(kAll, far);
+      }
+      if (approximate) {
+        if (valid && (NBL_BH_SOFTENED || id != i)) interact(q, p.x, p.y, p.z, t.eps2, ax, ay, az);
+        ++warp_interactions;
+      } else {
+        ++depth;
+        if (lane == 0) {
+          s_cell[warp][depth] = id;
+          s_slot[warp][depth] = 0;
+        }
+        __syncwarp();
+      }
+    }
+    if (valid) t.acc[i] = make_float4(ax, ay, az, 0.0f);
+    interactions += valid ? warp_interactions : 0;
+    add_touched_stats(t.ctl, touched, valid);
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) interactions += __shfl_xor_sync(kAll, interactions, offset);
+  if (lane == 0) atomicAdd(&t.ctl->interactions, interactions);
+}

@@ -1,0 +1,236 @@
+// Barnes-Hut kernel 2 of 6, Morton build (beyond the tutorial): no locks, no retries, no waits.
+// 1. bh_morton_keys: each body's cell path as a 63-bit Morton key (21 levels of 3 bits).
+// 2. (host) sort the keys with their body ids (CUB radix sort): tree order, for free.
+// 3. bh_radix_tree: the binary radix tree over the sorted keys, every node built independently from a
+//    few binary searches (Karras, "Maximizing parallelism in the construction of BVHs, octrees, and
+//    k-d trees", HPG 2012).
+// 4. bh_octree_count / (host) scan / bh_octree_emit / bh_octree_attach: a radix node whose common
+//    prefix crosses multiples of 3 bits stands for that many octree cells (Karras, section 4); cells of
+//    at most `leaf_capacity` bodies become leaves.
+// 5. bh_octree_summarize: each cell's mass and centre of mass from prefix sums over tree order
+//    (computed in double, so a small cell deep in the tree does not lose its digits).
+// Produces the same tree layout as the lock-based build (bh_tree.hpp), so kernels 5 and 6 are shared.
+#include "bh_common.cuh"
+
+using namespace nbl::bh;
+
+namespace {
+
+__device__ __forceinline__ unsigned long long spread_bits(unsigned v) {  // 21 bits -> every third bit
+  unsigned long long x = v & 0x1fffffu;
+  x = (x | x << 32) & 0x1f00000000ffffull;
+  x = (x | x << 16) & 0x1f0000ff0000ffull;
+  x = (x | x << 8) & 0x100f00f00f00f00full;
+  x = (x | x << 4) & 0x10c30c30c30c30c3ull;
+  x = (x | x << 2) & 0x1249249249249249ull;
+  return x;
+}
+
+// Octal digit of `key` at `level` (1..21): the child slot a body takes inside its level-1 cell.
+// Same numbering as bh_build_insert.cu's octant(): x is bit 0, y bit 1, z bit 2.
+__device__ __forceinline__ int digit(unsigned long long key, int level) {
+  return static_cast<int>((key >> (63 - 3 * level)) & 7u);
+}
+
+// Leading bits keys i and j share; identical keys are told apart by their positions, so every pair
+// differs somewhere (result > 62). -1 outside the array.
+__device__ __forceinline__ int common_bits(const unsigned long long* keys, int n, int i, int j) {
+  if (j < 0 || j >= n) return -1;
+  const unsigned long long a = keys[i], b = keys[j];
+  if (a == b) return 63 + __clz(static_cast<unsigned>(i ^ j));
+  return __clzll(a ^ b) - 1;  // bit 63 is always 0
+}
+
+// First octree level of radix node `node`'s chain of cells (the root's chain starts at level 0).
+__device__ __forceinline__ int chain_top(const Morton& m, int node) {
+  return node == 0 ? 0 : m.prefix_bits[m.parent[node]] / 3 + 1;
+}
+
+__device__ __forceinline__ int range_size(const Morton& m, int node) { return m.last[node] - m.first[node] + 1; }
+
+// The radix node whose chain of cells holds `level`, searching upward from `node`.
+__device__ __forceinline__ int chain_holding(const Morton& m, int node, int level) {
+  while (node != 0 && chain_top(m, node) > level) node = m.parent[node];
+  return node;
+}
+
+}  // namespace
+
+// Writes unsorted keys and body ids to `keys` / `ids`; the host sorts them into m.keys / t.sorted.
+extern "C" __global__ void bh_morton_keys(Tree t, unsigned long long* keys, int* ids) {
+  const Control* ctl = t.ctl;
+  if (ctl->error & kErrorNonFinite) return;
+  const float scale = 2097152.0f / ctl->root_size;  // 2^21 steps across the root cube
+  const float x0 = ctl->root_x - 0.5f * ctl->root_size, y0 = ctl->root_y - 0.5f * ctl->root_size,
+              z0 = ctl->root_z - 0.5f * ctl->root_size;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < t.n; i += blockDim.x * gridDim.x) {
+    const float4 p = t.node[i];
+    const unsigned qx = min(static_cast<unsigned>(fmaxf((p.x - x0) * scale, 0.0f)), 2097151u);
+    const unsigned qy = min(static_cast<unsigned>(fmaxf((p.y - y0) * scale, 0.0f)), 2097151u);
+    const unsigned qz = min(static_cast<unsigned>(fmaxf((p.z - z0) * scale, 0.0f)), 2097151u);
+    keys[i] = spread_bits(qz) << 2 | spread_bits(qy) << 1 | spread_bits(qx);
+    ids[i] = i;
+  }
+}
+
+// Karras 2012, algorithm 2: internal node i covers a range with i at one end; the direction, the
+// other end and the split all follow from binary searches on common_bits().
+extern "C" __global__ void bh_radix_tree(int n, Morton m) {
+  const unsigned long long* keys = m.keys;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n - 1; i += blockDim.x * gridDim.x) {
+    const int dir = common_bits(keys, n, i, i + 1) > common_bits(keys, n, i, i - 1) ? 1 : -1;
+    const int min_bits = common_bits(keys, n, i, i - dir);
+    int span_max = 2;
+    while (common_bits(keys, n, i, i + span_max * dir) > min_bits) span_max <<= 1;
+    int span = 0;
+    for (int step = span_max >> 1; step >= 1; step >>= 1)
+      if (common_bits(keys, n, i, i + (span + step) * dir) > min_bits) span += step;
+    const int j = i + span * dir;
+    const int node_bits = common_bits(keys, n, i, j);
+    int split = 0, step = span;
+    do {
+      step = (step + 1) >> 1;
+      if (common_bits(keys, n, i, i + (split + step) * dir) > node_bits) split += step;
+    } while (step > 1);
+    const int gamma = i + split * dir + min(dir, 0);
+    const int lo = min(i, j), hi = max(i, j);
+    m.first[i] = lo;
+    m.last[i] = hi;
+    m.prefix_bits[i] = node_bits;
+    // Children: positions gamma and gamma + 1, each a leaf when its range is a single key.
+    m.parent[lo == gamma ? n - 1 + gamma : gamma] = i;
+    m.parent[hi == gamma + 1 ? n - 1 + gamma + 1 : gamma + 1] = i;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) m.parent[0] = -1;
+}
+
+// How many octree cells each radix node stands for: one per level its chain spans (a multiple of 3
+// bits crossed), unless it lies inside a leaf (its enclosing cell holds <= leaf_capacity bodies), or
+// it is itself small enough to be one leaf.
+extern "C" __global__ void bh_octree_count(int n, Morton m) {
+  for (int node = blockIdx.x * blockDim.x + threadIdx.x; node < n - 1; node += blockDim.x * gridDim.x) {
+    const int top = chain_top(m, node);
+    const int bottom = min(m.prefix_bits[node] / 3, kMaxDepth);
+    int cells = 0;
+    if (top <= bottom) {
+      const int enclosing = node == 0 ? -1 : chain_holding(m, m.parent[node], top - 1);
+      const bool inside_leaf = enclosing >= 0 && range_size(m, enclosing) <= m.leaf_capacity;
+      if (!inside_leaf) cells = range_size(m, node) <= m.leaf_capacity ? 1 : bottom - top + 1;
+    }
+    m.cells[node] = cells;
+  }
+}
+
+// Writes each radix node's cells (ids n + offset ...), links the chain, hooks the top cell into the
+// enclosing cell's child slot, and fills leaves with their bodies. Child slots start out kNull.
+extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
+  const int n = t.n;
+  Control* ctl = t.ctl;
+  const int total = m.offset[n - 2] + m.cells[n - 2];
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    ctl->cells = total;
+    ctl->root = n;
+    ctl->bottom = n;
+    if (total > t.max_cells) atomicOr(&ctl->error, kErrorPoolExhausted);
+  }
+  if (total > t.max_cells) return;  // the host grows the pool to `cells` and builds again
+  int deepest = 0;
+  for (int node = blockIdx.x * blockDim.x + threadIdx.x; node < n - 1; node += blockDim.x * gridDim.x) {
+    const int cells = m.cells[node];
+    if (cells == 0) continue;
+    const int top = chain_top(m, node);
+    const int first = m.first[node], size = range_size(m, node);
+    const unsigned long long key = m.keys[first];
+    const int base = n + m.offset[node];
+    for (int q = 0; q < cells; ++q) {
+      const int c = base + q - n, level = top + q;
+      t.depth[c] = level;
+      t.start[c] = first;
+      t.count[c] = size;
+      if (q + 1 < cells) t.child[c * 8 + digit(key, level + 1)] = base + q + 1;
+    }
+    const int bottom_level = top + cells - 1;
+    deepest = max(deepest, bottom_level);
+    if (size <= m.leaf_capacity || bottom_level == kMaxDepth) {
+      // A leaf: its bodies go in its slots (a kMaxDepth cell may hold more than 8; it is never opened).
+      const int c = base + cells - 1 - n;
+      for (int k = 0; k < size; ++k) {
+        const int body = t.sorted[first + k];
+        if (k < 8) t.child[c * 8 + k] = body;
+        t.body_depth[body] = bottom_level;
+      }
+    }
+    if (node != 0) {
+      const int enclosing = chain_holding(m, m.parent[node], top - 1);
+      const int parent_cell = m.offset[enclosing] + m.cells[enclosing] - 1;
+      t.child[parent_cell * 8 + digit(key, top)] = base;
+    }
+  }
+  deepest = __reduce_max_sync(0xffffffffu, deepest);
+  if (lane_id() == 0) atomicMax(&ctl->max_depth, deepest);
+}
+
+// A body (a leaf of the radix tree) that is alone in its octant hangs directly in the deepest cell
+// enclosing its radix parent; bodies inside leaf cells were placed by bh_octree_emit.
+extern "C" __global__ void bh_octree_attach(Tree t, Morton m) {
+  const int n = t.n;
+  if (t.ctl->error & kErrorPoolExhausted) return;
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += blockDim.x * gridDim.x) {
+    const int parent = m.parent[n - 1 + k];
+    const int level = m.prefix_bits[parent] / 3;
+    if (level >= kMaxDepth) continue;
+    const int enclosing = chain_holding(m, parent, level);
+    if (range_size(m, enclosing) <= m.leaf_capacity) continue;
+    const int cell = m.offset[enclosing] + m.cells[enclosing] - 1;
+    const int body = t.sorted[k];
+    t.child[cell * 8 + digit(m.keys[k], level + 1)] = body;
+    t.body_depth[body] = level;
+  }
+}
+
+// One body: a root cell (a leaf) holding it.
+extern "C" __global__ void bh_octree_single(Tree t) {
+  Control* ctl = t.ctl;
+  ctl->cells = 1;
+  ctl->root = t.n;
+  ctl->bottom = t.n;
+  t.depth[0] = 0;
+  t.start[0] = 0;
+  t.count[0] = 1;
+  t.child[0] = t.sorted[0];
+  t.body_depth[t.sorted[0]] = 0;
+  t.node[t.n] = t.node[t.sorted[0]];
+}
+
+// (m, m x, m y, m z) of each body in tree order, for the prefix sums.
+extern "C" __global__ void bh_gather_moments(Tree t, Morton m) {
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < t.n; k += blockDim.x * gridDim.x) {
+    const float4 p = t.node[t.sorted[k]];
+    const double w = p.w;
+    m.sums[k] = make_double4_32a(w, w * p.x, w * p.y, w * p.z);
+  }
+}
+
+// Mass and centre of mass of every cell from the prefix sums over its range of bodies.
+extern "C" __global__ void bh_octree_summarize(Tree t, Morton m) {
+  const int n = t.n;
+  const Control* ctl = t.ctl;
+  if (ctl->error & kErrorPoolExhausted) return;
+  const int cells = ctl->cells;
+  unsigned long long used = 0;
+  for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += blockDim.x * gridDim.x) {
+    const int first = t.start[c], last = first + t.count[c] - 1;
+    double4_32a s = m.sums[last];
+    if (first > 0) {
+      const double4_32a before = m.sums[first - 1];
+      s.x -= before.x, s.y -= before.y, s.z -= before.z, s.w -= before.w;
+    }
+    float4 com = t.node[t.sorted[first]];
+    if (s.x > 0) com = make_float4(s.y / s.x, s.z / s.x, s.w / s.x, 0.0f);
+    com.w = static_cast<float>(s.x);
+    t.node[n + c] = com;
+    for (int j = 0; j < 8; ++j) used += t.child[c * 8 + j] != kNull;
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) used += __shfl_xor_sync(0xffffffffu, used, offset);
+  if (lane_id() == 0 && used) atomicAdd(&t.ctl->child_slots_used, used);
+}

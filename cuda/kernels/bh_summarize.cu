@@ -1,0 +1,124 @@
+// Barnes-Hut kernel 3 of 6, after the lock-based build: summarize every cell's subtree into a mass, a
+// centre of mass and a body count (reference 000, Part II, "Kernel 3: summarize subtrees").
+// Bottom-up without locks or atomics: cells are scanned from the lowest id upward (children have
+// lower ids than their parents), a cell's mass doubles as its "ready" flag (published after a fence,
+// behind its centre of mass), and empty child slots are moved to the back so the force walk can stop
+// at the first one. Needs every thread resident at once (the host launches a persistent grid), so
+// the lowest unfinished cell always belongs to a running thread: the waits cannot deadlock, and they
+// are bounded anyway.
+// NBL_BH_WAITFREE: first fold in every child that is already done without waiting, remember which
+// were not (a bitmask), and only then wait for those ("wait-free pre-pass").
+#include "bh_common.cuh"
+
+using namespace nbl::bh;
+
+#ifndef NBL_BH_SUMMARIZE_THREADS
+#define NBL_BH_SUMMARIZE_THREADS 256
+#endif
+#ifndef NBL_BH_WAITFREE
+#define NBL_BH_WAITFREE 1
+#endif
+
+struct Sum {
+  float m = 0, x = 0, y = 0, z = 0;  // mass and mass-weighted position
+  int count = 0;
+  __device__ void add(float4 p, int bodies) {
+    m += p.w;
+    x += p.x * p.w;
+    y += p.y * p.w;
+    z += p.z * p.w;
+    count += bodies;
+  }
+};
+
+// A body child, with any bodies chained behind it in a cell at kMaxDepth.
+__device__ __forceinline__ void add_bodies(const Tree& t, int body, Sum& s) {
+  for (int b = body; b >= 0; b = t.next[b]) s.add(t.node[b], 1);
+}
+
+// A child cell that is known to be summarized (its mass was seen >= 0 and a fence followed).
+__device__ __forceinline__ void add_cell(const Tree& t, int cell, Sum& s) {
+  const float4* node = t.node + cell;
+  const float4 p = make_float4(load_volatile(&node->x), load_volatile(&node->y), load_volatile(&node->z),
+                               load_volatile(&node->w));
+  s.add(p, load_volatile(&t.count[cell - t.n]));
+}
+
+extern "C" __global__ void __launch_bounds__(NBL_BH_SUMMARIZE_THREADS) bh_summarize(Tree t) {
+  Control* ctl = t.ctl;
+  if (tree_failed(ctl)) return;
+  const int n = t.n;
+  const int bottom = ctl->bottom;
+  const int root = ctl->root;
+  const int stride = blockDim.x * gridDim.x;
+  int used_slots = 0;
+  // Start at a warp-aligned id below `bottom` so the warps' loads of child slots coalesce.
+  for (int k = (bottom & ~31) + blockIdx.x * blockDim.x + threadIdx.x; k <= root; k += stride) {
+    if (k < bottom) continue;
+    int* slots = t.child + (k - n) * 8;
+    int children[8];
+    for (int j = 0; j < 8; ++j) children[j] = slots[j];
+    Sum s;
+    bool failed = false;
+#if NBL_BH_WAITFREE
+    unsigned missing = 0;
+    for (int j = 0; j < 8; ++j) {
+      const int c = children[j];
+      if (c == kNull) continue;
+      if (c < n) add_bodies(t, c, s);
+      else if (load_volatile(&t.node[c].w) >= 0.0f) missing |= 0x100u << j;  // ready: fold in after the fence
+      else missing |= 1u << j;
+    }
+    __threadfence();
+    for (int j = 0; j < 8; ++j)
+      if (missing & (0x100u << j)) add_cell(t, children[j], s);
+    missing &= 0xffu;
+    unsigned spins = 0;
+    while (missing && !failed) {
+      for (int j = 0; j < 8; ++j) {
+        if ((missing & (1u << j)) && load_volatile(&t.node[children[j]].w) >= 0.0f) {
+          __threadfence();
+          add_cell(t, children[j], s);
+          missing &= ~(1u << j);
+        }
+      }
+      if (missing) failed = spin_exhausted(spins, ctl);
+    }
+#else
+    for (int j = 0; j < 8 && !failed; ++j) {
+      const int c = children[j];
+      if (c == kNull) continue;
+      if (c < n) {
+        add_bodies(t, c, s);
+        continue;
+      }
+      unsigned spins = 0;
+      while (load_volatile(&t.node[c].w) < 0.0f && !failed) failed = spin_exhausted(spins, ctl);
+      __threadfence();
+      add_cell(t, c, s);
+    }
+#endif
+    if (failed) return;
+    // Move empty slots to the back (the force walk stops at the first one).
+    int used = 0;
+    for (int j = 0; j < 8; ++j)
+      if (children[j] != kNull) slots[used++] = children[j];
+    for (int j = used; j < 8; ++j) slots[j] = kNull;
+    used_slots += used;
+    t.count[k - n] = s.count;
+    float4 com = t.node[k];  // the cell's geometric centre, kept when it holds no mass
+    if (s.m > 0.0f) {
+      const float inv = 1.0f / s.m;
+      com.x = s.x * inv, com.y = s.y * inv, com.z = s.z * inv;
+    }
+    float4* node = t.node + k;
+    store_volatile(&node->x, com.x);
+    store_volatile(&node->y, com.y);
+    store_volatile(&node->z, com.z);
+    __threadfence();  // the centre of mass is visible before the mass says "ready"
+    store_volatile(&node->w, s.m);
+  }
+  unsigned long long total = used_slots;
+  for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_xor_sync(0xffffffffu, total, offset);
+  if (lane_id() == 0 && total) atomicAdd(&ctl->child_slots_used, total);
+}
