@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <initializer_list>
 #include <limits>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "cuda/kernel_engine.hpp"
 #include "cuda/kernels/bh_tree.hpp"
 #include "cuda/stage_timer.hpp"
+#include "sim/diagnostics.hpp"
 #include "sim/error.hpp"
 #include "sim/render_vertices.hpp"
 
@@ -112,6 +114,7 @@ class BarnesHutBackend final : public Backend {
   StepStats step() override {
     StepStats stats;
     if (n_ == 0) return stats;
+    poll_reload(stats);
     if (!acc_valid_) {
       StepStats initial;
       forces(nullptr, initial);  // a(x) at the starting positions, for the first kick
@@ -203,11 +206,125 @@ class BarnesHutBackend final : public Backend {
     return boxes;
   }
 
+  TreeCheck check_tree() {
+    TreeCheck check;
+    if (n_ == 0) return check;
+    StepStats stats;
+    forces(nullptr, stats);
+    const bh::Control ctl = read_control();
+    const int n = static_cast<int>(n_);
+    const std::vector<float4> node = node_.to_host(stream_.get());
+    const std::vector<int> child = child_.to_host(stream_.get());
+    const std::vector<int> depth = depth_.to_host(stream_.get());
+    const std::vector<int> count = count_.to_host(stream_.get());
+    const std::vector<int> start = start_.to_host(stream_.get());
+    const std::vector<int> sorted = sorted_.to_host(stream_.get());
+    const std::vector<int> next = next_.to_host(stream_.get());
+    const int lo = variant_.morton_build ? n : ctl.bottom;
+    const int hi = variant_.morton_build ? n + ctl.cells - 1 : ctl.root;
+    check.cells = hi - lo + 1;
+    auto problem = [&](const std::string& p) {
+      if (check.problems.size() < 20) check.problems.push_back(p);
+    };
+    std::vector<int> seen(n_, 0);
+    struct Sum {
+      double m = 0, x = 0, y = 0, z = 0;
+      long long count = 0;
+    };
+    // Post-order over an explicit stack: children's sums first.
+    std::vector<Sum> sums(static_cast<std::size_t>(std::max(0, hi - lo + 1)));
+    std::vector<std::pair<int, bool>> stack{{ctl.root, false}};
+    while (!stack.empty()) {
+      auto [c, expanded] = stack.back();
+      stack.pop_back();
+      if (c < lo || c > hi) {
+        problem("cell id " + std::to_string(c) + " outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+        continue;
+      }
+      const int* slots = &child[static_cast<std::size_t>(c - n) * 8];
+      const bool max_depth_leaf = depth[c - n] >= bh::kMaxDepth;
+      if (!expanded) {
+        stack.push_back({c, true});
+        for (int j = 0; j < 8; ++j) {
+          if (slots[j] >= n) {
+            stack.push_back({slots[j], false});
+            if (depth[slots[j] - n] != depth[c - n] + 1)
+              problem("cell " + std::to_string(slots[j]) + " is not one level below its parent");
+          }
+        }
+        continue;
+      }
+      Sum s;
+      auto add_body = [&](int b) {
+        if (b < 0 || b >= n) return problem("bad body id " + std::to_string(b));
+        ++seen[b];
+        const float4 p = node[b];
+        s.m += p.w, s.x += double(p.w) * p.x, s.y += double(p.w) * p.y, s.z += double(p.w) * p.z;
+        ++s.count;
+      };
+      if (variant_.morton_build && max_depth_leaf && count[c - n] > 8) {
+        for (int k = 0; k < count[c - n]; ++k) add_body(sorted[start[c - n] + k]);  // beyond the 8 slots
+      } else {
+        for (int j = 0; j < 8; ++j) {
+          const int id = slots[j];
+          if (id == bh::kNull) continue;
+          if (id >= n) {
+            const Sum& cs = sums[static_cast<std::size_t>(id - lo)];
+            s.m += cs.m, s.x += cs.x, s.y += cs.y, s.z += cs.z, s.count += cs.count;
+          } else {
+            for (int b = id; b >= 0; b = variant_.morton_build ? -1 : next[b]) add_body(b);
+          }
+        }
+      }
+      sums[static_cast<std::size_t>(c - lo)] = s;
+      const float4 cell = node[c];
+      if (count[c - n] != s.count)
+        problem("cell " + std::to_string(c) + " counts " + std::to_string(count[c - n]) + " bodies, its children " +
+                std::to_string(s.count));
+      if (std::fabs(cell.w - s.m) > 1e-5 * std::max(1e-30, s.m))
+        problem("cell " + std::to_string(c) + " mass " + std::to_string(cell.w) + " != children's " + std::to_string(s.m));
+      if (s.m > 0) {
+        const double tolerance = 1e-4 * ctl.root_size;
+        if (std::fabs(cell.x - s.x / s.m) > tolerance || std::fabs(cell.y - s.y / s.m) > tolerance ||
+            std::fabs(cell.z - s.z / s.m) > tolerance)
+          problem("cell " + std::to_string(c) + " centre of mass differs from its children's");
+      }
+    }
+    for (int b = 0; b < n; ++b)
+      if (seen[b] != 1) problem("body " + std::to_string(b) + " appears " + std::to_string(seen[b]) + " times in the tree");
+    if (variant_.sort) {
+      std::vector<int> hits(n_, 0);
+      for (int b : sorted)
+        if (b >= 0 && b < n) ++hits[b];
+      for (int b = 0; b < n; ++b)
+        if (hits[b] != 1) {
+          problem("the tree order lists body " + std::to_string(b) + " " + std::to_string(hits[b]) + " times");
+          break;
+        }
+    }
+    const Sum& root = sums[static_cast<std::size_t>(ctl.root - lo)];
+    check.root_mass = root.m;
+    check.root_count = root.count;
+    if (root.m > 0) {
+      check.root_center_of_mass[0] = node[ctl.root].x;
+      check.root_center_of_mass[1] = node[ctl.root].y;
+      check.root_center_of_mass[2] = node[ctl.root].z;
+    }
+    return check;
+  }
+
   std::vector<KernelInfo> kernel_info() const override {
     std::vector<KernelInfo> info;
-    auto add = [&](const std::unique_ptr<KernelModule>& m, std::initializer_list<const char*> entries) {
-      if (!m) return;
-      for (const char* e : entries) info.push_back(m->program().kernel_info(e));
+    auto add = [&](const Slot& slot, std::initializer_list<const char*> entries) {
+      if (!slot) return;
+      for (const char* e : entries) {
+        KernelInfo k = slot->program().kernel_info(e);
+        if (slot.watched->reload_failed()) {
+          k.reload_failed = true;
+          k.compile_log = slot.watched->failure_log();
+        }
+        info.push_back(std::move(k));
+      }
     };
     add(modules_.force, {"bh_force"});
     add(modules_.bounding_box, {"bh_bounding_box"});
@@ -224,12 +341,77 @@ class BarnesHutBackend final : public Backend {
   }
 
  private:
+  // One kernel source followed on disk (hot reload) and the module it compiled to.
+  struct Slot {
+    std::unique_ptr<WatchedProgram> watched;
+    std::unique_ptr<KernelModule> module;
+    explicit operator bool() const { return static_cast<bool>(module); }
+    const KernelModule& operator*() const { return *module; }
+    const KernelModule* operator->() const { return module.get(); }
+  };
   struct Modules {
-    std::unique_ptr<KernelModule> bounding_box, build, summarize, sort, force, integrate;
+    Slot bounding_box, build, summarize, sort, force, integrate;
+    template <typename F>
+    void for_each(F f) {
+      for (Slot* slot : {&bounding_box, &build, &summarize, &sort, &force, &integrate})
+        if (*slot) f(*slot);
+    }
   };
 
-  std::unique_ptr<KernelModule> load(const KernelSource& source) {
-    return std::make_unique<KernelModule>(engine_.compile(source));
+  Slot load(const KernelSource& source) {
+    Slot slot;
+    slot.watched = std::make_unique<WatchedProgram>(engine_, source);
+    slot.module = std::make_unique<KernelModule>(slot.watched->current());
+    return slot;
+  }
+
+  // Hot reload (DESIGN.md, kernel variants): an edited kernel file is recompiled; the new module
+  // must reproduce the direct sum as well as the old one did before it replaces it. A file that no
+  // longer compiles, or a module that computes wrong forces, leaves the previous module running and
+  // its log in kernel_info().
+  void poll_reload(StepStats& stats) {
+    modules_.for_each([&](Slot& slot) {
+      const auto change = slot.watched->poll();
+      const std::string file = slot.watched->source().file;
+      if (change == WatchedProgram::Change::failed) {
+        stats.notices.push_back(file + " does not compile; the previous version keeps running (see the compiler log)");
+        return;
+      }
+      if (change != WatchedProgram::Change::compiled) return;
+      const ForceError before = sampled_force_error();
+      std::unique_ptr<KernelModule> previous = std::move(slot.module);
+      try {
+        slot.module = std::make_unique<KernelModule>(slot.watched->candidate());
+        configure_launch_limits();
+        const ForceError after = sampled_force_error();
+        const bool good = !after.non_finite && after.p99 <= std::max(2.0 * before.p99, 0.005);
+        if (good) {
+          slot.watched->accept();
+          stats.notices.push_back(file + " reloaded: force error p99 " + std::to_string(after.p99) + " (was " +
+                                  std::to_string(before.p99) + ")");
+          return;
+        }
+        slot.watched->reject("rejected after reloading " + file + ": force error p99 " + std::to_string(after.p99) +
+                             (after.non_finite ? " with NaN/inf" : "") + " against " + std::to_string(before.p99) +
+                             " before");
+      } catch (const std::exception& e) {
+        slot.watched->reject(std::string("rejected after reloading ") + file + ": " + e.what());
+      }
+      slot.module = std::move(previous);
+      configure_launch_limits();
+      acc_valid_ = false;
+      stats.notices.push_back(file + " was edited but its forces are wrong; the previous version keeps running");
+    });
+  }
+
+  // Forces of the current modules on a sample of bodies against the double-precision direct sum.
+  ForceError sampled_force_error() {
+    Bodies bodies;
+    get_bodies(bodies);
+    Accelerations all;
+    compute_accelerations(all);
+    const auto indices = sample_indices(n_, 256, 17);
+    return force_error(select(all, indices), reference_accelerations(bodies, std::sqrt(tree().eps2), indices));
   }
 
   void compile(const BarnesHutVariant& v) {
@@ -242,6 +424,15 @@ class BarnesHutBackend final : public Backend {
     }
     m.force = load(v.force);
     m.integrate = load(v.integrate);
+    modules_ = std::move(m);
+    variant_for_limits_ = v;
+    configure_launch_limits();
+  }
+
+  // Shared-memory limits and persistent grid sizes of the modules loaded now.
+  void configure_launch_limits() {
+    const BarnesHutVariant& v = variant_for_limits_;
+    Modules& m = modules_;
     if (v.force_shared_bytes > 48 * 1024) {
       if (v.force_shared_bytes > device_.shared_per_block_optin)
         throw InputError("force kernel needs " + std::to_string(v.force_shared_bytes) +
@@ -255,7 +446,6 @@ class BarnesHutBackend final : public Backend {
     if (m.sort) sort_blocks_ = resident_blocks(*m.sort, "bh_sort", 256);
     build_blocks_ = resident_blocks(*m.build, v.morton_build ? "bh_radix_tree" : "bh_build_insert",
                                     v.morton_build ? kStreamThreads : 512);
-    modules_ = std::move(m);
   }
 
   int resident_blocks(const KernelModule& m, const char* entry, int threads) const {
@@ -297,7 +487,10 @@ class BarnesHutBackend final : public Backend {
     sums_.resize(n);
     max_cells_ = 0;
     node_ = DeviceBuffer<float4>();
-    set_cell_pool(static_cast<int>(std::min<std::size_t>(n + n / 2 + 64, kMaxBodies)));
+    std::size_t pool = n + n / 2 + 64;
+    // A deliberately small first pool lets tests exercise the grow-and-rebuild path.
+    if (const char* env = std::getenv("NBODYLAB_BH_INITIAL_CELLS"); env && *env) pool = std::strtoul(env, nullptr, 10);
+    set_cell_pool(static_cast<int>(std::clamp<std::size_t>(pool, 1, kMaxBodies)));
   }
 
   // Grows (or first sizes) the cell pool, keeping the bodies at the front of `node`.
@@ -487,7 +680,7 @@ class BarnesHutBackend final : public Backend {
   CudaStream stream_;
   StageTimer timer_;
   Settings settings_;
-  BarnesHutVariant variant_;
+  BarnesHutVariant variant_, variant_for_limits_;
   bool compiled_ = false;
   Modules modules_;
   bh::Primitives primitives_;
@@ -512,6 +705,12 @@ class BarnesHutBackend final : public Backend {
 
 std::unique_ptr<Backend> make_barneshut_backend(const Settings& settings) {
   return std::make_unique<BarnesHutBackend>(settings);
+}
+
+TreeCheck check_barneshut_tree(Backend& backend) {
+  auto* bh = dynamic_cast<BarnesHutBackend*>(&backend);
+  if (!bh) throw Error("check_barneshut_tree needs the GPU Barnes-Hut backend");
+  return bh->check_tree();
 }
 
 std::size_t barneshut_bytes_per_body() {

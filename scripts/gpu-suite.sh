@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# The GPU run in one go: build for the GPU, run every test (the `gpu`-labelled ones included), run the
+# benchmarks, print a summary table last. Logs and JSON results land in $OUT (default ./gpu-results).
+#
+#   scripts/gpu-suite.sh            build here, then run here (a workstation with an NVIDIA GPU)
+#   scripts/gpu-suite.sh build      build only, into gpu-bundle/ (binaries + the shared libraries they
+#                                   need, so a GPU machine without these packages can run them)
+#   scripts/gpu-suite.sh run        run from gpu-bundle/ (on the GPU machine)
+#   QUICK=1 scripts/gpu-suite.sh run   fewer and smaller benchmarks
+#
+# Build for another GPU with CUDA_ARCH=80 (default 90: the H100 the figures in BENCHMARKS.md come from).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+phase=${1:-all}
+bundle=$root/gpu-bundle
+out=${OUT:-$root/gpu-results}
+
+build() {
+  set -e
+  scripts/setup.sh --no-build
+  local dir=$root/build-gpu
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" >/dev/null
+  cmake --build "$dir"
+  rm -rf "$bundle"
+  mkdir -p "$bundle/bin"
+  cp "$dir/nbodylab" "$bundle/bin/"
+  find "$dir/tests" -maxdepth 2 -type f -name '*_test' -executable -exec cp {} "$bundle/bin/" \;
+  # The GL loaders (glvnd) and every library the binaries link that a bare CUDA machine lacks.
+  bash "${FETCH_GL_RUNTIME:-../shared/tools/fetch-gl-runtime.sh}" "$bundle" "$bundle"/bin/* >/dev/null
+  du -sh "$bundle" | sed 's/^/gpu bundle: /'
+  set +e
+}
+
+declare -a summary_rows=()
+row() { summary_rows+=("$(printf '%-58s %s' "$1" "$2")"); }
+
+# Runs a command, logs it, records pass/fail; never stops the suite.
+step() {
+  local name=$1
+  shift
+  local log="$out/$name.log"
+  echo "=== $name: $*"
+  local start=$SECONDS
+  "$@" >"$log" 2>&1
+  local rc=$?
+  tail -n 40 "$log"
+  local took=$((SECONDS - start))
+  if ((rc == 0)); then row "$name" "ok (${took}s)"; else row "$name" "FAILED rc=$rc (${took}s, see $name.log)"; fi
+  return $rc
+}
+
+# A figure out of a bench JSON file: table title substring, row key column value, column.
+figure() {
+  python3 - "$@" <<'EOF' 2>/dev/null || echo "n/a"
+import json, sys
+path, title, key_column, key, column = sys.argv[1:6]
+for table in json.load(open(path)):
+    if title in table["title"]:
+        for row in table["rows"]:
+            if str(row.get(key_column)) == key:
+                v = row.get(column)
+                print(f"{v:.4g}" if isinstance(v, float) else v)
+                sys.exit(0)
+print("n/a")
+EOF
+}
+
+run() {
+  mkdir -p "$out"
+  export NBODYLAB_ROOT=$root
+  export LD_LIBRARY_PATH=$bundle/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+  export NBODYLAB_KERNEL_CACHE=$out/kernel-cache
+  [[ -d /usr/local/nvidia/share/glvnd/egl_vendor.d ]] &&
+    export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+  local bin=$bundle/bin
+  local quick=${QUICK:-0}
+  local big=1048576 huge=10000000
+  ((quick)) && big=262144 huge=2000000
+
+  step info "$bin/nbodylab" info
+  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >"$out/nvidia-smi.txt" 2>&1
+
+  # Tests: every binary, GPU tests included (they skip only without a device).
+  local failed=0
+  for t in "$bin"/*_test; do
+    step "test-$(basename "$t")" "$t" --gtest_brief=1 || failed=1
+  done
+
+  # Benchmarks.
+  step bench-ladder-64k "$bin/nbodylab" bench ladder -n 65536 --json "$out/ladder-64k.json"
+  step bench-ladder-1m "$bin/nbodylab" bench ladder -n "$big" --json "$out/ladder-1m.json"
+  step bench-sweep "$bin/nbodylab" bench sweep -n 65536 --json "$out/sweep.json"
+  step bench-scaling "$bin/nbodylab" bench scaling --json "$out/scaling.json"
+  step bench-bh-1m "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" --theta 0.5 \
+    --steps 10 --warmup 2 --error-sample 2000 --json "$out/bh-1m.json"
+  step bench-bh-10m "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$huge" --theta 0.5 \
+    --steps 3 --warmup 1 --error-sample 1000 --json "$out/bh-10m.json"
+  step bench-bh-insertion-1m "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" \
+    --bh_build insertion --bh_traversal warp --steps 5 --warmup 1 --error-sample 1000 --json "$out/bh-insertion-1m.json"
+  step bench-bhswitches "$bin/nbodylab" bench bhswitches --scene plummer -n "$big" --steps 3 --warmup 1 \
+    --json "$out/bhswitches.json"
+  step bench-crossover "$bin/nbodylab" bench crossover --scene plummer --steps 3 --json "$out/crossover.json"
+  step render-1m "$bin/nbodylab" render --scene collision --algo barneshut -n "$big" --frames 120 --size 1920x1080 \
+    --benchmark --out "$out/frames" --json "$out/render-1m.json"
+
+  # compute-sanitizer on a small Barnes-Hut run (both builds, every traversal).
+  if command -v compute-sanitizer >/dev/null; then
+    for tool in memcheck racecheck; do
+      for build in morton insertion; do
+        step "sanitizer-$tool-$build" compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/nbodylab" bench \
+          --algo barneshut --backend gpu --scene plummer -n 10000 --bh_build "$build" --steps 2 --warmup 0 --error-sample 0
+      done
+    done
+  fi
+
+  echo
+  echo "================ summary ================"
+  printf '%s\n' "${summary_rows[@]}"
+  echo "-----------------------------------------"
+  printf '%-58s %s\n' "all-pairs best, n=65536: interactions/s" "$(figure "$out/ladder-64k.json" "ladder" rung best interactions_per_s)"
+  printf '%-58s %s\n' "all-pairs best, n=$big: interactions/s" "$(figure "$out/ladder-1m.json" "ladder" rung best interactions_per_s)"
+  printf '%-58s %s\n' "Barnes-Hut n=$big: ms/step (target <= 9)" "$(figure "$out/bh-1m.json" "Per stage" stage total ms)"
+  printf '%-58s %s\n' "Barnes-Hut n=$big: force error p99 (target <= 0.02)" "$(figure "$out/bh-1m.json" "Summary" quantity "force error: 99th percentile" value)"
+  printf '%-58s %s\n' "Barnes-Hut n=$huge: ms/step (target <= 120)" "$(figure "$out/bh-10m.json" "Per stage" stage total ms)"
+  printf '%-58s %s\n' "render n=$big 1920x1080: frame ms (target <= 16.7)" "$(figure "$out/render-1m.json" "render" stage frame ms)"
+  return $failed
+}
+
+case $phase in
+  build) build ;;
+  run) run ;;
+  all) build && run ;;
+  *) echo "usage: $0 [build|run]" >&2; exit 2 ;;
+esac

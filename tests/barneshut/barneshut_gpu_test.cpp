@@ -1,0 +1,291 @@
+// The GPU Barnes-Hut backend against the double-precision direct sum and against its own definition
+// of the tree, on fresh random inputs every run (the seed is printed on failure). Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#include "cuda/barneshut_backend.hpp"
+#include "cuda/barneshut_variant.hpp"
+#include "cuda/device.hpp"
+#include "sim/cpu_backends.hpp"
+#include "sim/diagnostics.hpp"
+#include "sim/scenes.hpp"
+
+namespace nbl {
+namespace {
+
+class BarnesHutGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!query_device(&why)) GTEST_SKIP() << "no GPU: " << why;
+  }
+};
+
+std::uint64_t fresh_seed() {
+  static std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32) | device();
+}
+
+Settings bh_settings(double theta, double softening = 0.01) {
+  Settings s;
+  s.algorithm = Algorithm::barneshut;
+  s.backend = BackendKind::gpu;
+  s.opening_angle = theta;
+  s.softening = softening;
+  s.dt = 1e-3;
+  return s;
+}
+
+ForceError gpu_force_error(Backend& backend, const Bodies& bodies, double softening, std::size_t sample = 2000) {
+  Accelerations approx;
+  backend.compute_accelerations(approx);
+  const auto indices = sample_indices(bodies.size(), sample, 5);
+  return force_error(select(approx, indices), reference_accelerations(bodies, softening, indices));
+}
+
+std::string describe(const ForceError& e) {
+  return "relative norm " + std::to_string(e.relative_norm) + ", p99 " + std::to_string(e.p99) + ", max " +
+         std::to_string(e.max) + (e.non_finite ? " (NaN/inf!)" : "");
+}
+
+TEST_F(BarnesHutGpu, ForcesMatchTheDirectSumWithinTheThetaBound) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Bodies bodies = make_scene(Scene::plummer, 20000, seed);
+  for (int build = 0; build < 2; ++build) {
+    Settings s = bh_settings(0.5);
+    s.toggles["bh_build"] = build;
+    auto backend = make_barneshut_backend(s);
+    backend->set_bodies(bodies);
+    const ForceError e = gpu_force_error(*backend, bodies, 0.01);
+    EXPECT_FALSE(e.non_finite);
+    EXPECT_LE(e.p99, 0.02) << "build " << build << ": " << describe(e);
+  }
+}
+
+TEST_F(BarnesHutGpu, ErrorFallsAsThetaFallsAndVanishesAtZero) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Bodies bodies = make_scene(Scene::plummer, 8192, seed);
+  double previous = 1e30;
+  for (double theta : {1.0, 0.7, 0.5, 0.3}) {
+    auto backend = make_barneshut_backend(bh_settings(theta));
+    backend->set_bodies(bodies);
+    const ForceError e = gpu_force_error(*backend, bodies, 0.01);
+    EXPECT_LT(e.rms, previous) << "theta " << theta << ": " << describe(e);
+    previous = e.rms;
+  }
+  auto exact = make_barneshut_backend(bh_settings(0.0));
+  exact->set_bodies(bodies);
+  const ForceError e = gpu_force_error(*exact, bodies, 0.01);
+  EXPECT_LE(e.relative_norm, 1e-5) << describe(e);  // theta = 0 opens every cell: a direct sum in float
+}
+
+TEST_F(BarnesHutGpu, EverySwitchCombinationStaysWithinTheBound) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Bodies bodies = make_scene(Scene::plummer, 6000, seed);
+  for (const ToggleValues& toggles : barneshut_toggle_sweep()) {
+    for (double softening : {0.01, 0.0}) {
+      Settings s = bh_settings(0.5, softening);
+      s.toggles = toggles;
+      auto backend = make_barneshut_backend(s);
+      backend->set_bodies(bodies);
+      const ForceError e = gpu_force_error(*backend, bodies, softening, 1000);
+      EXPECT_FALSE(e.non_finite) << barneshut_variant(toggles, softening > 0).label;
+      EXPECT_LE(e.p99, 0.02) << barneshut_variant(toggles, softening > 0).label << ": " << describe(e);
+      const TreeCheck check = check_barneshut_tree(*backend);
+      EXPECT_TRUE(check.problems.empty()) << barneshut_variant(toggles, true).label << ": " << check.problems.front();
+    }
+  }
+}
+
+TEST_F(BarnesHutGpu, TreeHoldsEveryBodyOnceAndTheRootHoldsAllTheMass) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (std::size_t n : {1u, 2u, 3u, 31u, 1000u, 4099u, 50000u}) {
+    const Bodies bodies = make_scene(n == 2 ? Scene::kepler : Scene::plummer, n, seed + n);
+    double mass = 0, mx = 0, my = 0, mz = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      mass += bodies.mass[i];
+      mx += double(bodies.mass[i]) * bodies.x[i], my += double(bodies.mass[i]) * bodies.y[i],
+          mz += double(bodies.mass[i]) * bodies.z[i];
+    }
+    for (int build = 0; build < 2; ++build) {
+      for (int leaf : {1, 4, 8}) {
+        Settings s = bh_settings(0.5);
+        s.toggles["bh_build"] = build;
+        s.toggles["bh_leaf_capacity"] = leaf;
+        auto backend = make_barneshut_backend(s);
+        backend->set_bodies(bodies);
+        const TreeCheck check = check_barneshut_tree(*backend);
+        const std::string where = "n " + std::to_string(n) + " build " + std::to_string(build) + " leaf " + std::to_string(leaf);
+        ASSERT_TRUE(check.problems.empty()) << where << ": " << check.problems.front();
+        EXPECT_EQ(check.root_count, static_cast<long long>(n)) << where;
+        EXPECT_NEAR(check.root_mass, mass, 1e-5 * mass) << where;
+        EXPECT_NEAR(check.root_center_of_mass[0], mx / mass, 1e-4) << where;
+        EXPECT_NEAR(check.root_center_of_mass[1], my / mass, 1e-4) << where;
+        EXPECT_NEAR(check.root_center_of_mass[2], mz / mass, 1e-4) << where;
+      }
+    }
+  }
+}
+
+TEST_F(BarnesHutGpu, OneAndTwoBodiesWork) {
+  Bodies one;
+  one.resize(1);
+  one.x[0] = 0.3f, one.mass[0] = 1.0f;
+  auto backend = make_barneshut_backend(bh_settings(0.5));
+  backend->set_bodies(one);
+  Accelerations a;
+  backend->compute_accelerations(a);
+  EXPECT_EQ(a.x[0], 0.0);
+  EXPECT_EQ(a.y[0], 0.0);
+  const StepStats stats = backend->step();
+  EXPECT_FALSE(stats.non_finite);
+
+  const Bodies two = make_scene(Scene::kepler, 2, 1);
+  for (double eps : {0.0, 0.01}) {
+    auto pair = make_barneshut_backend(bh_settings(0.5, eps));
+    pair->set_bodies(two);
+    const ForceError e = gpu_force_error(*pair, two, eps, 2);
+    EXPECT_LE(e.relative_norm, 1e-5) << describe(e);
+  }
+}
+
+Bodies cloud(std::size_t n, std::uint64_t seed, double radius) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-radius, radius);
+  Bodies b;
+  b.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    b.x[i] = static_cast<float>(u(rng)), b.y[i] = static_cast<float>(u(rng)), b.z[i] = static_cast<float>(u(rng));
+    b.mass[i] = 1.0f / static_cast<float>(n);
+  }
+  return b;
+}
+
+TEST_F(BarnesHutGpu, CoincidentBodiesFinishAndSayWhy) {
+  Bodies b = cloud(1000, 3, 1.0);
+  for (std::size_t i = 0; i < 600; ++i) b.x[i] = 0.25f, b.y[i] = -0.5f, b.z[i] = 0.125f;  // 600 at one point
+  for (int build = 0; build < 2; ++build) {
+    Settings s = bh_settings(0.5);
+    s.toggles["bh_build"] = build;
+    auto backend = make_barneshut_backend(s);
+    backend->set_bodies(b);
+    const StepStats stats = backend->step();
+    EXPECT_FALSE(stats.non_finite);
+    bool said = false;
+    for (const auto& notice : stats.notices) said |= notice.find("maximum depth") != std::string::npos;
+    EXPECT_TRUE(said) << "build " << build;
+    EXPECT_EQ(stats.tree.max_depth, 21);
+    const TreeCheck check = check_barneshut_tree(*backend);
+    EXPECT_TRUE(check.problems.empty()) << check.problems.front();
+    Accelerations a;
+    backend->compute_accelerations(a);
+    for (std::size_t i = 0; i < a.size(); ++i) ASSERT_TRUE(std::isfinite(a.x[i]) && std::isfinite(a.y[i]));
+  }
+}
+
+TEST_F(BarnesHutGpu, BodiesOnALineAndHugeDynamicRangeStayAccurate) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  Bodies line = cloud(10000, seed, 1.0);
+  for (std::size_t i = 0; i < line.size(); ++i) line.y[i] = line.z[i] = 0.0f;
+  Bodies range = cloud(4000, seed + 1, 1e-5);  // a dense clump ...
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> far(-1e4f, 1e4f);
+  for (std::size_t i = 0; i < 2000; ++i) range.x[i] = far(rng), range.y[i] = far(rng), range.z[i] = far(rng);  // ... and a halo
+  for (const Bodies* bodies : {&line, &range}) {
+    for (int build = 0; build < 2; ++build) {
+      Settings s = bh_settings(0.5, 1e-7);
+      s.toggles["bh_build"] = build;
+      auto backend = make_barneshut_backend(s);
+      backend->set_bodies(*bodies);
+      const ForceError e = gpu_force_error(*backend, *bodies, 1e-7, 1000);
+      EXPECT_FALSE(e.non_finite);
+      EXPECT_LE(e.p99, 0.05) << "build " << build << ": " << describe(e);
+      EXPECT_TRUE(check_barneshut_tree(*backend).problems.empty());
+    }
+  }
+}
+
+TEST_F(BarnesHutGpu, AnExhaustedCellPoolGrowsAndTheTreeIsRebuilt) {
+  ::setenv("NBODYLAB_BH_INITIAL_CELLS", "8", 1);
+  const Bodies bodies = make_scene(Scene::plummer, 5000, fresh_seed());
+  for (int build = 0; build < 2; ++build) {
+    Settings s = bh_settings(0.5);
+    s.toggles["bh_build"] = build;
+    auto backend = make_barneshut_backend(s);
+    backend->set_bodies(bodies);
+    const StepStats stats = backend->step();
+    bool grown = false;
+    for (const auto& notice : stats.notices) grown |= notice.find("cell pool grown") != std::string::npos;
+    EXPECT_TRUE(grown) << "build " << build;
+    Bodies now;
+    backend->get_bodies(now);
+    EXPECT_LE(gpu_force_error(*backend, now, 0.01).p99, 0.02);
+    EXPECT_TRUE(check_barneshut_tree(*backend).problems.empty());
+  }
+  ::unsetenv("NBODYLAB_BH_INITIAL_CELLS");
+}
+
+TEST_F(BarnesHutGpu, AStepMatchesTheCpuDirectSumAtThetaZero) {
+  const Bodies start = make_scene(Scene::plummer, 3000, fresh_seed());
+  Settings s = bh_settings(0.0);
+  auto gpu = make_barneshut_backend(s);
+  auto cpu = make_cpu_allpairs(s, CpuPrecision::double_accumulate);
+  cpu->configure(s);
+  gpu->set_bodies(start);
+  cpu->set_bodies(start);
+  for (int i = 0; i < 3; ++i) {
+    gpu->step();
+    cpu->step();
+  }
+  Bodies g, c;
+  gpu->get_bodies(g);
+  cpu->get_bodies(c);
+  double worst = 0;
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    worst = std::max({worst, std::fabs(double(g.x[i]) - c.x[i]), std::fabs(double(g.y[i]) - c.y[i]),
+                      std::fabs(double(g.vz[i]) - c.vz[i])});
+  }
+  EXPECT_LT(worst, 1e-5);
+}
+
+TEST_F(BarnesHutGpu, NanInTheStateIsReportedNotDrawn) {
+  Bodies b = make_scene(Scene::plummer, 2000, 9);
+  b.x[17] = std::nanf("");
+  auto backend = make_barneshut_backend(bh_settings(0.5));
+  backend->set_bodies(b);
+  const StepStats stats = backend->step();
+  EXPECT_TRUE(stats.non_finite);
+}
+
+TEST_F(BarnesHutGpu, VerticesCarryPositionsMassAndColourKeys) {
+  const Bodies bodies = make_scene(Scene::collision, 4000, 2);
+  auto backend = make_barneshut_backend(bh_settings(0.5));
+  backend->set_bodies(bodies);
+  backend->step();
+  Bodies now;
+  backend->get_bodies(now);
+  for (ColorMode mode : {ColorMode::speed, ColorMode::body_index, ColorMode::tree_depth}) {
+    std::vector<unsigned char> buffer(4000 * 20, 0xff);
+    backend->write_vertices({buffer.data(), false}, mode);
+    const float* pos = reinterpret_cast<const float*>(buffer.data());
+    const float* key = reinterpret_cast<const float*>(buffer.data() + 4000 * 16);
+    for (std::size_t i = 0; i < 4000; ++i) {
+      ASSERT_EQ(pos[4 * i], now.x[i]);
+      ASSERT_EQ(pos[4 * i + 3], now.mass[i]);
+      ASSERT_GE(key[i], 0.0f);
+      ASSERT_LE(key[i], 1.0f);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nbl

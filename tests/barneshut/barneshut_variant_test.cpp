@@ -1,0 +1,150 @@
+// Every Barnes-Hut toggle changes the code that runs: each variant compiles with NVRTC (no GPU
+// needed) and its PTX shows what the toggle claims.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "cuda/barneshut_variant.hpp"
+#include "cuda/kernel_engine.hpp"
+
+namespace nbl {
+namespace {
+
+KernelEngine& engine() {
+  static KernelEngine e(KernelEngine::Config{.kernels_dir = {}, .include_dirs = {}, .arch = "sm_90", .cache_dir = std::filesystem::path()});
+  return e;
+}
+
+std::string ptx(const KernelSource& source) { return engine().compile(source)->ptx; }
+
+int occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+BarnesHutVariant variant(void (*edit)(ToggleValues&)) {
+  ToggleValues t;
+  edit(t);
+  return barneshut_variant(t, true);
+}
+
+TEST(BarnesHutVariants, EveryToggleValueCompiles) {
+  for (const ToggleValues& t : barneshut_toggle_sweep()) {
+    for (bool softened : {true, false}) {
+      const BarnesHutVariant v = barneshut_variant(t, softened);
+      for (const KernelSource* s : {&v.bounding_box, &v.build, &v.summarize, &v.sort_bodies, &v.force, &v.integrate}) {
+        if (s->file.empty()) continue;
+        auto program = engine().compile(*s);
+        EXPECT_FALSE(program->ptx.empty()) << s->file << " " << v.label;
+      }
+    }
+  }
+}
+
+TEST(BarnesHutVariants, DefaultKernelsKeepEverythingInRegisters) {
+  for (bool softened : {true, false}) {
+    const BarnesHutVariant v = barneshut_variant(ToggleValues{}, softened);
+    for (const KernelSource* s : {&v.bounding_box, &v.build, &v.force, &v.integrate}) {
+      for (const auto& r : engine().compile(*s)->resources) {
+        EXPECT_EQ(r.spill_store_bytes, 0) << r.name << " in " << v.label;
+        EXPECT_EQ(r.stack_bytes, 0) << r.name << " in " << v.label;
+      }
+    }
+  }
+}
+
+TEST(BarnesHutVariants, WarpTraversalVotesAndThreadTraversalDoesNot) {
+  const std::string warp = ptx(variant([](ToggleValues& t) { t["bh_traversal"] = 1; }).force);
+  const std::string thread = ptx(variant([](ToggleValues& t) { t["bh_traversal"] = 0; }).force);
+  EXPECT_GT(occurrences(warp, "vote.sync.all"), 0);
+  EXPECT_EQ(occurrences(thread, "vote.sync"), 0);
+}
+
+TEST(BarnesHutVariants, GroupTraversalBuildsListsWithBallotAndShuffles) {
+  const std::string group = ptx(variant([](ToggleValues& t) { t["bh_traversal"] = 2; }).force);
+  EXPECT_GT(occurrences(group, "vote.sync.ballot"), 0);
+  EXPECT_GT(occurrences(group, "shfl.sync.up"), 0);
+  EXPECT_GT(occurrences(group, "ld.shared.v4.f32"), 0);  // the interaction list, read as a broadcast
+}
+
+TEST(BarnesHutVariants, ThrottlingAddsABlockBarrierToTheInsertionBuild) {
+  const std::string on = ptx(variant([](ToggleValues& t) { t["bh_build"] = 0, t["bh_throttle"] = 1; }).build);
+  const std::string off = ptx(variant([](ToggleValues& t) { t["bh_build"] = 0, t["bh_throttle"] = 0; }).build);
+  EXPECT_GT(occurrences(on, "bar.red.or.pred"), 0);
+  EXPECT_EQ(occurrences(off, "bar.red"), 0);
+  EXPECT_EQ(occurrences(off, "bar.sync"), 0);
+}
+
+TEST(BarnesHutVariants, CombinedFenceLeavesFewerFencesInTheBuild) {
+  auto fences = [](const std::string& p) { return occurrences(p, "membar.gl") + occurrences(p, "fence.sc.gpu"); };
+  const std::string on = ptx(variant([](ToggleValues& t) { t["bh_build"] = 0, t["bh_combined_fence"] = 1; }).build);
+  const std::string off = ptx(variant([](ToggleValues& t) { t["bh_build"] = 0, t["bh_combined_fence"] = 0; }).build);
+  EXPECT_GT(fences(on), 0);
+  EXPECT_GT(fences(off), fences(on));
+}
+
+TEST(BarnesHutVariants, WaitFreePrePassChangesTheSummarizeKernel) {
+  const std::string on = ptx(variant([](ToggleValues& t) { t["bh_build"] = 0, t["bh_waitfree"] = 1; }).summarize);
+  const std::string off = ptx(variant([](ToggleValues& t) { t["bh_build"] = 0, t["bh_waitfree"] = 0; }).summarize);
+  EXPECT_NE(on, off);
+  EXPECT_GT(occurrences(on, "nanosleep"), 0);  // both wait, bounded
+  EXPECT_GT(occurrences(off, "nanosleep"), 0);
+}
+
+TEST(BarnesHutVariants, RsqrtToggleSelectsTheHardwareInstruction) {
+  for (int traversal = 0; traversal < 3; ++traversal) {
+    const std::string on = ptx(variant([](ToggleValues& t) { t["bh_rsqrt"] = 1; }).force);
+    ToggleValues t;
+    t["bh_traversal"] = traversal;
+    t["bh_rsqrt"] = 0;
+    const std::string off = ptx(barneshut_variant(t, true).force);
+    EXPECT_GT(occurrences(on, "rsqrt.approx"), 0);
+    EXPECT_EQ(occurrences(off, "rsqrt.approx"), 0) << "traversal " << traversal;
+    EXPECT_GT(occurrences(off, "sqrt.rn"), 0);
+  }
+}
+
+TEST(BarnesHutVariants, VolatileReadsOnlyWhenNotAvoided) {
+  const std::string avoid = ptx(variant([](ToggleValues& t) { t["bh_avoid_volatile"] = 1; }).force);
+  const std::string keep = ptx(variant([](ToggleValues& t) { t["bh_avoid_volatile"] = 0; }).force);
+  // One volatile read remains either way: the tree-failed flag at the kernel's start.
+  EXPECT_GT(occurrences(keep, "ld.volatile.global"), 4);
+  EXPECT_EQ(occurrences(avoid, "ld.volatile.global"), 1);
+  EXPECT_GT(occurrences(avoid, "ld.global.nc"), 0);
+}
+
+TEST(BarnesHutVariants, SortToggleReadsTheTreeOrder) {
+  const BarnesHutVariant on = variant([](ToggleValues& t) { t["bh_sort"] = 1; });
+  const BarnesHutVariant off = variant([](ToggleValues& t) { t["bh_sort"] = 0; });
+  EXPECT_NE(ptx(on.force), ptx(off.force));
+  EXPECT_TRUE(on.sort);
+  EXPECT_FALSE(off.sort);
+}
+
+TEST(BarnesHutVariants, InsertionOnlyTogglesAreInertWithTheMortonBuild) {
+  const BarnesHutVariant morton = variant([](ToggleValues& t) { t["bh_build"] = 1; });
+  const BarnesHutVariant insertion = variant([](ToggleValues& t) { t["bh_build"] = 0; });
+  auto inert = [](const BarnesHutVariant& v, std::string_view key) {
+    return std::find(v.inert.begin(), v.inert.end(), key) != v.inert.end();
+  };
+  EXPECT_TRUE(inert(morton, "bh_throttle"));
+  EXPECT_TRUE(inert(morton, "bh_waitfree"));
+  EXPECT_FALSE(inert(insertion, "bh_throttle"));
+  EXPECT_TRUE(inert(insertion, "bh_leaf_capacity"));
+  EXPECT_TRUE(morton.summarize.file.empty());
+  EXPECT_EQ(insertion.summarize.file, "bh_summarize.cu");
+}
+
+TEST(BarnesHutVariants, BigForceBlocksShrinkTheListsToFitSharedMemory) {
+  for (int block = 32; block <= 1024; block += 32) {
+    ToggleValues t;
+    t["bh_block_size"] = block;
+    const BarnesHutVariant v = barneshut_variant(t, true);
+    EXPECT_LE(v.force_shared_bytes, 227u * 1024) << block;
+  }
+}
+
+}  // namespace
+}  // namespace nbl
