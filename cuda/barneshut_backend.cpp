@@ -302,6 +302,20 @@ class BarnesHutBackend final : public Backend {
           break;
         }
     }
+    if (modules_.groups) {
+      const std::vector<int2> groups = groups_.to_host(stream_.get());
+      std::vector<int> in_group(n_, 0);
+      for (int g = 0; g < ctl.groups; ++g) {
+        if (groups[g].y < 1 || groups[g].y > bh::kGroupSize) problem("group " + std::to_string(g) + " has " + std::to_string(groups[g].y) + " bodies");
+        for (int k = groups[g].x; k < groups[g].x + groups[g].y; ++k)
+          if (k >= 0 && k < n) ++in_group[sorted[k]];
+      }
+      for (int b = 0; b < n; ++b)
+        if (in_group[b] != 1) {
+          problem("body " + std::to_string(b) + " is in " + std::to_string(in_group[b]) + " force groups");
+          break;
+        }
+    }
     const Sum& root = sums[static_cast<std::size_t>(ctl.root - lo)];
     check.root_mass = root.m;
     check.root_count = root.count;
@@ -336,6 +350,7 @@ class BarnesHutBackend final : public Backend {
       add(modules_.summarize, {"bh_summarize"});
       add(modules_.sort, {"bh_sort"});
     }
+    add(modules_.groups, {"bh_make_groups"});
     add(modules_.integrate, {"bh_kick_drift", "bh_kick"});
     return info;
   }
@@ -350,10 +365,10 @@ class BarnesHutBackend final : public Backend {
     const KernelModule* operator->() const { return module.get(); }
   };
   struct Modules {
-    Slot bounding_box, build, summarize, sort, force, integrate;
+    Slot bounding_box, build, summarize, sort, groups, force, integrate;
     template <typename F>
     void for_each(F f) {
-      for (Slot* slot : {&bounding_box, &build, &summarize, &sort, &force, &integrate})
+      for (Slot* slot : {&bounding_box, &build, &summarize, &sort, &groups, &force, &integrate})
         if (*slot) f(*slot);
     }
   };
@@ -422,6 +437,7 @@ class BarnesHutBackend final : public Backend {
       m.summarize = load(v.summarize);
       m.sort = load(v.sort_bodies);
     }
+    if (!v.groups.file.empty()) m.groups = load(v.groups);
     m.force = load(v.force);
     m.integrate = load(v.integrate);
     modules_ = std::move(m);
@@ -469,6 +485,7 @@ class BarnesHutBackend final : public Backend {
     sorted_.resize(n);
     next_.resize(n);
     body_depth_.resize(n);
+    groups_.resize(n);
     rank_.resize(n);
     rank_ptr_ = rank_.data();
     bounds_blocks_ = std::max(1, std::min(div_up(n, kBoundsThreads), device_.sm_count * 2));
@@ -522,6 +539,7 @@ class BarnesHutBackend final : public Backend {
     t.sorted = sorted_.data();
     t.next = next_.data();
     t.body_depth = body_depth_.data();
+    t.groups = groups_.data();
     t.block_bounds = block_bounds_.data();
     t.ctl = control_.data();
     t.dt = static_cast<float>(settings_.dt.value_or(0.0));
@@ -594,10 +612,13 @@ class BarnesHutBackend final : public Backend {
       mark(timer, "tree build");
       launch(*modules_.summarize, "bh_summarize", summarize_blocks_, 256, 0, {&t});
       mark(timer, "summarize");
-      if (variant_.sort) {
-        launch(*modules_.sort, "bh_sort", sort_blocks_, 256, 0, {&t});
-        mark(timer, "sort");
-      }
+      launch(*modules_.sort, "bh_sort", sort_blocks_, 256, 0, {&t});
+      mark(timer, "sort");
+    }
+    if (modules_.groups) {
+      int chained = variant_.morton_build ? 0 : 1;
+      launch(*modules_.groups, "bh_make_groups", blocks(n_), kStreamThreads, 0, {&t, &chained});
+      mark(timer, "groups");
     }
   }
 
@@ -624,8 +645,10 @@ class BarnesHutBackend final : public Backend {
         return;
       }
       if (ctl.error & bh::kErrorPoolExhausted) {
-        const int needed = variant_.morton_build ? ctl.cells + ctl.cells / 4 + 64 : 2 * max_cells_;
-        if (attempt >= 4 || static_cast<std::size_t>(needed) > 8 * kMaxBodies)
+        // The Morton build knows how many cells it needs; the insertion build only that it ran out.
+        const int needed = variant_.morton_build ? ctl.cells + ctl.cells / 4 + 64
+                                                 : std::max(2 * max_cells_, static_cast<int>(n_ + n_ / 2 + 64));
+        if (attempt >= 8 || static_cast<std::size_t>(needed) > 8 * kMaxBodies)
           throw Error("the octree needs more cells than the pool can hold (" + std::to_string(needed) + ")");
         set_cell_pool(needed);
         stats.notices.push_back("cell pool grown to " + std::to_string(max_cells_) + " cells; tree rebuilt");
@@ -689,6 +712,7 @@ class BarnesHutBackend final : public Backend {
   int bounds_blocks_ = 1, build_blocks_ = 1, summarize_blocks_ = 1, sort_blocks_ = 1;
   DeviceBuffer<float4> node_, vel_, acc_;
   DeviceBuffer<int> child_, depth_, count_, start_, sorted_, next_, body_depth_, rank_;
+  DeviceBuffer<int2> groups_;
   int* rank_ptr_ = nullptr;
   DeviceBuffer<float> block_bounds_;
   DeviceBuffer<bh::Control> control_;

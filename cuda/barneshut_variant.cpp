@@ -62,6 +62,7 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
   v.force.label = std::string(kTraversalNames[v.traversal]) + (v.sort ? ", sorted" : ", unsorted") +
                   (t["bh_rsqrt"] ? ", rsqrtf" : ", 1/sqrtf") + (t["bh_avoid_volatile"] ? "" : ", volatile") +
                   ", " + std::to_string(v.force_block) + " threads";
+  if (v.traversal == 2 && v.sort) v.groups = {"bh_groups.cu", {}, kOptions, "force groups"};
   v.integrate = {"bh_integrate.cu", {}, kOptions, "integrate"};
   v.label = (v.morton_build ? "Morton build, leaf " + std::to_string(v.leaf_capacity) : v.build.label) + "; " +
             v.force.label;

@@ -23,7 +23,9 @@ struct BarnesHutVariant {
   KernelSource bounding_box;  // kernel 1
   KernelSource build;         // kernel 2: bh_build_insert.cu or bh_morton.cu
   KernelSource summarize;     // kernel 3 (lock-based build only; the Morton build summarizes itself)
-  KernelSource sort_bodies;   // kernel 4 (lock-based build only; Morton keys are the tree order)
+  KernelSource sort_bodies;   // kernel 4 (lock-based build only; Morton keys are the tree order).
+                              // Always runs: cells at the deepest level list their bodies through it.
+  KernelSource groups;        // kernel 5's groups (group lists in tree order only)
   KernelSource force;         // kernel 5
   KernelSource integrate;     // kernel 6 (and the vertex writer)
 

@@ -57,9 +57,14 @@ __device__ __forceinline__ void fill_level_sizes(float* size2, const Control* ct
   }
 }
 
-// A cell at kMaxDepth is never opened: its bodies are closer than the tree can resolve.
 __device__ __forceinline__ bool is_far(const float* size2, int level, float theta2, float dist2) {
-  return level >= kMaxDepth || size2[level] < theta2 * dist2;
+  return size2[level] < theta2 * dist2;
+}
+
+// A cell at kMaxDepth that must be opened has no child cells: its bodies are visited directly, as the
+// range [start, start + count) of the tree order.
+__device__ __forceinline__ int2 body_range(const Tree& t, int cell) {
+  return make_int2(__ldg(&t.start[cell - t.n]), __ldg(&t.count[cell - t.n]));
 }
 
 __device__ __forceinline__ void interact(float4 other, float px, float py, float pz, float eps2, float& ax,

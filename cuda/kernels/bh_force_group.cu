@@ -1,7 +1,8 @@
 // Barnes-Hut kernel 5 of 6, group interaction lists (beyond the tutorial; the idea of Barnes 1990 and
-// of the Bonsai GPU code). A warp's 32 bodies are neighbours in tree order; the warp walks the tree
-// ONCE for the group, opening a cell unless it is far from the group's whole bounding box (so it is
-// far for every body: the same cell_is_far test, applied to the nearest point of the box). The walk
+// of the Bonsai GPU code). A warp takes a group of up to 32 bodies that share a cell (bh_groups.cu
+// forms them from the tree, so a group never straddles empty space); it walks the tree ONCE for the
+// group, opening a cell unless it is far from the group's whole bounding box (so it is far for every
+// body: the same cell_is_far test, applied to the nearest point of the box). The walk
 // handles 32 nodes per step, one per lane, so 32 independent loads are in flight instead of one; the
 // cells and bodies it accepts go into an interaction list in shared memory, which the warp then
 // evaluates like the all-pairs kernel: every lane reads the same entry (a broadcast) and runs the
@@ -55,10 +56,19 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_FORCE_THREADS) bh_force(Tree
   const unsigned lanes_below = (1u << lane) - 1u;
   unsigned long long interactions = 0;
 
-  for (int base = (blockIdx.x * kWarps + warp) * 32; base < n; base += gridDim.x * kWarps * 32) {
-    const int k = base + static_cast<int>(lane);
-    const bool valid = k < n;
-    const int i = body_for(t, valid ? k : base);
+#if NBL_BH_SORT
+  const int groups = ctl->groups;
+#else
+  const int groups = (n + kGroupSize - 1) / kGroupSize;  // unsorted: 32 bodies in memory order
+#endif
+  for (int g = blockIdx.x * kWarps + warp; g < groups; g += gridDim.x * kWarps) {
+#if NBL_BH_SORT
+    const int2 group = __ldg(&t.groups[g]);
+#else
+    const int2 group = make_int2(g * kGroupSize, min(kGroupSize, n - g * kGroupSize));
+#endif
+    const bool valid = static_cast<int>(lane) < group.y;
+    const int i = body_for(t, group.x + (valid ? static_cast<int>(lane) : 0));
     const float4 p = t.node[i];
     // The group's bounding box (invalid lanes repeat the first body, which is inside it anyway).
     const float lo_x = warp_min(p.x), lo_y = warp_min(p.y), lo_z = warp_min(p.z);
@@ -74,12 +84,12 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_FORCE_THREADS) bh_force(Tree
     while (top > 0) {
       const int room = (kStackCap - top) >> 3;
       const int take = min(min(32, top), max(1, room));
-      const int id = static_cast<int>(lane) < take ? stack[top - take + static_cast<int>(lane)] : kNull;
+      int id = static_cast<int>(lane) < take ? stack[top - take + static_cast<int>(lane)] : kNull;
       __syncwarp();
       top -= take;
       touched += take;
 
-      bool accept = false;
+      bool accept = false, visit_bodies = false;
       float4 q = make_float4(0, 0, 0, 0);
       int kids[8] = {kNull, kNull, kNull, kNull, kNull, kNull, kNull, kNull};
       if (id != kNull) {
@@ -95,8 +105,30 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_FORCE_THREADS) bh_force(Tree
           const float dy = fmaxf(fabsf(q.y - box_y) - half_y, 0.0f);
           const float dz = fmaxf(fabsf(q.z - box_z) - half_z, 0.0f);
           accept = is_far(size2, level, theta2, dx * dx + dy * dy + dz * dz);
+          visit_bodies = !accept && level >= kMaxDepth;  // no child cells: its bodies join the list
         }
       }
+      // Opened cells at the deepest level: the warp appends their bodies, 32 at a time.
+      for (unsigned wide = __ballot_sync(kAll, visit_bodies); wide; wide &= wide - 1) {
+        const int owner = __ffs(wide) - 1;
+        const int2 mine = visit_bodies ? body_range(t, id) : make_int2(0, 0);
+        const int2 range = make_int2(__shfl_sync(kAll, mine.x, owner), __shfl_sync(kAll, mine.y, owner));
+        for (int offset = 0; offset < range.y; offset += 32) {
+          if (listed > kListCap - 32) {
+            evaluate(list, listed, p.x, p.y, p.z, t.eps2, ax, ay, az);
+            entries += listed;
+            listed = 0;
+            __syncwarp();
+          }
+          const bool has = offset + static_cast<int>(lane) < range.y;
+          const unsigned present = __ballot_sync(kAll, has);
+          if (has) list[listed + __popc(present & lanes_below)] = tree_node(t, __ldg(&t.sorted[range.x + offset + lane]));
+          listed += __popc(present);
+          touched += __popc(present);
+          __syncwarp();
+        }
+      }
+      if (visit_bodies) id = kNull;  // handled: pushes no children
       // Accepted nodes join the interaction list (compacted with a ballot).
       const unsigned accepted = __ballot_sync(kAll, accept);
       if (accept) list[listed + __popc(accepted & lanes_below)] = q;

@@ -134,7 +134,7 @@ extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
     if (total > t.max_cells) atomicOr(&ctl->error, kErrorPoolExhausted);
   }
   if (total > t.max_cells) return;  // the host grows the pool to `cells` and builds again
-  int deepest = 0;
+  int deepest = 0, overflow = 0;
   for (int node = blockIdx.x * blockDim.x + threadIdx.x; node < n - 1; node += blockDim.x * gridDim.x) {
     const int cells = m.cells[node];
     if (cells == 0) continue;
@@ -151,6 +151,7 @@ extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
     }
     const int bottom_level = top + cells - 1;
     deepest = max(deepest, bottom_level);
+    if (bottom_level == kMaxDepth && size > 1) overflow += size;
     if (size <= m.leaf_capacity || bottom_level == kMaxDepth) {
       // A leaf: its bodies go in its slots (a kMaxDepth cell may hold more than 8; it is never opened).
       const int c = base + cells - 1 - n;
@@ -167,7 +168,11 @@ extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
     }
   }
   deepest = __reduce_max_sync(0xffffffffu, deepest);
-  if (lane_id() == 0) atomicMax(&ctl->max_depth, deepest);
+  overflow = __reduce_add_sync(0xffffffffu, overflow);
+  if (lane_id() == 0) {
+    atomicMax(&ctl->max_depth, deepest);
+    if (overflow) atomicAdd(&ctl->overflow_bodies, overflow);
+  }
 }
 
 // A body (a leaf of the radix tree) that is alone in its octant hangs directly in the deepest cell

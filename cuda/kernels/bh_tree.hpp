@@ -20,6 +20,9 @@ namespace nbl::bh {
 // 21 levels is also all that a 63-bit Morton key (21 bits per axis) resolves.
 inline constexpr int kMaxDepth = 21;
 
+// Bodies per force group: one warp, one body per lane.
+inline constexpr int kGroupSize = 32;
+
 // Child slot values besides node ids.
 inline constexpr int kNull = -1;
 inline constexpr int kLocked = -2;  // insertion build: a thread is splitting this slot
@@ -42,6 +45,7 @@ struct Control {
   int max_depth;   // deepest level reached
   int overflow_bodies;  // bodies that share a cell at kMaxDepth with others
   int cells;       // cells in the tree
+  int groups;      // force groups (group interaction lists): contiguous runs of the tree order
   float root_x, root_y, root_z;  // centre of the root cube
   float root_size;               // edge length of the root cube
   unsigned blocks_done;          // bounding-box kernel: blocks finished (last one reduces)
@@ -65,6 +69,7 @@ struct Tree {
   int* sorted;    // [n] body ids in tree order (depth first): neighbours in space, neighbours here
   int* next;      // [n] insertion build: bodies chained in one slot of a kMaxDepth cell, -1 ends
   int* body_depth;  // [n] level of the cell that holds each body (colour by tree depth)
+  int2* groups;     // [n] force groups: (first position in `sorted`, bodies), at most kGroupSize each
   float* block_bounds;  // [6 * blocks] bounding-box partial results (min xyz, max xyz)
   Control* ctl;
   float dt;         // time step

@@ -200,7 +200,8 @@ TEST_F(BarnesHutGpu, BodiesOnALineAndHugeDynamicRangeStayAccurate) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> far(-1e4f, 1e4f);
   for (std::size_t i = 0; i < 2000; ++i) range.x[i] = far(rng), range.y[i] = far(rng), range.z[i] = far(rng);  // ... and a halo
-  for (const Bodies* bodies : {&line, &range}) {
+  // A line is the worst case for a monopole (all mass on one axis): a looser bound there.
+  for (const auto& [bodies, bound] : {std::pair{&line, 0.1}, std::pair{&range, 0.02}}) {
     for (int build = 0; build < 2; ++build) {
       Settings s = bh_settings(0.5, 1e-7);
       s.toggles["bh_build"] = build;
@@ -208,8 +209,9 @@ TEST_F(BarnesHutGpu, BodiesOnALineAndHugeDynamicRangeStayAccurate) {
       backend->set_bodies(*bodies);
       const ForceError e = gpu_force_error(*backend, *bodies, 1e-7, 1000);
       EXPECT_FALSE(e.non_finite);
-      EXPECT_LE(e.p99, 0.05) << "build " << build << ": " << describe(e);
-      EXPECT_TRUE(check_barneshut_tree(*backend).problems.empty());
+      EXPECT_LE(e.p99, bound) << "build " << build << ": " << describe(e);
+      const TreeCheck check = check_barneshut_tree(*backend);
+      EXPECT_TRUE(check.problems.empty()) << "build " << build << ": " << check.problems.front();
     }
   }
 }
@@ -229,7 +231,8 @@ TEST_F(BarnesHutGpu, AnExhaustedCellPoolGrowsAndTheTreeIsRebuilt) {
     Bodies now;
     backend->get_bodies(now);
     EXPECT_LE(gpu_force_error(*backend, now, 0.01).p99, 0.02);
-    EXPECT_TRUE(check_barneshut_tree(*backend).problems.empty());
+    const TreeCheck check = check_barneshut_tree(*backend);
+    EXPECT_TRUE(check.problems.empty()) << "build " << build << ": " << check.problems.front();
   }
   ::unsetenv("NBODYLAB_BH_INITIAL_CELLS");
 }

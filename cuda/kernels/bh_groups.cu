@@ -1,0 +1,62 @@
+// Force groups for the group-list traversal (bh_force_group.cu): runs of at most kGroupSize bodies
+// that are contiguous in tree order AND share a cell, so a group's bounding box is never larger than
+// that cell. A cell with more than kGroupSize bodies packs its children (in slot order, which is tree
+// order) into runs; a child too big for a group gets its own turn; a cell at the deepest level, which
+// has no child cells, is cut into runs of kGroupSize. Each group is found by exactly one cell: the
+// smallest enclosing cell with more than kGroupSize bodies (or the root, when all bodies fit in one).
+#include "bh_common.cuh"
+
+using namespace nbl::bh;
+
+namespace {
+
+__device__ __forceinline__ void emit(const Tree& t, int first, int count) {
+  const int g = atomicAdd(&t.ctl->groups, 1);
+  t.groups[g] = make_int2(first, count);
+}
+
+// Bodies in a slot: one, or a chain of them (insertion build, deepest level).
+__device__ __forceinline__ int slot_bodies(const Tree& t, int body) {
+  int count = 0;
+  for (int b = body; b >= 0; b = t.next[b]) ++count;
+  return count;
+}
+
+}  // namespace
+
+// Cells are the ids [first_cell, last_cell]: [bottom, root] after the insertion build, [n, n + cells)
+// after the Morton build (whose bodies are never chained: `chained` is 0).
+extern "C" __global__ void bh_make_groups(Tree t, int chained) {
+  const Control* ctl = t.ctl;
+  if (tree_failed(ctl)) return;
+  const int n = t.n;
+  const int first_cell = chained ? ctl->bottom : n;
+  const int last_cell = chained ? ctl->root : n + ctl->cells - 1;
+  for (int c = first_cell + blockIdx.x * blockDim.x + threadIdx.x; c <= last_cell; c += blockDim.x * gridDim.x) {
+    const int count = t.count[c - n];
+    const int start = t.start[c - n];
+    if (count <= kGroupSize) {
+      if (c == ctl->root) emit(t, start, count);
+      continue;
+    }
+    if (t.depth[c - n] >= kMaxDepth) {
+      for (int k = 0; k < count; k += kGroupSize) emit(t, start + k, min(kGroupSize, count - k));
+      continue;
+    }
+    int position = start, run_first = start, run_count = 0;
+    for (int j = 0; j < 8; ++j) {
+      const int child = t.child[(c - n) * 8 + j];
+      if (child == kNull) continue;
+      const int size = child >= n ? t.count[child - n] : (chained ? slot_bodies(t, child) : 1);
+      if (size > kGroupSize || run_count + size > kGroupSize) {
+        if (run_count) emit(t, run_first, run_count);
+        run_first = position;
+        run_count = 0;
+      }
+      if (size <= kGroupSize) run_count += size;
+      else run_first = position + size;  // its own cell forms its groups
+      position += size;
+    }
+    if (run_count) emit(t, run_first, run_count);
+  }
+}
