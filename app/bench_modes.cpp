@@ -8,6 +8,7 @@
 #include <map>
 
 #include "app/bench.hpp"
+#include "app/bench_allpairs.hpp"
 #include "sim/error.hpp"
 #include "sim/settings_io.hpp"
 
@@ -121,7 +122,7 @@ Table crossover_table(const Settings& base, const BenchOptions& options, std::si
 std::vector<Command> add_bench_modes(CLI::App& bench, std::shared_ptr<RunOptions> run,
                                      std::shared_ptr<BenchOptions> options, std::shared_ptr<std::string> json_file,
                                      std::shared_ptr<std::string> csv_file) {
-  std::vector<Command> modes;
+  std::vector<Command> modes = add_allpairs_bench_modes(bench, run, options, json_file, csv_file);
 
   CLI::App* switches = bench.add_subcommand(
       "bhswitches", "Barnes-Hut: measure each optimization switch on and off (the tutorial's speedup table)");

@@ -1,5 +1,6 @@
 #include "app/run_options.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/error.hpp"
@@ -87,7 +88,13 @@ void RunOptions::add_to(CLI::App& app, bool with_toggles) {
   if (with_toggles) {
     for (const auto& t : kToggles) {
       const std::string key(t.key);
-      given_["toggle:" + key] = app.add_option("--" + key, toggle_text_[key], toggle_help(t))
+      std::string names = "--" + key;
+      if (key.find('_') != std::string::npos) {  // --bh_sort and --bh-sort both work
+        std::string dashed = key;
+        std::replace(dashed.begin(), dashed.end(), '_', '-');
+        names += ",--" + dashed;
+      }
+      given_["toggle:" + key] = app.add_option(names, toggle_text_[key], toggle_help(t))
                                     ->group(t.algorithm == Algorithm::allpairs ? "All-pairs kernel toggles"
                                                                                : "Barnes-Hut kernel toggles");
     }

@@ -1,0 +1,11 @@
+// One thread per body (or per bodies_per_thread bodies); every source body is read from global memory.
+// Reference 000, Part I: "Using N Threads" through "Using 2 Loops", before "Blocking using Shared Memory".
+#include "allpairs_common.cuh"
+
+extern "C" __global__ void __launch_bounds__(kBlockSize) allpairs_force(const KernelArgs args) {
+  const KernelParams& p = params(args);
+  Targets t = load_targets(p, blockIdx.x * (kBlockSize * kBodiesPerThread) + threadIdx.x, kBlockSize);
+  const SourceRange r = source_range(p);
+  interact_run(t, [&](int jj) { return load_source(p.bodies, r.begin + jj); }, r.begin, r.end - r.begin, p.eps2);
+  store_targets(p, t);
+}
