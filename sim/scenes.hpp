@@ -1,5 +1,7 @@
 // Initial conditions, deterministic per (scene, n, seed): the same inputs give bit-identical bodies on
-// every machine (own RNG, no std::distribution whose output varies between standard libraries).
+// every machine (own RNG, no std::distribution whose output varies between standard libraries). A few
+// C math library calls remain (cbrt, log, exp, sin, cos); a libm that rounds one of them differently
+// in its last bit could change the last bit of a body.
 // All scenes are in N-body units (G = 1, total mass 1) and start with zero total momentum, centred on
 // the origin.
 #pragma once

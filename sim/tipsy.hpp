@@ -16,7 +16,8 @@ struct TipsySnapshot {
 };
 
 TipsySnapshot read_tipsy(const std::filesystem::path& file);
-// All-or-nothing: the file appears complete or not at all (file_util.hpp).
-void write_tipsy(const std::filesystem::path& file, const Bodies& bodies, double time = 0);
+// All-or-nothing: the file appears complete or not at all (file_util.hpp). `softening` goes into every
+// particle's eps field, so codes that read it use the same force law.
+void write_tipsy(const std::filesystem::path& file, const Bodies& bodies, double time = 0, float softening = 0);
 
 }  // namespace nbl

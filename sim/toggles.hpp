@@ -164,11 +164,11 @@ inline constexpr std::array kToggles = {
     "Process bodies in tree order so each warp's threads walk nearly the same path.",
     "3.60x (50k), 6.28x (500k), 8.21x (5M)"},
   ToggleDef{"bh_traversal", "Force traversal", Algorithm::barneshut, "Force", ToggleKind::choice, 2, 0, 2, 1,
-    toggle_choices::bh_traversal, "NBL_BH_TRAVERSAL",
+    toggle_choices::bh_traversal, "",
     "Each thread walks the tree alone; or the whole warp walks the union of its threads' paths, a warp "
     "vote (__all_sync) deciding whether a cell is far enough for every lane (the tutorial); or the warp "
     "walks once for its group of 32 bodies, 32 nodes per step, collecting an interaction list that it "
-    "then evaluates like the all-pairs kernel (beyond the tutorial).",
+    "then evaluates like the all-pairs kernel (beyond the tutorial). Each is its own kernel file.",
     "warp-synchronous execution: 6.23x (50k), 8.04x (500k), 8.60x (5M)"},
   ToggleDef{"bh_leaf_capacity", "Leaf capacity", Algorithm::barneshut, "Tree build", ToggleKind::integer, 4, 1, 8, 1,
     kNoChoices, "NBL_BH_LEAF_CAPACITY",

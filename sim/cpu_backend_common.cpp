@@ -1,0 +1,218 @@
+#include "sim/cpu_backend_common.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "physics/gravity.hpp"
+#include "sim/cpu_backends.hpp"
+#include "sim/error.hpp"
+#include "sim/render_vertices.hpp"
+
+namespace nbl {
+
+namespace {
+
+// The value below which 99% of `values` lie: a colour scale that one runaway body cannot wash out.
+// Large inputs are subsampled with a fixed stride; a percentile for colours needs no more.
+float robust_max(const std::vector<float>& values) {
+  if (values.empty()) return 0;
+  const std::size_t stride = std::max<std::size_t>(1, values.size() / 65536);
+  std::vector<float> sample;
+  sample.reserve(values.size() / stride + 1);
+  for (std::size_t i = 0; i < values.size(); i += stride) sample.push_back(values[i]);
+  const std::size_t rank = std::min(sample.size() - 1, static_cast<std::size_t>(0.99 * static_cast<double>(sample.size())));
+  std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(rank), sample.end());
+  float scale = sample[rank];
+  if (!(scale > 0)) scale = *std::max_element(values.begin(), values.end());
+  return scale;
+}
+
+void normalized_keys(const std::vector<float>& values, float* keys) {
+  const float scale = robust_max(values);
+  const float inv = scale > 0 ? 1.0f / scale : 0.0f;
+  const std::size_t n = values.size();
+  for (std::size_t i = 0; i < n; ++i) keys[i] = std::clamp(values[i] * inv, 0.0f, 1.0f);
+}
+
+}  // namespace
+
+void add_stage_time(StepStats& stats, const std::string& name, double ms) {
+  for (auto& s : stats.stages) {
+    if (s.name == name) {
+      s.ms += ms;
+      return;
+    }
+  }
+  stats.stages.push_back({name, ms});
+}
+
+std::string cpu_thread_description() {
+  const int threads = omp_get_max_threads();
+  return std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+}
+
+void CpuBackendBase::configure(const Settings& settings) {
+  dt_ = settings.dt.value_or(0.0);
+  const double softening = settings.softening.value_or(0.0);
+  const bool forces_changed = configure_forces(settings);
+  if (softening != softening_ || forces_changed) accelerations_valid_ = false;
+  softening_ = softening;
+}
+
+void CpuBackendBase::set_bodies(const Bodies& bodies) {
+  bodies_ = bodies;
+  const std::size_t n = bodies_.size();
+  accel_x_.assign(n, 0.0f);
+  accel_y_.assign(n, 0.0f);
+  accel_z_.assign(n, 0.0f);
+  accelerations_valid_ = false;
+}
+
+void CpuBackendBase::get_bodies(Bodies& bodies) { bodies = bodies_; }
+
+void CpuBackendBase::ensure_accelerations(StepStats& stats) {
+  if (accelerations_valid_) return;
+  compute_forces(stats);
+  accelerations_valid_ = true;
+}
+
+StepStats CpuBackendBase::step() {
+  StepStats stats;
+  const StageClock whole;
+  // Kick-drift-kick needs a(x) at the start of the step: the previous step's closing force
+  // evaluation, or a fresh one after new bodies or a new softening.
+  ensure_accelerations(stats);
+
+  const std::size_t n = bodies_.size();
+  const float dt = static_cast<float>(dt_);
+  const float half_dt = 0.5f * dt;
+  float* x = bodies_.x.data();
+  float* y = bodies_.y.data();
+  float* z = bodies_.z.data();
+  float* vx = bodies_.vx.data();
+  float* vy = bodies_.vy.data();
+  float* vz = bodies_.vz.data();
+  const float* ax = accel_x_.data();
+  const float* ay = accel_y_.data();
+  const float* az = accel_z_.data();
+
+  const StageClock first_half;
+#pragma omp parallel for simd schedule(static)
+  for (std::size_t i = 0; i < n; ++i) {
+    kick(vx[i], ax[i], half_dt);
+    kick(vy[i], ay[i], half_dt);
+    kick(vz[i], az[i], half_dt);
+    drift(x[i], vx[i], dt);
+    drift(y[i], vy[i], dt);
+    drift(z[i], vz[i], dt);
+  }
+  double integrate_ms = first_half.elapsed_ms();
+
+  compute_forces(stats);
+  accelerations_valid_ = true;
+
+  ax = accel_x_.data();
+  ay = accel_y_.data();
+  az = accel_z_.data();
+  const StageClock second_half;
+  int finite = 1;
+#pragma omp parallel for simd schedule(static) reduction(&& : finite)
+  for (std::size_t i = 0; i < n; ++i) {
+    kick(vx[i], ax[i], half_dt);
+    kick(vy[i], ay[i], half_dt);
+    kick(vz[i], az[i], half_dt);
+    finite = finite && std::isfinite(x[i] + y[i] + z[i] + vx[i] + vy[i] + vz[i]);
+  }
+  integrate_ms += second_half.elapsed_ms();
+  add_stage_time(stats, "integrate", integrate_ms);
+
+  if (!finite && !stats.non_finite) {
+    stats.non_finite = true;
+    stats.notices.push_back("a position or velocity became NaN or infinite: the simulation has blown up");
+  }
+  stats.total_ms = whole.elapsed_ms();
+  return stats;
+}
+
+void CpuBackendBase::compute_accelerations(Accelerations& out) {
+  StepStats ignored;
+  ensure_accelerations(ignored);
+  const std::size_t n = bodies_.size();
+  out.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    out.x[i] = accel_x_[i];
+    out.y[i] = accel_y_[i];
+    out.z[i] = accel_z_[i];
+  }
+}
+
+void CpuBackendBase::tree_depth_keys(float* keys) const { std::fill(keys, keys + bodies_.size(), 0.0f); }
+
+void CpuBackendBase::write_vertices(VertexTarget target, ColorMode mode) {
+  if (target.on_device)
+    throw Error("the CPU backend fills vertex buffers in host memory; it was handed a device pointer");
+  const std::size_t n = bodies_.size();
+  if (n == 0) return;
+  if (!target.data) throw Error("write_vertices: no vertex buffer to write to");
+  auto* positions = static_cast<float*>(target.data);
+  auto* keys = reinterpret_cast<float*>(static_cast<char*>(target.data) + vertex_color_key_offset(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    positions[4 * i + 0] = bodies_.x[i];
+    positions[4 * i + 1] = bodies_.y[i];
+    positions[4 * i + 2] = bodies_.z[i];
+    positions[4 * i + 3] = bodies_.mass[i];
+  }
+
+  // Warps of 32 bodies cycle through this many colours, so neighbouring warps always differ.
+  constexpr std::size_t kWarpPalette = 8;
+  std::vector<float> magnitudes;
+  switch (mode) {
+    case ColorMode::speed:
+      magnitudes.resize(n);
+      for (std::size_t i = 0; i < n; ++i)
+        magnitudes[i] = std::sqrt(bodies_.vx[i] * bodies_.vx[i] + bodies_.vy[i] * bodies_.vy[i] + bodies_.vz[i] * bodies_.vz[i]);
+      normalized_keys(magnitudes, keys);
+      break;
+    case ColorMode::acceleration: {
+      StepStats ignored;
+      ensure_accelerations(ignored);
+      magnitudes.resize(n);
+      for (std::size_t i = 0; i < n; ++i)
+        magnitudes[i] = std::sqrt(accel_x_[i] * accel_x_[i] + accel_y_[i] * accel_y_[i] + accel_z_[i] * accel_z_[i]);
+      normalized_keys(magnitudes, keys);
+      break;
+    }
+    case ColorMode::mass: {
+      const float max_mass = *std::max_element(bodies_.mass.begin(), bodies_.mass.end());
+      for (std::size_t i = 0; i < n; ++i) keys[i] = max_mass > 0 ? std::clamp(bodies_.mass[i] / max_mass, 0.0f, 1.0f) : 0.0f;
+      break;
+    }
+    case ColorMode::body_index:
+      for (std::size_t i = 0; i < n; ++i) keys[i] = n > 1 ? static_cast<float>(static_cast<double>(i) / static_cast<double>(n - 1)) : 0.0f;
+      break;
+    case ColorMode::warp_id:
+      for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<float>((i / 32) % kWarpPalette) / (kWarpPalette - 1);
+      break;
+    case ColorMode::tree_depth: {
+      StepStats ignored;
+      ensure_accelerations(ignored);  // the tree is built with the forces
+      tree_depth_keys(keys);
+      break;
+    }
+  }
+}
+
+std::size_t cpu_bytes_per_body(Algorithm algorithm) {
+  // State (7 floats) three times over: the backend's, the simulation's initial copy, one host copy for
+  // diagnostics; accelerations; the host vertex buffer; the double copies of the reference modes.
+  constexpr std::size_t state = 7 * sizeof(float);
+  constexpr std::size_t common = 3 * state + 3 * sizeof(float) + 5 * sizeof(float) + 4 * sizeof(double);
+  // Barnes-Hut adds bodies in tree order twice (build scratch), point masses, per-body leaf index and
+  // depth, and up to one node (32 bytes + 32 of geometry) per body in the worst case.
+  constexpr std::size_t tree = 2 * 20 + 16 + 4 + 4 + 64;
+  return algorithm == Algorithm::barneshut ? common + tree : common;
+}
+
+}  // namespace nbl

@@ -1,0 +1,23 @@
+// The one inner loop of every CPU force path: the acceleration that a run of point masses (structure
+// of arrays) exerts at one position, by the shared force law (physics/gravity.hpp). All-pairs sums
+// all bodies with it, Barnes-Hut its interaction lists, the reference its rows in double. Internal to
+// sim/.
+#pragma once
+#include <cstddef>
+
+namespace nbl {
+
+// Adds to (ax, ay, az) the acceleration at (xi, yi, zi) from masses [begin, end) of the arrays. With
+// eps2 > 0 a mass at exactly (xi, yi, zi), the body itself included, adds exactly zero.
+void sum_accelerations(const float* x, const float* y, const float* z, const float* mass, std::size_t begin,
+                       std::size_t end, float xi, float yi, float zi, float eps2, float& ax, float& ay, float& az);
+void sum_accelerations(const double* x, const double* y, const double* z, const double* mass, std::size_t begin,
+                       std::size_t end, double xi, double yi, double zi, double eps2, double& ax, double& ay,
+                       double& az);
+
+// The same for unsoftened forces (eps2 = 0), where a mass at exactly (xi, yi, zi) would divide zero by
+// zero: such masses are skipped (the body itself, and any body at its very position).
+void sum_accelerations_apart(const float* x, const float* y, const float* z, const float* mass, std::size_t begin,
+                             std::size_t end, float xi, float yi, float zi, float& ax, float& ay, float& az);
+
+}  // namespace nbl
