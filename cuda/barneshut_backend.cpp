@@ -559,7 +559,6 @@ class BarnesHutBackend final : public Backend {
     m.cells = cells_.data();
     m.offset = offset_.data();
     m.sums = sums_.data();
-    m.leaf_capacity = variant_.leaf_capacity;
     return m;
   }
 

@@ -44,7 +44,7 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
               {"NBL_BH_AVOID_VOLATILE", flag(t["bh_avoid_volatile"])},
               {"NBL_BH_SORT", flag(v.sort)},
               {"NBL_BH_SOFTENED", flag(softened)},
-              {"NBL_BH_FORCE_THREADS", std::to_string(v.force_block)}},
+              {"NBL_BH_BLOCK_SIZE", std::to_string(v.force_block)}},
              kOptions,
              ""};
   if (v.traversal == 2) {

@@ -15,8 +15,8 @@
 #ifndef NBL_BH_SOFTENED
 #define NBL_BH_SOFTENED 1  // softening > 0: a body's interaction with itself is exactly zero
 #endif
-#ifndef NBL_BH_FORCE_THREADS
-#define NBL_BH_FORCE_THREADS 256
+#ifndef NBL_BH_BLOCK_SIZE
+#define NBL_BH_BLOCK_SIZE 256
 #endif
 
 namespace nbl::bh {

@@ -22,7 +22,7 @@ using namespace nbl::bh;
 namespace {
 
 constexpr unsigned kAll = 0xffffffffu;
-constexpr int kWarps = NBL_BH_FORCE_THREADS / 32;
+constexpr int kWarps = NBL_BH_BLOCK_SIZE / 32;
 constexpr int kListCap = NBL_BH_LIST_CAP;
 // A step pops up to 32 nodes and pushes up to 8 children for each. While the stack is fuller than
 // kStackCap - 8 a step pops one node only (a pure depth-first step), which can push the stack at most
@@ -39,7 +39,7 @@ __device__ __forceinline__ void evaluate(const float4* list, int count, float px
 }  // namespace
 
 // Dynamic shared memory: kWarps lists of kListCap float4, then kWarps stacks of kStackAlloc ints.
-extern "C" __global__ void __launch_bounds__(NBL_BH_FORCE_THREADS) bh_force(Tree t) {
+extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
   extern __shared__ float4 shared[];
   __shared__ float size2[kMaxDepth + 1];
   const Control* ctl = t.ctl;

@@ -6,7 +6,7 @@
 
 using namespace nbl::bh;
 
-extern "C" __global__ void __launch_bounds__(NBL_BH_FORCE_THREADS) bh_force(Tree t) {
+extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
   __shared__ float size2[kMaxDepth + 1];
   const Control* ctl = t.ctl;
   if (tree_failed(ctl)) return;

@@ -9,8 +9,8 @@
 
 using namespace nbl::bh;
 
-extern "C" __global__ void __launch_bounds__(NBL_BH_FORCE_THREADS) bh_force(Tree t) {
-  constexpr int kWarps = NBL_BH_FORCE_THREADS / 32;
+extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
+  constexpr int kWarps = NBL_BH_BLOCK_SIZE / 32;
   constexpr unsigned kAll = 0xffffffffu;
   __shared__ float size2[kMaxDepth + 1];
   __shared__ int s_cell[kWarps][kMaxDepth + 1];  // the cell being scanned at each depth

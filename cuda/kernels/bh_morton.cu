@@ -6,7 +6,7 @@
 //    k-d trees", HPG 2012).
 // 4. bh_octree_count / (host) scan / bh_octree_emit / bh_octree_attach: a radix node whose common
 //    prefix crosses multiples of 3 bits stands for that many octree cells (Karras, section 4); cells of
-//    at most `leaf_capacity` bodies become leaves.
+//    at most NBL_BH_LEAF_CAPACITY bodies become leaves.
 // 5. bh_octree_summarize: each cell's mass and centre of mass from prefix sums over tree order
 //    (computed in double, so a small cell deep in the tree does not lose its digits).
 // Produces the same tree layout as the lock-based build (bh_tree.hpp), so kernels 5 and 6 are shared.
@@ -14,7 +14,15 @@
 
 using namespace nbl::bh;
 
+#ifndef NBL_BH_LEAF_CAPACITY
+#define NBL_BH_LEAF_CAPACITY 4
+#endif
+
 namespace {
+
+// A cell holding at most this many bodies is a leaf (1..8: its bodies fit in its 8 child slots).
+constexpr int kLeafCapacity = NBL_BH_LEAF_CAPACITY;
+static_assert(kLeafCapacity >= 1 && kLeafCapacity <= 8, "leaf capacity must lie in [1, 8]");
 
 __device__ __forceinline__ unsigned long long spread_bits(unsigned v) {  // 21 bits -> every third bit
   unsigned long long x = v & 0x1fffffu;
@@ -105,7 +113,7 @@ extern "C" __global__ void bh_radix_tree(int n, Morton m) {
 }
 
 // How many octree cells each radix node stands for: one per level its chain spans (a multiple of 3
-// bits crossed), unless it lies inside a leaf (its enclosing cell holds <= leaf_capacity bodies), or
+// bits crossed), unless it lies inside a leaf (its enclosing cell holds <= NBL_BH_LEAF_CAPACITY bodies), or
 // it is itself small enough to be one leaf.
 extern "C" __global__ void bh_octree_count(int n, Morton m) {
   for (int node = blockIdx.x * blockDim.x + threadIdx.x; node < n - 1; node += blockDim.x * gridDim.x) {
@@ -114,8 +122,8 @@ extern "C" __global__ void bh_octree_count(int n, Morton m) {
     int cells = 0;
     if (top <= bottom) {
       const int enclosing = node == 0 ? -1 : chain_holding(m, m.parent[node], top - 1);
-      const bool inside_leaf = enclosing >= 0 && range_size(m, enclosing) <= m.leaf_capacity;
-      if (!inside_leaf) cells = range_size(m, node) <= m.leaf_capacity ? 1 : bottom - top + 1;
+      const bool inside_leaf = enclosing >= 0 && range_size(m, enclosing) <= kLeafCapacity;
+      if (!inside_leaf) cells = range_size(m, node) <= kLeafCapacity ? 1 : bottom - top + 1;
     }
     m.cells[node] = cells;
   }
@@ -152,7 +160,7 @@ extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
     const int bottom_level = top + cells - 1;
     deepest = max(deepest, bottom_level);
     if (bottom_level == kMaxDepth && size > 1) overflow += size;
-    if (size <= m.leaf_capacity || bottom_level == kMaxDepth) {
+    if (size <= kLeafCapacity || bottom_level == kMaxDepth) {
       // A leaf: its bodies go in its slots (a kMaxDepth cell may hold more than 8; it is never opened).
       const int c = base + cells - 1 - n;
       for (int k = 0; k < size; ++k) {
@@ -185,7 +193,7 @@ extern "C" __global__ void bh_octree_attach(Tree t, Morton m) {
     const int level = m.prefix_bits[parent] / 3;
     if (level >= kMaxDepth) continue;
     const int enclosing = chain_holding(m, parent, level);
-    if (range_size(m, enclosing) <= m.leaf_capacity) continue;
+    if (range_size(m, enclosing) <= kLeafCapacity) continue;
     const int cell = m.offset[enclosing] + m.cells[enclosing] - 1;
     const int body = t.sorted[k];
     t.child[cell * 8 + digit(m.keys[k], level + 1)] = body;

@@ -88,7 +88,6 @@ struct Morton {
   int* cells;       // [n - 1] octree cells each radix node emits
   int* offset;      // [n - 1] exclusive prefix sum of `cells`: where a node's cells start
   double4_32a* sums;    // [n] inclusive prefix sums of (m, m x, m y, m z) in tree order
-  int leaf_capacity;  // a cell with at most this many bodies (1..8) is a leaf
 };
 
 }  // namespace nbl::bh
