@@ -17,6 +17,7 @@
 #include "app/report.hpp"
 #include "app/run_options.hpp"
 #include "cuda/allpairs_variant.hpp"
+#include "cuda/barneshut_variant.hpp"
 #include "cuda/kernel_engine.hpp"
 #include "sim/error.hpp"
 #include "sim/ladder.hpp"
@@ -158,6 +159,70 @@ Table list_table(const std::vector<Compiled>& compiled, const KernelEngine& engi
   return t;
 }
 
+// The Barnes-Hut kernels of each switch setting: resources and the instructions the switches are about.
+Table barneshut_list_table(KernelEngine& engine) {
+  Table t("Generated code of the Barnes-Hut kernels (" + engine.arch() + "): one row per kernel and switch setting");
+  t.column("variant", "variant").column("kernel", "kernel").column("registers", "regs").column("spill_bytes", "spill B")
+      .column("shared_bytes", "smem B").column("rsqrt", "rsqrt").column("vote_all", "vote.all").column("ballot", "ballot")
+      .column("shfl", "shfl").column("bar", "bar.*").column("fences", "fences").column("volatile", "ld.volatile")
+      .column("nanosleep", "nanosleep").column("total", "PTX instr.");
+  auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  for (const ToggleValues& toggles : barneshut_toggle_sweep()) {
+    const BarnesHutVariant v = barneshut_variant(toggles, true);
+    for (const KernelSource* source : {&v.build, &v.summarize, &v.force}) {
+      if (source->file.empty()) continue;
+      const auto program = engine.compile(*source);
+      for (const PtxEntryStats& e : program->entries) {
+        if (source == &v.build && v.morton_build && e.name != "bh_radix_tree" && e.name != "bh_octree_emit") continue;
+        // The entry's own PTX text: from its .entry line to the next one.
+        const std::string& ptx = program->ptx;
+        const auto from = ptx.find(".entry " + e.name);
+        const auto to = ptx.find(".entry ", from + 1);
+        const std::string body = ptx.substr(from, to == std::string::npos ? std::string::npos : to - from);
+        const PtxasStats* r = program->resource(e.name);
+        t.row().add(source == &v.force ? v.force.label : source->label).add(e.name);
+        t.add(r ? r->registers : -1, 0).add(r ? r->spill_store_bytes + r->spill_load_bytes : -1, 0).add(r ? r->shared_bytes : -1, 0);
+        t.add(count(body, "rsqrt.approx"), 0).add(count(body, "vote.sync.all"), 0).add(count(body, "vote.sync.ballot"), 0)
+            .add(count(body, "shfl.sync"), 0).add(count(body, "bar.sync") + count(body, "bar.red"), 0)
+            .add(count(body, "membar.gl") + count(body, "fence.sc"), 0).add(count(body, "ld.volatile"), 0)
+            .add(count(body, "nanosleep"), 0).add(e.mix.total(), 0);
+      }
+    }
+  }
+  t.note("Counts are PTX instructions in the kernel's code (not executions). The group traversal's shared memory is "
+         "dynamic: lists and stacks, sized per block at launch.");
+  return t;
+}
+
+int run_barneshut_check(KernelEngine& engine) {
+  int failures = 0;
+  const auto sweep = barneshut_toggle_sweep();
+  for (const ToggleValues& t : sweep) {
+    for (bool softened : {true, false}) {
+      const BarnesHutVariant v = barneshut_variant(t, softened);
+      for (const KernelSource* s : {&v.bounding_box, &v.build, &v.summarize, &v.sort_bodies, &v.groups, &v.force, &v.integrate}) {
+        if (s->file.empty()) continue;
+        try {
+          engine.compile(*s);
+        } catch (const CompileError& e) {
+          ++failures;
+          std::printf("FAIL  Barnes-Hut %s (%s): does not compile\n%s\n", v.label.c_str(), s->file.c_str(), e.log().c_str());
+        }
+      }
+    }
+    for (const auto& problem : barneshut_code_violations(t, engine)) {
+      ++failures;
+      std::printf("FAIL  Barnes-Hut %s\n", problem.c_str());
+    }
+  }
+  std::printf("Barnes-Hut: %zu switch settings x 2 (softened or not), %d failures\n", sweep.size(), failures);
+  return failures;
+}
+
 int run_check(KernelEngine& engine, const KernelsOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::pair<std::string, ToggleValues>> toggles;
@@ -191,6 +256,7 @@ int run_check(KernelEngine& engine, const KernelsOptions& o) {
               KernelEngine::nvrtc_version().c_str(), counters.disk_hits, seconds);
   if (spilling) std::printf("; %d variants spill registers to local memory (slow, not wrong)", spilling);
   std::printf("\n");
+  failures += run_barneshut_check(engine);
   return failures ? kExitError : kExitOk;
 }
 
@@ -199,7 +265,7 @@ int run_check(KernelEngine& engine, const KernelsOptions& o) {
 Command add_kernels_command(CLI::App& root) {
   auto o = std::make_shared<KernelsOptions>();
   CLI::App* sub = root.add_subcommand(
-      "kernels", "What the compiler makes of the all-pairs kernels (NVRTC; no GPU needed): --list, --check, --ptx");
+      "kernels", "What the compiler makes of every kernel variant (NVRTC; no GPU needed): --list, --check, --ptx");
   sub->add_flag("--list", o->list, "Print the generated-code table: registers, spills, shared memory, PTX mix");
   sub->add_flag("--check", o->check,
                 "Compile every toggle combination that matters and check each PTX shows what its toggles claim");
@@ -223,9 +289,10 @@ Command add_kernels_command(CLI::App& root) {
             if (o->list) {
               const auto compiled = compile_all(engine, representative_variants(o->variant), o->jobs);
               const Table t = list_table(compiled, engine);
-              std::printf("%s\n", t.text().c_str());
-              if (!o->json_file.empty()) write_tables_json(o->json_file, {t});
-              if (!o->csv_file.empty()) write_tables_csv(o->csv_file, {t});
+              const Table bh = barneshut_list_table(engine);
+              std::printf("%s\n%s\n", t.text().c_str(), bh.text().c_str());
+              if (!o->json_file.empty()) write_tables_json(o->json_file, {t, bh});
+              if (!o->csv_file.empty()) write_tables_csv(o->csv_file, {t, bh});
             }
             if (o->check) status = run_check(engine, *o);
             return status;

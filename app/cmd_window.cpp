@@ -1,19 +1,62 @@
-// Bare `nbodylab`: the interactive window. It arrives with the window issue; until then the program
-// says so and points to what works today.
-#include <cstdio>
+// Bare `nbodylab`: the interactive window on the default scene (two colliding galaxies), with every
+// option a run takes (scene, -n, toggles, --settings ...) plus the window's own.
+#include <memory>
 
 #include "app/commands.hpp"
+#include "app/lab.hpp"
 #include "app/run_options.hpp"
+#include "app/view_options.hpp"
+#include "sim/error.hpp"
+#include "sim/tipsy.hpp"
 
 namespace nbl {
 
 Command add_window_command(CLI::App& root) {
-  return {&root, [] {
-            std::printf(
-                "nbodylab: the interactive window is not built yet.\n"
-                "Run a simulation without a window:  nbodylab bench --algo barneshut -n 65536 --steps 10\n"
-                "See all commands:                   nbodylab --help\n");
-            return kExitOk;
+  struct State {
+    RunOptions run;
+    ViewOptions view;
+    std::string size = "1600x900";
+    bool fullscreen = false, no_vsync = false, no_interop = false, paused = false;
+    int frames = 0;
+    std::string screenshot, screenshot_dir = ".";
+  };
+  auto state = std::make_shared<State>();
+  state->run.add_to(root);
+  state->view.add_to(root);
+  const std::string group = "Window";
+  root.add_option("--size", state->size, "Window size WIDTHxHEIGHT")->capture_default_str()->group(group);
+  root.add_flag("--fullscreen", state->fullscreen, "Start fullscreen (F11 toggles)")->group(group);
+  root.add_flag("--no-vsync", state->no_vsync, "Do not wait for the display's refresh (V toggles)")->group(group);
+  root.add_flag("--no-interop", state->no_interop, "Copy the bodies through host memory even when CUDA-GL interop works")->group(group);
+  root.add_flag("--paused", state->paused, "Start paused (Space resumes)")->group(group);
+  root.add_option("--frames", state->frames, "Close after this many frames (scripts, tests)")->group(group);
+  root.add_option("--screenshot", state->screenshot, "With --frames: save the last frame (panel included) as this PNG")->group(group);
+  root.add_option("--screenshot-dir", state->screenshot_dir, "Where F12 puts screenshots")->capture_default_str()->group(group);
+
+  return {&root, [state] {
+            LabOptions options;
+            options.settings = state->run.resolve();
+            state->view.apply(options.settings);
+            if (state->no_vsync) options.settings.view.vsync = false;
+            const FrameSize size = parse_frame_size(state->size);
+            options.window.width = size.width;
+            options.window.height = size.height;
+            options.window.fullscreen = state->fullscreen;
+            options.load_file = state->run.load_file();
+            options.allow_interop = !state->no_interop;
+            options.frames = state->frames;
+            options.final_screenshot = state->screenshot;
+            options.screenshot_dir = state->screenshot_dir;
+            options.start_paused = state->paused;
+            if (options.frames < 0) throw InputError("--frames must be >= 0");
+            if (!options.final_screenshot.empty() && options.frames == 0)
+              throw InputError("--screenshot needs --frames N (the screenshot is of the last frame)");
+            Lab lab(options);
+            const int code = lab.run();
+            if (!state->run.save_file().empty())
+              write_tipsy(state->run.save_file(), lab.simulation().bodies(), lab.simulation().time(),
+                          static_cast<float>(lab.simulation().softening()));
+            return code;
           }};
 }
 

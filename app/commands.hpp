@@ -14,6 +14,8 @@ struct Command {
 Command add_window_command(CLI::App& root);   // bare `nbodylab`: the interactive window
 Command add_bench_command(CLI::App& root);    // `nbodylab bench ...`
 Command add_info_command(CLI::App& root);     // `nbodylab info`: the GPU and the program's paths
+Command add_kernels_command(CLI::App& root);  // `nbodylab kernels`: generated code, --list / --check
+Command add_render_command(CLI::App& root);   // `nbodylab render ...`: frames without a window (EGL)
 
 // Exit codes shared by all commands.
 inline constexpr int kExitOk = 0;

@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
     window = nbl::add_window_command(root);
     commands.push_back(nbl::add_bench_command(root));
     commands.push_back(nbl::add_info_command(root));
+    commands.push_back(nbl::add_kernels_command(root));
+    commands.push_back(nbl::add_render_command(root));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nbodylab: internal error while setting up the command line: %s\n", e.what());
     return nbl::kExitError;

@@ -37,7 +37,12 @@ struct BarnesHutVariant {
 BarnesHutVariant barneshut_variant(const ToggleValues& toggles, bool softened);
 
 // Every combination worth compiling to check it (`nbodylab kernels --check`, tests): each toggle's
-// every value once, on top of the defaults.
+// every value once, on top of the defaults, and every traversal with and without sorting.
 std::vector<ToggleValues> barneshut_toggle_sweep();
+
+// What the generated code must show for these toggles (rsqrt.approx with bh_rsqrt, vote.sync.all in
+// the warp walk, a block barrier with the throttle, fewer fences when combined, ...). Compiles what it
+// needs (no GPU); returns the claims that do not hold.
+std::vector<std::string> barneshut_code_violations(const ToggleValues& toggles, KernelEngine& engine);
 
 }  // namespace nbl

@@ -12,7 +12,8 @@ namespace nbl {
 namespace {
 
 KernelEngine& engine() {
-  static KernelEngine e(KernelEngine::Config{.kernels_dir = {}, .include_dirs = {}, .arch = "sm_90", .cache_dir = std::filesystem::path()});
+  static KernelEngine e(KernelEngine::Config{
+      .kernels_dir = {}, .include_dirs = {}, .arch = "sm_90", .cache_dir = std::filesystem::path(NBL_TEST_KERNEL_CACHE)});
   return e;
 }
 
@@ -40,6 +41,13 @@ TEST(BarnesHutVariants, EveryToggleValueCompiles) {
         EXPECT_FALSE(program->ptx.empty()) << s->file << " " << v.label;
       }
     }
+  }
+}
+
+TEST(BarnesHutVariants, EverySwitchSettingShowsWhatItClaimsInThePtx) {
+  for (const ToggleValues& t : barneshut_toggle_sweep()) {
+    const auto problems = barneshut_code_violations(t, engine());
+    EXPECT_TRUE(problems.empty()) << problems.front();
   }
 }
 

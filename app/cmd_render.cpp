@@ -1,0 +1,57 @@
+// `nbodylab render`: frames without a window (EGL), to PNG files or through ffmpeg to a video, with an
+// optional benchmark of where each frame's time goes.
+#include <iostream>
+#include <memory>
+
+#include "app/commands.hpp"
+#include "app/headless_render.hpp"
+#include "app/run_options.hpp"
+#include "app/view_options.hpp"
+
+namespace nbl {
+
+Command add_render_command(CLI::App& root) {
+  struct State {
+    RunOptions run;
+    ViewOptions view;
+    RenderJob job;
+    std::string size = "1920x1080";
+    bool no_interop = false;
+  };
+  auto state = std::make_shared<State>();
+  CLI::App* app = root.add_subcommand(
+      "render",
+      "Render frames without a window (EGL: no display needed) to numbered PNGs or, through ffmpeg, to a video.\n"
+      "  nbodylab render --scene collision -n 65536 --frames 300 --out frames/\n"
+      "  nbodylab render --frames 600 --out collision.mp4 --orbit 0.2\n"
+      "  nbodylab render -n 1048576 --frames 300 --benchmark   (where a frame's time goes)");
+  state->run.add_to(*app);
+  state->view.add_to(*app);
+  RenderJob& job = state->job;
+  app->add_option("--frames", job.frames, "Frames to render (the first shows the initial conditions)")->capture_default_str();
+  app->add_option("--size", state->size, "Frame size WIDTHxHEIGHT")->capture_default_str();
+  app->add_option("--out", job.out, "A folder for frame_00000.png ... or a video file (.mp4 .mkv .webm .mov; needs ffmpeg)");
+  app->add_flag("--benchmark", job.benchmark, "Print the median time of each part of a frame: simulate, vertices, render, readback, encode");
+  app->add_option("--warmup", job.warmup_frames, "Frames the benchmark leaves out at the start")->capture_default_str();
+  app->add_option("--report", job.report_file, "Write the benchmark figures to this JSON file");
+  app->add_flag("--no-interop", state->no_interop, "Copy the bodies through host memory even when CUDA-GL interop works");
+  app->add_option("--yaw", job.yaw_deg, "Camera yaw around the z axis, degrees")->capture_default_str()->group("Camera");
+  app->add_option("--pitch", job.pitch_deg, "Camera elevation above the xy plane, degrees")->capture_default_str()->group("Camera");
+  app->add_option("--zoom", job.zoom, "Closer (>1) or farther (<1) than the fit to the bodies")->capture_default_str()->group("Camera");
+  app->add_option("--orbit", job.orbit_deg_per_frame, "Turn the camera this many degrees per frame")->group("Camera");
+  app->add_option("--fps", job.video_fps, "Video frame rate")->capture_default_str();
+
+  return {app, [state] {
+            RenderJob job = state->job;
+            job.settings = state->run.resolve();
+            state->view.apply(job.settings);
+            job.size = parse_frame_size(state->size);
+            job.load_file = state->run.load_file();
+            job.save_file = state->run.save_file();
+            job.allow_interop = !state->no_interop;
+            render_frames(job, std::cout);
+            return kExitOk;
+          }};
+}
+
+}  // namespace nbl

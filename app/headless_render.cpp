@@ -1,0 +1,271 @@
+#include "app/headless_render.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+#include <vector>
+
+#include "app/simulation.hpp"
+#include "app/text_format.hpp"
+#include "render/egl_context.hpp"
+#include "render/gl_objects.hpp"
+#include "render/image.hpp"
+#include "render/scene_view.hpp"
+#include "sim/error.hpp"
+#include "sim/file_util.hpp"
+#include "sim/tipsy.hpp"
+
+namespace nbl {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+
+// Where finished frames go.
+class FrameSink {
+ public:
+  virtual ~FrameSink() = default;
+  virtual void write(const Image& image, int index) = 0;
+  virtual void finish() {}
+};
+
+class PngFolder : public FrameSink {
+ public:
+  explicit PngFolder(std::filesystem::path folder) : folder_(std::move(folder)) {
+    std::error_code ec;
+    std::filesystem::create_directories(folder_, ec);
+    if (!std::filesystem::is_directory(folder_)) throw Error("cannot create the output folder " + folder_.string());
+  }
+  void write(const Image& image, int index) override {
+    char name[32];
+    std::snprintf(name, sizeof name, "frame_%05d.png", index);
+    write_png(folder_ / name, image);
+  }
+
+ private:
+  std::filesystem::path folder_;
+};
+
+// Raw RGBA frames into ffmpeg's stdin; ffmpeg encodes H.264 (yuv420p, the format players accept).
+class FfmpegPipe : public FrameSink {
+ public:
+  FfmpegPipe(const std::filesystem::path& ffmpeg, const std::string& out, FrameSize size, int fps) : out_(out) {
+    std::string quoted = "'";
+    for (char c : out) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    quoted += "'";
+    const std::string command = ffmpeg.string() + " -hide_banner -loglevel error -y -f rawvideo -pixel_format rgba -video_size " +
+                                std::to_string(size.width) + "x" + std::to_string(size.height) + " -framerate " +
+                                std::to_string(fps) +
+                                " -i - -vf pad=ceil(iw/2)*2:ceil(ih/2)*2 -c:v libx264 -pix_fmt yuv420p -crf 18 " + quoted;
+    previous_sigpipe_ = std::signal(SIGPIPE, SIG_IGN);  // a dead ffmpeg is an error we report, not a crash
+    pipe_ = popen(command.c_str(), "w");
+    if (!pipe_) throw Error("cannot start ffmpeg (" + command + ")");
+  }
+  ~FfmpegPipe() override {
+    if (pipe_) pclose(pipe_);
+    std::signal(SIGPIPE, previous_sigpipe_);
+  }
+  void write(const Image& image, int) override {
+    if (std::fwrite(image.rgba.data(), 1, image.rgba.size(), pipe_) != image.rgba.size())
+      throw Error("ffmpeg stopped taking frames while writing " + out_ + " (see its message above)");
+  }
+  void finish() override {
+    const int status = pclose(pipe_);
+    pipe_ = nullptr;
+    if (status != 0) throw Error("ffmpeg failed to write " + out_ + " (exit status " + std::to_string(status) + ")");
+  }
+
+ private:
+  std::string out_;
+  FILE* pipe_ = nullptr;
+  void (*previous_sigpipe_)(int) = SIG_DFL;
+};
+
+FrameSplit split(std::vector<double> values, int skip) {
+  if (static_cast<int>(values.size()) > skip) values.erase(values.begin(), values.begin() + skip);
+  if (values.empty()) return {};
+  std::sort(values.begin(), values.end());
+  return {values[values.size() / 2], values[std::min(values.size() - 1, values.size() * 9 / 10)]};
+}
+
+void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, std::ostream& log) {
+  auto line = [&](const char* name, const FrameSplit& s, const std::string& note = "") {
+    char text[160];
+    std::snprintf(text, sizeof text, "  %-12s %9.3f ms  (p90 %8.3f)%s\n", name, s.median, s.p90, note.c_str());
+    log << text;
+  };
+  log << "benchmark: " << with_commas(r.bodies) << " bodies, " << job.size.width << "x" << job.size.height << ", "
+      << job.settings.steps_per_frame << " step(s)/frame, medians over " << r.frames_rendered - skipped << " frames after "
+      << skipped << " warm-up\n";
+  line("simulate", r.simulate);
+  line("vertices", r.vertices, std::string("  ") + to_string(r.path));
+  line("render", r.render, "  (glFinish)");
+  line("readback", r.readback);
+  line("encode", r.encode, job.out.empty() ? "  (nothing written)" : "");
+  char text[200];
+  std::snprintf(text, sizeof text, "  interactive frame (simulate + vertices + render): %.3f ms = %.1f FPS\n", r.interactive.median,
+                r.interactive.median > 0 ? 1000.0 / r.interactive.median : 0.0);
+  log << text;
+  std::snprintf(text, sizeof text, "  whole frame with readback and encode: %.3f ms = %.1f FPS\n", r.total.median,
+                r.total.median > 0 ? 1000.0 / r.total.median : 0.0);
+  log << text;
+}
+
+void write_report(const RenderReport& r, const RenderJob& job, const std::string& file) {
+  using nlohmann::json;
+  auto part = [](const FrameSplit& s) { return json{{"median_ms", s.median}, {"p90_ms", s.p90}}; };
+  json j{{"bodies", r.bodies},
+         {"backend", r.backend},
+         {"context", r.context},
+         {"vertex_path", to_string(r.path)},
+         {"interop_note", r.interop_note},
+         {"width", job.size.width},
+         {"height", job.size.height},
+         {"frames", r.frames_rendered},
+         {"warmup_frames", job.warmup_frames},
+         {"steps_per_frame", job.settings.steps_per_frame},
+         {"simulate", part(r.simulate)},
+         {"vertices", part(r.vertices)},
+         {"render", part(r.render)},
+         {"readback", part(r.readback)},
+         {"encode", part(r.encode)},
+         {"interactive_frame", part(r.interactive)},
+         {"interactive_fps", r.interactive.median > 0 ? 1000.0 / r.interactive.median : 0.0},
+         {"total", part(r.total)}};
+  write_file_atomically(file, j.dump(2) + "\n");
+}
+
+}  // namespace
+
+bool is_video_path(const std::string& out) {
+  const std::string ext = std::filesystem::path(out).extension().string();
+  return ext == ".mp4" || ext == ".mkv" || ext == ".webm" || ext == ".mov";
+}
+
+std::optional<std::filesystem::path> find_program(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty()) continue;
+    const auto candidate = std::filesystem::path(dir) / name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
+}
+
+void validate(const RenderJob& job) {
+  if (job.frames < 1 || job.frames > 1000000) throw InputError("--frames must lie in [1, 1000000] (got " + std::to_string(job.frames) + ")");
+  if (job.out.empty() && !job.benchmark)
+    throw InputError("--out is required: a folder for PNG frames (e.g. --out frames/) or a video file (--out run.mp4)");
+  if (job.warmup_frames < 0) throw InputError("--warmup must be >= 0");
+  if (!(job.zoom > 0) || job.zoom > 1e4) throw InputError("--zoom must be a positive factor");
+  if (job.video_fps < 1 || job.video_fps > 240) throw InputError("--fps must lie in [1, 240]");
+  if (!job.out.empty() && !is_video_path(job.out) && std::filesystem::exists(job.out) && !std::filesystem::is_directory(job.out))
+    throw InputError("--out " + job.out + " is a file; give a folder for PNG frames or a .mp4/.mkv/.webm/.mov video");
+  if (is_video_path(job.out) && !find_program("ffmpeg"))
+    throw Error("--out " + job.out + " asks for a video, which needs ffmpeg, and ffmpeg is not on PATH. Install it "
+                "(apt-get install ffmpeg), or write PNG frames: --out frames/ (then: ffmpeg -framerate 30 -i "
+                "frames/frame_%05d.png -pix_fmt yuv420p run.mp4)");
+}
+
+RenderReport render_frames(const RenderJob& job, std::ostream& log) {
+  validate(job);
+  Simulation simulation(job.settings, job.load_file);  // bad settings are refused before any GL work
+  EglContext context;
+  std::unique_ptr<FrameSink> sink;
+  if (is_video_path(job.out)) sink = std::make_unique<FfmpegPipe>(*find_program("ffmpeg"), job.out, job.size, job.video_fps);
+  else if (!job.out.empty()) sink = std::make_unique<PngFolder>(job.out);
+
+  RenderReport report;
+  report.context = context.description();
+  report.backend = simulation.backend().name();
+  report.bodies = simulation.body_count();
+  log << "nbodylab render: " << job.frames << " frame(s) of " << job.size.width << "x" << job.size.height << ", "
+      << to_string(job.settings.scene) << ", " << with_commas(report.bodies) << " bodies, " << report.backend << "\n"
+      << "  " << report.context << "\n";
+  if (!simulation.notice().empty()) log << "  " << simulation.notice() << "\n";
+
+  SceneView scene(job.allow_interop);
+  GlRenderTarget target(job.size.width, job.size.height, GL_RGBA8);
+  const Viewport viewport{0, 0, job.size.width, job.size.height};
+  OrbitCamera camera;
+  camera.set_angles(job.yaw_deg, job.pitch_deg);
+
+  std::vector<double> simulate, vertices, render, readback, encode, interactive, total;
+  for (int frame = 0; frame < job.frames; ++frame) {
+    const auto frame_start = Clock::now();
+    // Frame 0 shows the initial conditions; every later frame is steps_per_frame steps further.
+    auto start = Clock::now();
+    if (frame > 0) {
+      for (int s = 0; s < job.settings.steps_per_frame; ++s) {
+        if (simulation.step().non_finite)
+          throw Error("NaN or inf appeared in the bodies at frame " + std::to_string(frame) + " (t = " +
+                      std::to_string(simulation.time()) + "); " + std::to_string(report.frames_written) +
+                      " frame(s) were written. A smaller --dt or a larger --eps keeps close encounters finite.");
+      }
+    }
+    simulate.push_back(ms_since(start));
+
+    scene.update(simulation.backend(), job.settings.view);
+    vertices.push_back(scene.vertices().update_ms());
+    if (frame == 0) {
+      camera.fit(scene.measure_extent());
+      camera.set_distance(camera.distance() / job.zoom);
+      report.path = scene.vertices().path();
+      report.interop_note = scene.vertices().interop_unavailable_reason();
+      log << "  vertices: " << to_string(report.path)
+          << (report.interop_note.empty() ? "" : " (" + report.interop_note + ")") << "\n";
+    }
+    camera.set_angles(camera.yaw_deg() + (frame > 0 ? job.orbit_deg_per_frame : 0.0f), camera.pitch_deg());
+
+    start = Clock::now();
+    scene.draw(camera, job.settings.view, viewport, target.framebuffer());
+    glFinish();
+    render.push_back(ms_since(start));
+
+    start = Clock::now();
+    const Image image = read_pixels(target.framebuffer(), viewport);
+    readback.push_back(ms_since(start));
+
+    start = Clock::now();
+    if (sink) {
+      sink->write(image, frame);
+      ++report.frames_written;
+    }
+    encode.push_back(ms_since(start));
+    interactive.push_back(simulate.back() + vertices.back() + render.back());
+    total.push_back(ms_since(frame_start));
+    ++report.frames_rendered;
+    if (!job.benchmark && (frame + 1) % 50 == 0) log << "  frame " << frame + 1 << " / " << job.frames << "\n";
+  }
+  if (sink) sink->finish();
+
+  // Frame 0 takes no step; the benchmark leaves it and the warm-up out.
+  const int skip = std::min(job.frames - 1, std::max(job.warmup_frames, 1));
+  report.simulate = split(simulate, skip);
+  report.vertices = split(vertices, skip);
+  report.render = split(render, skip);
+  report.readback = split(readback, skip);
+  report.encode = split(encode, skip);
+  report.interactive = split(interactive, skip);
+  report.total = split(total, skip);
+  if (job.benchmark) print_benchmark(report, job, skip, log);
+  if (!job.report_file.empty()) write_report(report, job, job.report_file);
+  if (!job.out.empty()) log << "wrote " << report.frames_written << " frame(s) to " << job.out << "\n";
+  if (!job.save_file.empty())
+    write_tipsy(job.save_file, simulation.bodies(), simulation.time(), static_cast<float>(simulation.softening()));
+  return report;
+}
+
+}  // namespace nbl

@@ -1,0 +1,59 @@
+// `nbodylab render`: frames without a window. An EGL context (no display needed), the same SceneView
+// the window draws through, an offscreen target, and the frames written as numbered PNGs or piped to
+// ffmpeg. With `benchmark`, it reports where each frame's time went: simulate / vertices / render /
+// readback / encode.
+#pragma once
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "app/view_options.hpp"
+#include "render/body_vertices.hpp"
+#include "sim/settings.hpp"
+
+namespace nbl {
+
+struct RenderJob {
+  Settings settings;
+  std::string load_file;
+  int frames = 300;
+  FrameSize size{1920, 1080};
+  std::string out;           // a folder (frame_00000.png, ...) or a video file (.mp4 .mkv .webm .mov)
+  bool benchmark = false;    // report timings; `out` may then be empty (nothing is written)
+  int warmup_frames = 10;    // left out of the benchmark's statistics
+  bool allow_interop = true;
+  float yaw_deg = -60.0f, pitch_deg = 50.0f;
+  float zoom = 1.0f;         // > 1: closer than the fit
+  float orbit_deg_per_frame = 0.0f;
+  int video_fps = 30;
+  std::string report_file;   // JSON with the benchmark figures ("" for none)
+  std::string save_file;     // the final state as a Tipsy snapshot ("" for none)
+};
+
+// Median (and 90th percentile) milliseconds per frame of each part.
+struct FrameSplit {
+  double median = 0, p90 = 0;
+};
+
+struct RenderReport {
+  int frames_rendered = 0, frames_written = 0;
+  std::string context;      // which EGL platform and GL
+  std::string backend;
+  std::size_t bodies = 0;
+  VertexPath path = VertexPath::host_copy;
+  std::string interop_note;  // why not interop, when not
+  FrameSplit simulate, vertices, render, readback, encode, interactive, total;
+};
+
+// Checks the job before anything runs (InputError: bad frame count, missing --out, ...; Error: a
+// video without ffmpeg). Called by render_frames; exposed for tests.
+void validate(const RenderJob& job);
+
+// Renders the job; progress and the benchmark table go to `log`. Throws Error/InputError.
+RenderReport render_frames(const RenderJob& job, std::ostream& log);
+
+bool is_video_path(const std::string& out);
+std::optional<std::filesystem::path> find_program(const std::string& name);  // on PATH
+
+}  // namespace nbl

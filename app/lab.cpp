@@ -1,0 +1,335 @@
+#include "app/lab.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "app/commands.hpp"
+#include "app/screenshot.hpp"
+#include "render/gl.hpp"
+#include "sim/error.hpp"
+#include "sim/settings_io.hpp"
+
+namespace nbl {
+
+namespace {
+
+constexpr float kPanelWidth = 430.0f;  // in screen units at scale 1
+constexpr double kKernelInfoRefreshS = 0.5;
+constexpr std::size_t kForceErrorBudget = std::size_t(1) << 28;  // sample x n interactions per measurement
+constexpr std::size_t kLadderBodies = std::size_t(1) << 16;  // as `nbodylab bench ladder` by default
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+WindowOptions window_options(const LabOptions& o) {
+  WindowOptions w = o.window;
+  w.vsync = o.settings.view.vsync;
+  return w;
+}
+
+}  // namespace
+
+Lab::Lab(const LabOptions& options)
+    : options_(options),
+      simulation_(options.settings, options.load_file),
+      editor_(simulation_.settings()),
+      window_(window_options(options)),
+      ui_(window_),
+      scene_(options.allow_interop),
+      tuner_(simulation_.body_count(), simulation_.settings().algorithm == Algorithm::allpairs ? 2.0 : 1.1,
+             !simulation_.backend().on_gpu(),
+             options.tune_body_count && !options.settings.body_count && options.load_file.empty()),
+      device_(query_device()),
+      backend_name_(simulation_.backend().name()),
+      paused_(options.start_paused) {
+  panel_.set_width(kPanelWidth * window_.content_scale());
+}
+
+int Lab::run() {
+  while (!window_.should_close()) {
+    if (options_.frames > 0 && frame_count_ == options_.frames - 1 && !options_.final_screenshot.empty())
+      request_screenshot(options_.final_screenshot);
+    frame();
+    if (options_.frames > 0 && frame_count_ >= options_.frames) break;
+  }
+  return kExitOk;
+}
+
+// The frame loop, one turn.
+void Lab::frame() {
+  window_.poll_events();
+  ui_.begin_frame();
+  handle_input();    // keys and mouse: the camera moves, commands queue up
+  apply_settings();  // last frame's panel edits reach the simulation
+  simulate();        // steps_per_frame steps, unless paused
+  render_scene();    // vertex buffer, sprites, overlays, tone map
+  build_panel();     // widgets and live numbers, then ImGui draws them
+  run_commands();    // buttons and keys (a screenshot sees this whole frame)
+  window_.swap_buffers();
+  finish_frame();    // timings, energy, background jobs, N tuning
+}
+
+void Lab::handle_input() {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (!io.WantCaptureKeyboard) {
+    for (const auto& binding : kKeyBindings)
+      if (ImGui::IsKeyPressed(binding.key, false) && io.KeyCtrl == binding.ctrl) request(binding.command);
+  }
+  if (io.WantCaptureMouse) return;
+  if (io.MouseDown[0]) camera_.orbit(io.MouseDelta.x, io.MouseDelta.y);
+  if (io.MouseDown[1] || io.MouseDown[2]) camera_.pan(io.MouseDelta.x, io.MouseDelta.y, static_cast<int>(io.DisplaySize.y));
+  if (io.MouseWheel != 0.0f) camera_.zoom(io.MouseWheel);
+}
+
+void Lab::apply_settings() {
+  bool restarted = false;
+  if (editor_.pending()) vertices_stale_ = true;
+  if (auto refused = editor_.sync(simulation_, &restarted)) error_ = "Not applied: " + *refused;
+  if (restarted) bodies_replaced();
+  if (simulation_.backend().name() != backend_name_) {  // new algorithm or backend: old timings do not apply
+    backend_name_ = simulation_.backend().name();
+    stats_.clear_steps();
+    kernels_refreshed_s_ = -1;
+  }
+}
+
+void Lab::simulate() {
+  times_.simulate_ms = 0;
+  const bool run = (!paused_ || step_once_) && !state_broken_ && !ladder_.running();
+  step_once_ = false;
+  if (!run) return;
+  const auto start = Clock::now();
+  try {
+    StepStats last;
+    bool stepped = false;
+    for (int i = 0; i < simulation_.settings().steps_per_frame; ++i) {
+      StepStats stats = simulation_.step();
+      if (stats.non_finite) {
+        state_broken_ = true;
+        char text[256];
+        std::snprintf(text, sizeof text,
+                      "NaN or inf appeared in the bodies at t = %.4g: paused rather than draw garbage. Reset (R) to "
+                      "start over; a smaller dt or a larger softening keeps close encounters finite.",
+                      simulation_.time());
+        pause_because(text);
+        break;
+      }
+      last = std::move(stats);
+      stepped = true;
+    }
+    if (stepped) {
+      stats_.record_step(last);
+      vertices_stale_ = true;
+    }
+  } catch (const Error& e) {
+    pause_because(std::string("The simulation stopped: ") + e.what() +
+                  "\nThe window stays open: change settings, Reset (R), or resume (Space) to try again.");
+  }
+  times_.simulate_ms = ms_since(start);
+}
+
+void Lab::render_scene() {
+  const auto start = Clock::now();
+  const Viewport full = window_.framebuffer();
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glViewport(0, 0, full.width, full.height);
+  glClearColor(0.02f, 0.02f, 0.035f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  times_.vertices_ms = 0;
+  const ViewSettings& view = editor_.draft().view;
+  if (view.color_mode != drawn_view_.color_mode || view.octree_depth != drawn_view_.octree_depth ||
+      view.show_bounding_box != drawn_view_.show_bounding_box || view.show_axes != drawn_view_.show_axes)
+    vertices_stale_ = true;
+  if (vertices_stale_ && !state_broken_) {  // paused and unchanged: draw what the buffer holds
+    try {
+      scene_.update(simulation_.backend(), view);
+      times_.vertices_ms = scene_.vertices().update_ms();
+      drawn_view_ = view;
+      vertices_stale_ = false;
+    } catch (const Error& e) {
+      pause_because(std::string("Cannot read the bodies for drawing: ") + e.what());
+    }
+  }
+  if (fit_pending_ && scene_.vertices().count() > 0) {
+    camera_.fit(scene_.measure_extent());
+    fit_pending_ = false;
+  }
+  const Viewport viewport = scene_viewport();
+  if (viewport.width > 0 && viewport.height > 0) scene_.draw(camera_, view, viewport, 0);
+  render_cpu_ms_ = ms_since(start) - times_.vertices_ms;
+  times_.render_ms = scene_.render_gpu_ms() > 0 ? scene_.render_gpu_ms() : render_cpu_ms_;
+}
+
+void Lab::build_panel() {
+  const auto start = Clock::now();
+  PanelFacts facts;
+  facts.simulation = &simulation_;
+  facts.stats = &stats_;
+  facts.energy = &energy_;
+  facts.force_error = &force_error_;
+  if (force_error_) facts.current_variant = settings_to_json(simulation_.settings());
+  facts.ladder = &ladder_;
+  facts.kernels = &kernels_;
+  facts.scene = &scene_;
+  facts.device = &device_;
+  facts.gl_description = window_.gl_description();
+  facts.paused = paused_ || state_broken_;
+  facts.pause_reason = pause_reason_;
+  if (ladder_.running()) facts.pause_reason = "Paused while the ladder runs.";
+  facts.status = status_;
+  facts.error = error_;
+  facts.auto_n_note = tuner_.note();
+  facts.unicode_font = ui_.unicode_font();
+  for (LabCommand c : panel_.build(facts, editor_)) request(c);
+  ui_.render();
+  times_.ui_ms = ms_since(start);
+}
+
+void Lab::run_commands() {
+  const auto commands = std::move(pending_);
+  pending_.clear();
+  for (LabCommand c : commands) execute(c);
+  if (!screenshot_file_.empty()) {
+    try {
+      save_screenshot(screenshot_file_, window_.framebuffer());
+      status_ = "Screenshot saved to " + screenshot_file_.string();
+    } catch (const Error& e) {
+      error_ = e.what();
+    }
+    screenshot_file_.clear();
+  }
+}
+
+void Lab::finish_frame() {
+  times_.frame_ms = ms_since(frame_started_);
+  frame_started_ = Clock::now();
+  stats_.record_frame(times_);
+  ++frame_count_;
+
+  const double now = seconds_since_start();
+  if (!state_broken_ && !ladder_.running()) energy_.poll(simulation_, now);
+  if (ladder_.poll()) status_ = ladder_.error().empty() ? "Ladder finished." : "";
+  if (now - kernels_refreshed_s_ > kKernelInfoRefreshS) {
+    kernels_ = simulation_.backend().kernel_info();
+    kernels_refreshed_s_ = now;
+  }
+  if (!paused_ && !state_broken_) {
+    const double fixed_ms = std::max(times_.render_ms, render_cpu_ms_) + times_.ui_ms;
+    if (auto n = tuner_.observe(times_.simulate_ms + times_.vertices_ms, fixed_ms)) {
+      editor_.set_body_count(static_cast<std::int64_t>(*n));
+      editor_.request_restart();
+    }
+  }
+}
+
+void Lab::execute(LabCommand command) {
+  switch (command) {
+    case LabCommand::toggle_pause:
+      if (state_broken_) {
+        error_ = "The bodies hold NaN or inf: Reset (R) first.";
+        break;
+      }
+      paused_ = !paused_;
+      if (!paused_) pause_reason_.clear();
+      break;
+    case LabCommand::step:
+      if (paused_) step_once_ = true;
+      break;
+    case LabCommand::reset:
+      if (editor_.restart_pending(simulation_.settings())) {
+        editor_.request_restart();  // applied by the next frame's sync
+      } else {
+        simulation_.reset();
+        bodies_replaced();
+      }
+      break;
+    case LabCommand::fit_camera: fit_pending_ = true; break;
+    case LabCommand::toggle_fullscreen: window_.toggle_fullscreen(); break;
+    case LabCommand::toggle_vsync:
+      editor_.view().vsync = !editor_.view().vsync;
+      window_.set_vsync(editor_.view().vsync);
+      status_ = std::string("VSync ") + (editor_.view().vsync ? "on" : "off");
+      break;
+    case LabCommand::screenshot: request_screenshot(next_screenshot_path(options_.screenshot_dir)); break;
+    case LabCommand::toggle_panel: panel_.toggle_visible(); break;
+    case LabCommand::quit: window_.request_close(); break;
+    case LabCommand::measure_force_error: measure_force_error(); break;
+    case LabCommand::run_ladder:
+      ladder_.start(editor_.current(simulation_), kLadderBodies);
+      status_ = "Running the all-pairs ladder...";
+      break;
+    case LabCommand::save_settings:
+      try {
+        save_settings(panel_.settings_file(), editor_.current(simulation_));
+        status_ = "Settings saved to " + panel_.settings_file();
+      } catch (const Error& e) {
+        error_ = e.what();
+      }
+      break;
+    case LabCommand::load_settings: load_settings_from(panel_.settings_file()); break;
+    case LabCommand::load_preset: load_settings_from(panel_.preset_file()); break;
+  }
+}
+
+void Lab::load_settings_from(const std::string& file) {
+  try {
+    editor_.load(load_settings(file, editor_.current(simulation_)));
+    window_.set_vsync(editor_.view().vsync);
+    status_ = "Settings loaded from " + file;
+    error_.clear();
+  } catch (const Error& e) {
+    error_ = e.what();
+  }
+}
+
+void Lab::measure_force_error() {
+  const std::size_t n = std::max<std::size_t>(simulation_.body_count(), 1);
+  const std::size_t sample = std::clamp<std::size_t>(kForceErrorBudget / n, 64, 1024);
+  const auto start = Clock::now();
+  try {
+    ForceErrorReading reading;
+    reading.error = simulation_.force_error(sample);
+    reading.sample = std::min(sample, n);
+    reading.ms = ms_since(start);
+    reading.variant = settings_to_json(simulation_.settings());
+    reading.sim_time = simulation_.time();
+    force_error_ = reading;
+  } catch (const Error& e) {
+    error_ = std::string("Force error: ") + e.what();
+  }
+}
+
+void Lab::pause_because(const std::string& reason) {
+  paused_ = true;
+  pause_reason_ = reason;
+}
+
+void Lab::bodies_replaced() {
+  state_broken_ = false;
+  if (!pause_reason_.empty()) {  // it paused itself; new bodies are a fresh start
+    paused_ = options_.start_paused;
+    pause_reason_.clear();
+  }
+  energy_.restart();
+  stats_.clear_steps();
+  force_error_.reset();
+  fit_pending_ = true;
+  vertices_stale_ = true;
+}
+
+Viewport Lab::scene_viewport() const {
+  Viewport v = window_.framebuffer();
+  const float display_width = ImGui::GetIO().DisplaySize.x;
+  const float to_pixels = display_width > 0 ? static_cast<float>(v.width) / display_width : 1.0f;
+  v.width = std::max(0, v.width - static_cast<int>(panel_.width() * to_pixels));
+  return v;
+}
+
+double Lab::seconds_since_start() const {
+  return std::chrono::duration<double>(Clock::now() - started_).count();
+}
+
+}  // namespace nbl

@@ -1,0 +1,61 @@
+// What the user can ask the lab for, by key or by panel button, and the one table of key bindings
+// (the panel's "Keys" section and docs/window.md list the same rows).
+#pragma once
+#include <array>
+#include <string_view>
+
+namespace nbl {
+
+enum class LabCommand {
+  toggle_pause,
+  step,                // one step while paused
+  reset,               // back to the initial conditions, or restart with a new scene / N / seed
+  fit_camera,
+  toggle_fullscreen,
+  toggle_vsync,
+  screenshot,
+  toggle_panel,
+  quit,
+  measure_force_error,
+  run_ladder,
+  save_settings,
+  load_settings,
+  load_preset,
+};
+
+struct KeyBinding {
+  int key;      // GLFW key code
+  bool ctrl;    // with Ctrl held
+  LabCommand command;
+  std::string_view keys;         // as shown to the user
+  std::string_view description;
+};
+
+// GLFW key codes (GLFW/glfw3.h), spelled out so this header needs no GLFW include.
+namespace keys {
+inline constexpr int space = 32, f = 70, h = 72, p = 80, q = 81, r = 82, s = 83, v = 86;
+inline constexpr int f11 = 300, f12 = 301;
+}  // namespace keys
+
+inline constexpr std::array kKeyBindings = {
+    KeyBinding{keys::space, false, LabCommand::toggle_pause, "Space / P", "pause or resume"},
+    KeyBinding{keys::p, false, LabCommand::toggle_pause, "", ""},
+    KeyBinding{keys::s, false, LabCommand::step, "S", "one step (while paused)"},
+    KeyBinding{keys::r, false, LabCommand::reset, "R", "reset (restart if scene / N / seed changed)"},
+    KeyBinding{keys::f, false, LabCommand::fit_camera, "F", "fit the camera to the bodies"},
+    KeyBinding{keys::f11, false, LabCommand::toggle_fullscreen, "F11", "fullscreen"},
+    KeyBinding{keys::v, false, LabCommand::toggle_vsync, "V", "vsync on/off"},
+    KeyBinding{keys::f12, false, LabCommand::screenshot, "F12 / Ctrl+S", "screenshot (PNG)"},
+    KeyBinding{keys::s, true, LabCommand::screenshot, "", ""},
+    KeyBinding{keys::h, false, LabCommand::toggle_panel, "H", "hide or show the panel"},
+    KeyBinding{keys::q, true, LabCommand::quit, "Ctrl+Q", "quit"},
+};
+
+// Mouse controls, for the same help listings.
+inline constexpr std::array<std::array<std::string_view, 2>, 3> kMouseBindings{{
+    {"left drag", "orbit"},
+    {"right / middle drag", "pan"},
+    {"wheel", "zoom"},
+}};
+
+}  // namespace nbl

@@ -1,0 +1,544 @@
+#include "app/panel.hpp"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "app/text_format.hpp"
+#include "app/toggle_state.hpp"
+#include "physics/gravity.hpp"
+#include "sim/resources.hpp"
+
+namespace nbl {
+
+namespace {
+
+const ImVec4 kWarning(1.0f, 0.78f, 0.35f, 1.0f);
+const ImVec4 kError(1.0f, 0.45f, 0.40f, 1.0f);
+const ImVec4 kGood(0.55f, 0.90f, 0.60f, 1.0f);
+const ImVec4 kMuted(0.62f, 0.66f, 0.75f, 1.0f);
+
+// Frame-split colours (bar and legend).
+const ImU32 kSimulateColor = IM_COL32(90, 150, 255, 255);
+const ImU32 kVerticesColor = IM_COL32(110, 210, 140, 255);
+const ImU32 kRenderColor = IM_COL32(250, 170, 70, 255);
+const ImU32 kUiColor = IM_COL32(190, 120, 240, 255);
+
+// 2.13e12 -> "2.13 T"
+std::string si(double v, const char* unit) {
+  const char* prefixes[] = {"", " k", " M", " G", " T", " P"};
+  int p = 0;
+  while (std::abs(v) >= 1000.0 && p < 5) {
+    v /= 1000.0;
+    ++p;
+  }
+  char text[64];
+  std::snprintf(text, sizeof text, "%.3g%s%s", v, p ? prefixes[p] : " ", unit);
+  return text;
+}
+
+std::string fmt(const char* format, double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, v);
+  return text;
+}
+
+void tooltip(const std::string& text) {
+  if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
+void wrapped(const ImVec4& color, const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, color);
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+}
+
+// A label in the left column and a value to its right, aligned across rows.
+void row(const char* label, const std::string& value) {
+  ImGui::TextColored(kMuted, "%s", label);
+  ImGui::SameLine(ImGui::GetFontSize() * 9.5f);
+  ImGui::TextUnformatted(value.c_str());
+}
+
+template <typename E>
+bool enum_combo(const char* label, E& value, int count) {
+  bool changed = false;
+  if (ImGui::BeginCombo(label, std::string(to_string(value)).c_str())) {
+    for (int i = 0; i < count; ++i) {
+      const E e = static_cast<E>(i);
+      if (ImGui::Selectable(std::string(to_string(e)).c_str(), e == value)) {
+        changed = e != value;
+        value = e;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
+std::string toggle_tooltip(const ToggleDef& t, const std::string& inert) {
+  std::string text(t.help);
+  if (!t.tutorial.empty()) text += "\n\nTutorial: " + std::string(t.tutorial);
+  text += "\n\n" + (t.macro.empty() ? std::string("Becomes an NVRTC compiler option.")
+                                    : "Kernel macro: " + std::string(t.macro));
+  if (!inert.empty()) text += "\n\nInert now: " + inert;
+  return text;
+}
+
+// One toggle's widget, chosen by its kind (table: sim/toggles.hpp).
+void toggle_widget(const ToggleDef& t, SettingsEditor& editor, bool inert, const std::string& tip) {
+  const std::size_t index = static_cast<std::size_t>(&t - kToggles.data());
+  int value = editor.draft().toggles.values[index];
+  const std::string label(t.label);
+  ImGui::BeginDisabled(inert);
+  switch (t.kind) {
+    case ToggleKind::flag: {
+      bool on = value != 0;
+      if (ImGui::Checkbox(label.c_str(), &on)) editor.set_toggle(t, on ? 1 : 0);
+      break;
+    }
+    case ToggleKind::choice: {
+      const std::string current(t.choices[static_cast<std::size_t>(value)].label);
+      if (ImGui::BeginCombo(label.c_str(), current.c_str())) {
+        for (std::size_t c = 0; c < t.choices.size(); ++c)
+          if (ImGui::Selectable(std::string(t.choices[c].label).c_str(), static_cast<int>(c) == value))
+            editor.set_toggle(t, static_cast<int>(c));
+        ImGui::EndCombo();
+      }
+      break;
+    }
+    case ToggleKind::integer: {
+      // Sliders (unroll factor, block size); apply on release so a drag compiles one kernel, not fifty.
+      const ImGuiSliderFlags flags = ImGuiSliderFlags_AlwaysClamp |
+                                     (t.max_value / std::max(t.min_value, 1) >= 64 && t.step == 1 ? ImGuiSliderFlags_Logarithmic : 0);
+      ImGui::SliderInt(label.c_str(), &value, t.min_value, t.max_value, "%d", flags);
+      if (t.step > 1) value = t.min_value + (value - t.min_value + t.step / 2) / t.step * t.step;
+      value = std::clamp(value, t.min_value, t.max_value);
+      editor.draft().toggles.values[index] = value;  // follows the drag
+      if (ImGui::IsItemDeactivatedAfterEdit()) editor.set_toggle(t, value);
+      break;
+    }
+  }
+  ImGui::EndDisabled();
+  tooltip(tip);
+}
+
+// A horizontal bar split into coloured parts (the frame-time split).
+void split_bar(const std::vector<std::pair<double, ImU32>>& parts, double total) {
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float width = ImGui::GetContentRegionAvail().x;
+  const float height = ImGui::GetFrameHeight() * 0.6f;
+  draw->AddRectFilled(origin, ImVec2(origin.x + width, origin.y + height), IM_COL32(40, 44, 58, 255), 2.0f);
+  float x = origin.x;
+  for (const auto& [ms, color] : parts) {
+    const float w = total > 0 ? static_cast<float>(ms / total) * width : 0.0f;
+    draw->AddRectFilled(ImVec2(x, origin.y), ImVec2(x + w, origin.y + height), color);
+    x += w;
+  }
+  ImGui::Dummy(ImVec2(width, height));
+}
+
+void legend(ImU32 color, const char* name, double ms) {
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float s = ImGui::GetTextLineHeight() * 0.7f;
+  ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + s * 0.25f), ImVec2(p.x + s, p.y + s * 1.25f), color, 2.0f);
+  ImGui::Dummy(ImVec2(s, s));
+  ImGui::SameLine();
+  ImGui::Text("%s %.2f ms", name, ms);
+}
+
+void plot(const char* id, const Series& series, const std::string& overlay, float height, float min = 0.0f) {
+  ImGui::PlotLines(id, series.data(), series.count(), series.offset(), overlay.c_str(), min, FLT_MAX,
+                   ImVec2(ImGui::GetContentRegionAvail().x, height));
+}
+
+std::vector<std::filesystem::path> preset_files() {
+  std::vector<std::filesystem::path> files;
+  try {
+    for (const auto& entry : std::filesystem::directory_iterator(find_resource("assets/presets")))
+      if (entry.path().extension() == ".json") files.push_back(entry.path());
+  } catch (const std::exception&) {
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+std::vector<LabCommand> Panel::build(const PanelFacts& f, SettingsEditor& editor) {
+  commands_.clear();
+  if (!visible_) return commands_;
+  const ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - width_, 0), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(width_, io.DisplaySize.y), ImGuiCond_Always);
+  ImGui::Begin("nbodylab", nullptr,
+               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                   ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings);
+  ImGui::PushItemWidth(-ImGui::GetFontSize() * 9.0f);
+  header(f);
+  if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) simulation_section(f, editor);
+  if (ImGui::CollapsingHeader("View")) view_section(f, editor);
+  // Open at start on a GPU; on the CPU backend every toggle is inert, so the live numbers get the room.
+  const ImGuiTreeNodeFlags toggles_open = f.simulation->backend().on_gpu() ? ImGuiTreeNodeFlags_DefaultOpen : 0;
+  if (ImGui::CollapsingHeader("Optimizations", toggles_open)) optimizations_section(f, editor);
+  if (ImGui::CollapsingHeader("Performance", ImGuiTreeNodeFlags_DefaultOpen)) performance_section(f);
+  if (f.stats->has_step && f.stats->last_step.has_tree && ImGui::CollapsingHeader("Octree", ImGuiTreeNodeFlags_DefaultOpen))
+    tree_section(f);
+  if (ImGui::CollapsingHeader("Accuracy")) accuracy_section(f);
+  if (ImGui::CollapsingHeader("Generated code")) generated_code_section(f);
+  if (ImGui::CollapsingHeader("Keys")) keys_section();
+  ImGui::PopItemWidth();
+  ImGui::End();
+  return commands_;
+}
+
+void Panel::header(const PanelFacts& f) {
+  const Simulation& sim = *f.simulation;
+  ImGui::Text("nbodylab");
+  ImGui::SameLine();
+  ImGui::TextColored(kMuted, "%.0f FPS   %s bodies   t = %.3f", f.stats->fps(),
+                     with_commas(static_cast<std::int64_t>(sim.body_count())).c_str(), sim.time());
+  ImGui::TextColored(kMuted, "%s", sim.backend().name().c_str());
+  const BodyVertices& v = f.scene->vertices();
+  ImGui::TextColored(v.path() == VertexPath::interop ? kGood : kMuted, "vertices: %s, %.2f ms/frame", to_string(v.path()),
+                     v.update_ms());
+  if (!v.interop_unavailable_reason().empty())
+    tooltip("Why not interop: " + v.interop_unavailable_reason());
+  else if (v.path() == VertexPath::host_copy)
+    tooltip("The CPU backend's bodies live in host memory: they are copied into the GL buffer each frame.");
+  else
+    tooltip("CUDA writes the GL vertex buffer in place (cudaGraphicsGLRegisterBuffer): no copy over PCIe.");
+  if (!sim.notice().empty()) wrapped(kWarning, sim.notice());
+  if (!f.auto_n_note.empty()) wrapped(kMuted, f.auto_n_note);
+  if (f.paused) wrapped(f.pause_reason.empty() ? kWarning : kError, f.pause_reason.empty() ? "Paused (Space to resume)" : f.pause_reason);
+  if (!f.error.empty()) wrapped(kError, f.error);
+  if (!f.status.empty()) wrapped(kMuted, f.status);
+  ImGui::Spacing();
+}
+
+void Panel::simulation_section(const PanelFacts& f, SettingsEditor& editor) {
+  const Simulation& sim = *f.simulation;
+  Settings& d = editor.draft();
+
+  Scene scene = d.scene;
+  if (enum_combo("Scene", scene, 6)) editor.set_scene(scene);
+  std::int64_t n = d.body_count.value_or(static_cast<std::int64_t>(sim.body_count()));
+  const std::int64_t step = std::max<std::int64_t>(1024, n / 8);
+  if (ImGui::InputScalar("Bodies (N)", ImGuiDataType_S64, &n, &step, &step, "%" PRId64)) editor.set_body_count(std::max<std::int64_t>(n, 1));
+  tooltip("Applies on restart (Reset). Without -n the lab picks as many bodies as this machine draws at 30 FPS or more.");
+  std::uint64_t seed = d.seed;
+  if (ImGui::InputScalar("Seed", ImGuiDataType_U64, &seed)) editor.set_seed(seed);
+  tooltip("Random seed of the initial conditions; applies on restart.");
+
+  const bool restart = editor.restart_pending(sim.settings());
+  if (restart) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.65f, 0.42f, 0.12f, 0.9f));
+  if (ImGui::Button(restart ? "Restart with these" : "Reset")) ask(LabCommand::reset);
+  if (restart) ImGui::PopStyleColor();
+  tooltip(restart ? "Scene, N or seed changed: rebuild the bodies (R)." : "Back to the initial conditions (R).");
+  ImGui::SameLine();
+  if (ImGui::Button(f.paused ? "Resume" : "Pause")) ask(LabCommand::toggle_pause);
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!f.paused);
+  if (ImGui::Button("Step")) ask(LabCommand::step);
+  ImGui::EndDisabled();
+
+  int steps = d.steps_per_frame;
+  if (ImGui::SliderInt("Steps / frame", &steps, 1, 32, "%d", ImGuiSliderFlags_AlwaysClamp)) editor.set_steps_per_frame(steps);
+
+  // dt and softening: the scene's choice unless the user sets one.
+  auto physical = [&](const char* label, const char* auto_id, std::optional<double> value, double running, auto set,
+                      const char* help) {
+    bool custom = value.has_value();
+    double v = value.value_or(running);
+    ImGui::BeginDisabled(!custom);
+    ImGui::SetNextItemWidth(ImGui::CalcItemWidth() - ImGui::GetFontSize() * 4.0f);  // room for "auto"
+    if (ImGui::InputDouble(label, &v, 0.0, 0.0, "%.3e", ImGuiInputTextFlags_EnterReturnsTrue) && v > 0) set(v);
+    ImGui::EndDisabled();
+    tooltip(help);
+    ImGui::SameLine();
+    bool automatic = !custom;
+    if (ImGui::Checkbox(auto_id, &automatic)) set(automatic ? std::nullopt : std::optional<double>(running));
+    tooltip("Use the scene's recommended value for this N.");
+  };
+  physical("dt", "auto##dt", d.dt, sim.dt(), [&](std::optional<double> v) { editor.set_dt(v); },
+           "Leapfrog time step (N-body units). Too large and close encounters blow up (the lab pauses on NaN).");
+  physical(f.unicode_font ? "softening ε" : "softening", "auto##eps", d.softening, sim.softening(),
+           [&](std::optional<double> v) { editor.set_softening(v); },
+           "Plummer softening length: forces stop growing below this distance.");
+
+  if (d.algorithm == Algorithm::barneshut) {
+    float theta = static_cast<float>(d.opening_angle);
+    ImGui::SliderFloat(f.unicode_font ? "θ (opening angle)" : "theta (opening)", &theta, 0.0f, 1.5f, "%.2f");
+    if (ImGui::IsItemEdited()) d.opening_angle = theta;
+    if (ImGui::IsItemDeactivatedAfterEdit()) editor.set_opening_angle(theta);
+    tooltip("A cell stands in for its bodies when size / distance < theta. 0 opens every cell (exact, slow); "
+            "larger is faster and less accurate: watch the force error under Accuracy.");
+  }
+
+  int algorithm = static_cast<int>(d.algorithm);
+  ImGui::TextColored(kMuted, "Algorithm");
+  ImGui::SameLine();
+  if (ImGui::RadioButton("all-pairs", &algorithm, static_cast<int>(Algorithm::allpairs))) editor.set_algorithm(Algorithm::allpairs);
+  ImGui::SameLine();
+  if (ImGui::RadioButton("Barnes-Hut", &algorithm, static_cast<int>(Algorithm::barneshut))) editor.set_algorithm(Algorithm::barneshut);
+  BackendKind backend = d.backend;
+  if (enum_combo("Backend", backend, 3)) editor.set_backend(backend);
+  tooltip("auto: the GPU when there is one, else the CPU. The bodies carry over when you switch.");
+
+  ImGui::Separator();
+  ImGui::InputText("##settings_file", &settings_file_);
+  tooltip("Settings file (JSON): every field of the run, toggles by name.");
+  ImGui::SameLine();
+  if (ImGui::Button("Save")) ask(LabCommand::save_settings);
+  ImGui::SameLine();
+  if (ImGui::Button("Load")) ask(LabCommand::load_settings);
+  static const auto presets = preset_files();
+  if (!presets.empty()) {
+    const std::string current = preset_file_.empty() ? "Presets..." : std::filesystem::path(preset_file_).stem().string();
+    if (ImGui::BeginCombo("##presets", current.c_str())) {
+      for (const auto& p : presets)
+        if (ImGui::Selectable(p.stem().string().c_str(), p.string() == preset_file_)) {
+          preset_file_ = p.string();
+          ask(LabCommand::load_preset);
+        }
+      ImGui::EndCombo();
+    }
+    tooltip("Ready-made settings from assets/presets/ (scene, N, algorithm, view). Loading one restarts.");
+  }
+}
+
+void Panel::view_section(const PanelFacts& f, SettingsEditor& editor) {
+  ViewSettings& v = editor.view();
+  enum_combo("Colour", v.color_mode, 6);
+  tooltip("What a body's colour shows: speed, acceleration, mass, body index (memory order), the warp that "
+          "computes it, or the octree depth of its leaf.");
+  ImGui::SliderFloat("Point size", &v.point_size, 0.25f, 6.0f, "%.2f", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+  ImGui::SliderFloat("Exposure", &v.exposure, 0.05f, 20.0f, "%.2f", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+  tooltip("Bodies add light into a float framebuffer; exposure scales it before the tone curve 1 - exp(-x).");
+  ImGui::SliderInt("Octree depth", &v.octree_depth, 0, 12, v.octree_depth ? "%d" : "off", ImGuiSliderFlags_AlwaysClamp);
+  tooltip("Draw the Barnes-Hut cells down to this depth (1: the root), coloured by depth.");
+  if (v.octree_depth > 0 && f.simulation->settings().algorithm != Algorithm::barneshut)
+    wrapped(kMuted, "All-pairs builds no tree: switch to Barnes-Hut to see cells.");
+  else if (f.scene->overlay().cells_left_out > 0)
+    wrapped(kWarning, "Showing the first " + with_commas(static_cast<std::int64_t>(f.scene->overlay().cells_drawn)) +
+                          " cells; " + with_commas(static_cast<std::int64_t>(f.scene->overlay().cells_left_out)) + " deeper ones left out.");
+  ImGui::Checkbox("Bounding box", &v.show_bounding_box);
+  ImGui::SameLine();
+  ImGui::Checkbox("Axes", &v.show_axes);
+  ImGui::SameLine();
+  bool vsync = v.vsync;
+  if (ImGui::Checkbox("VSync", &vsync)) ask(LabCommand::toggle_vsync);
+  if (ImGui::Button("Fit camera (F)")) ask(LabCommand::fit_camera);
+  ImGui::SameLine();
+  if (ImGui::Button("Screenshot (F12)")) ask(LabCommand::screenshot);
+  ImGui::TextColored(kMuted, "%s", f.gl_description.c_str());
+}
+
+void Panel::optimizations_section(const PanelFacts& f, SettingsEditor& editor) {
+  const Settings& d = editor.draft();
+  const bool on_gpu = f.simulation->backend().on_gpu();
+  if (!on_gpu)
+    wrapped(kMuted, "The CPU backend runs one fixed code path: these toggles shape the GPU kernels, so they are "
+                    "greyed out here. Hover one to read what it does.");
+  // Groups in the table's order; each toggle once, under its group.
+  std::vector<std::string_view> groups;
+  for (const auto& t : kToggles)
+    if (t.algorithm == d.algorithm && std::find(groups.begin(), groups.end(), t.group) == groups.end()) groups.push_back(t.group);
+  for (const auto group : groups) {
+    ImGui::TextColored(kMuted, "%.*s", static_cast<int>(group.size()), group.data());
+    ImGui::Indent();
+    for (const auto& t : kToggles) {
+      if (t.algorithm != d.algorithm || t.group != group) continue;
+      const std::string inert = toggle_inert_reason(t, d, on_gpu);
+      ImGui::PushID(static_cast<int>(&t - kToggles.data()));
+      toggle_widget(t, editor, !inert.empty(), toggle_tooltip(t, inert));
+      ImGui::PopID();
+    }
+    ImGui::Unindent();
+  }
+  if (ImGui::Button("Default toggles")) {
+    for (const auto& t : kToggles)
+      if (t.algorithm == d.algorithm) editor.set_toggle(t, t.default_value);
+  }
+  ladder_section(f);
+}
+
+void Panel::ladder_section(const PanelFacts& f) {
+  const LadderJob& ladder = *f.ladder;
+  ImGui::Spacing();
+  const bool have_gpu = f.device->has_value();
+  ImGui::BeginDisabled(ladder.running() || !have_gpu);
+  if (ImGui::Button(ladder.running() ? "Running the ladder..." : "Run ladder")) ask(LabCommand::run_ladder);
+  ImGui::EndDisabled();
+  tooltip(std::string("Runs every rung of the all-pairs optimization ladder (reference 000, Part I) on this GPU and lists "
+                      "time, speed-ups, GFLOP/s and force error per rung, as nbodylab bench ladder does. The simulation "
+                      "pauses meanwhile.") + (have_gpu ? "" : "\n\nNeeds a GPU."));
+  if (!ladder.error().empty()) wrapped(kError, ladder.error());
+  const LadderTable& table = ladder.table();
+  if (table.columns.empty()) return;
+  if (!table.note.empty()) wrapped(kMuted, table.note);
+  if (ImGui::BeginTable("ladder", static_cast<int>(table.columns.size()),
+                        ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX,
+                        ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(table.rows.size() + 2)))) {
+    for (const auto& c : table.columns) ImGui::TableSetupColumn(c.c_str());
+    ImGui::TableHeadersRow();
+    for (const auto& r : table.rows) {
+      ImGui::TableNextRow();
+      for (std::size_t c = 0; c < r.size() && c < table.columns.size(); ++c) {
+        ImGui::TableSetColumnIndex(static_cast<int>(c));
+        ImGui::TextUnformatted(r[c].c_str());
+      }
+    }
+    ImGui::EndTable();
+  }
+}
+
+void Panel::performance_section(const PanelFacts& f) {
+  const LabStats& s = *f.stats;
+  const FrameTimes& t = s.last_frame;
+  ImGui::Text("%.1f FPS", s.fps());
+  ImGui::SameLine();
+  ImGui::TextColored(kMuted, "(frame %.1f ms; median of %d)", s.frame_ms.median(), s.frame_ms.count());
+  split_bar({{t.simulate_ms, kSimulateColor}, {t.vertices_ms, kVerticesColor}, {t.render_ms, kRenderColor}, {t.ui_ms, kUiColor}},
+            std::max({t.frame_ms, t.simulate_ms + t.vertices_ms + t.render_ms + t.ui_ms, 1e-3}));
+  legend(kSimulateColor, "simulate", t.simulate_ms);
+  ImGui::SameLine(ImGui::GetContentRegionAvail().x * 0.5f);
+  legend(kVerticesColor, "vertices", t.vertices_ms);
+  legend(kRenderColor, "render", t.render_ms);
+  ImGui::SameLine(ImGui::GetContentRegionAvail().x * 0.5f);
+  legend(kUiColor, "panel", t.ui_ms);
+  plot("##frame", s.frame_ms, "frame ms", ImGui::GetFontSize() * 2.5f);
+
+  if (!s.has_step) {
+    ImGui::TextColored(kMuted, "No steps yet.");
+    return;
+  }
+  const StepStats& step = s.last_step;
+  ImGui::Separator();
+  ImGui::Text("Step %.2f ms", step.total_ms);
+  const double rate = s.median_interactions_per_s();
+  const double flops = rate * kFlopsPerInteraction;
+  ImGui::SameLine();
+  ImGui::TextColored(kMuted, "%s interactions/s", si(rate, "").c_str());
+  std::string ceiling = "no GPU ceiling on the CPU backend";
+  const auto& device = *f.device;
+  if (f.simulation->backend().on_gpu() && device) {
+    const double peak = device->fp32_peak_flops();
+    ceiling = fmt("%.1f%%", 100.0 * flops / peak) + " of the " + fmt("%.1f", peak / 1e12) + " TFLOP/s fp32 ceiling";
+  }
+  const double gflops = flops / 1e9;
+  const std::string gflops_text =
+      gflops >= 1000 ? with_commas(static_cast<std::int64_t>(gflops + 0.5)) + " GFLOP/s" : fmt("%.1f GFLOP/s", gflops);
+  ImGui::Text("%s", (gflops_text + (f.unicode_font ? "  ·  " : "  -  ") + ceiling).c_str());
+  tooltip("20 flops per interaction, the convention every n-body code quotes (reference 000). The ceiling: every FP32 "
+          "lane retires one FMA per clock at the peak clock (cuda/device.hpp). Barnes-Hut counts body-cell interactions too.");
+  plot("##step", s.step_ms, "step ms", ImGui::GetFontSize() * 2.5f);
+
+  // Per-kernel bars, scaled to the step.
+  const double total = std::max(step.total_ms, 1e-6);
+  for (const auto& stage : step.stages) {
+    const std::string text = stage.name + "  " + fmt("%.3f ms", stage.ms) + "  (" + fmt("%.0f%%", 100.0 * stage.ms / total) + ")";
+    ImGui::ProgressBar(static_cast<float>(stage.ms / total), ImVec2(-FLT_MIN, 0), text.c_str());
+  }
+  if (ImGui::TreeNode("Per-kernel history")) {
+    for (const auto& [name, series] : s.stages) plot(("##" + name).c_str(), series, name + " " + fmt("%.3f ms", series.latest()), ImGui::GetFontSize() * 2.0f);
+    ImGui::TreePop();
+  }
+  for (const auto& notice : step.notices) wrapped(kWarning, notice);
+}
+
+void Panel::tree_section(const PanelFacts& f) {
+  const TreeStats& tree = f.stats->last_step.tree;
+  row("max depth", std::to_string(tree.max_depth));
+  row("cells", with_commas(tree.cells));
+  row("children / cell", fmt("%.2f", tree.children_per_cell));
+  row("nodes touched", fmt("min %.0f", tree.nodes_touched.min) + fmt("  avg %.1f", tree.nodes_touched.avg) +
+                           fmt("  max %.0f", tree.nodes_touched.max));
+  tooltip("Per body in the force walk: the tutorial's measure of how much work theta and sorting save.");
+}
+
+void Panel::accuracy_section(const PanelFacts& f) {
+  const EnergyMonitor& e = *f.energy;
+  if (e.latest() && e.baseline()) {
+    const EnergyReport& r = *e.latest();
+    const double drift = e.drift().latest();
+    row("energy", fmt("%.6f", r.total) + (r.sampled ? (f.unicode_font ? " ± " : " +/- ") + fmt("%.1e", r.potential_error) + " (sampled)" : ""));
+    row("drift", fmt("%+.2e", drift) + fmt("  at t = %.3f", e.latest_time()));
+    row("virial 2K/|W|", fmt("%.3f", r.virial_ratio()));
+    plot("##drift", e.drift(), "relative energy drift", ImGui::GetFontSize() * 3.0f, FLT_MAX);
+    if (r.sampled)
+      tooltip("The potential energy of a large system is estimated from a random sample of bodies; the figure after the "
+              "value is one standard error, so drift smaller than that is noise.");
+  } else {
+    ImGui::TextColored(kMuted, e.busy() ? "Measuring energy..." : "Energy is measured about once a second.");
+  }
+  ImGui::Separator();
+  if (ImGui::Button("Measure force error")) ask(LabCommand::measure_force_error);
+  tooltip("Accelerations of the running variant against the double-precision direct sum on a sample of bodies.");
+  const auto& reading = *f.force_error;
+  if (reading) {
+    const ForceError& err = reading->error;
+    if (reading->variant != f.current_variant) {
+      ImGui::SameLine();
+      ImGui::TextColored(kWarning, "(older settings)");
+    }
+    if (err.non_finite) {
+      wrapped(kError, "NaN or inf in the accelerations");
+    } else {
+      row("relative RMS", fmt("%.2e", err.rms));
+      row("median / p99", fmt("%.2e", err.median) + fmt(" / %.2e", err.p99));
+      row("max", fmt("%.2e", err.max));
+      row("sample", with_commas(static_cast<std::int64_t>(reading->sample)) + " bodies, " + fmt("%.0f ms", reading->ms));
+    }
+  }
+}
+
+void Panel::generated_code_section(const PanelFacts& f) {
+  const auto& kernels = *f.kernels;
+  if (kernels.empty()) {
+    wrapped(kMuted, f.simulation->backend().on_gpu() ? "The backend reports no kernels yet."
+                                                      : "The CPU backend compiles no kernels; run on a GPU to see the generated code.");
+    return;
+  }
+  for (const auto& k : kernels) {
+    if (k.reload_failed) wrapped(kError, k.name + ": the edited source does not compile; the previous module still runs.");
+    if (!ImGui::TreeNodeEx(k.name.c_str(), k.reload_failed ? ImGuiTreeNodeFlags_DefaultOpen : 0)) continue;
+    if (!k.variant.empty()) wrapped(kMuted, k.variant);
+    auto known = [](int v, const char* unit) { return v < 0 ? std::string("?") : std::to_string(v) + unit; };
+    row("registers", known(k.registers, " / thread"));
+    row("spills", known(k.spill_bytes, " bytes"));
+    row("shared memory", known(k.shared_bytes, " bytes"));
+    int most = 1;
+    for (const auto& [op, count] : k.instruction_mix) most = std::max(most, count);
+    for (const auto& [op, count] : k.instruction_mix) {
+      const std::string text = op + "  " + std::to_string(count);
+      ImGui::ProgressBar(static_cast<float>(count) / static_cast<float>(most), ImVec2(-FLT_MIN, 0), text.c_str());
+    }
+    if (!k.compile_log.empty()) {
+      ImGui::TextColored(k.reload_failed ? kError : kMuted, "compiler log");
+      ImGui::BeginChild("log", ImVec2(0, ImGui::GetFontSize() * 8.0f), true, ImGuiWindowFlags_HorizontalScrollbar);
+      ImGui::TextUnformatted(k.compile_log.c_str());
+      ImGui::EndChild();
+    }
+    ImGui::TreePop();
+  }
+}
+
+void Panel::keys_section() {
+  for (const auto& k : kKeyBindings)
+    if (!k.keys.empty()) row(std::string(k.keys).c_str(), std::string(k.description));
+  for (const auto& [what, does] : kMouseBindings) row(std::string(what).c_str(), std::string(does));
+}
+
+}  // namespace nbl

@@ -1,0 +1,81 @@
+// The ImGui panel docked at the right edge: the simulation's controls, every kernel toggle of the
+// current algorithm (from the toggle table, grouped as the tutorial groups them), and the live
+// numbers. It reads facts (PanelFacts) and edits a Settings draft through SettingsEditor; whatever it
+// cannot do by editing settings it asks for as a LabCommand. It never calls the simulation's kernels
+// and includes no CUDA header.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/energy_monitor.hpp"
+#include "app/lab_commands.hpp"
+#include "app/ladder.hpp"
+#include "app/settings_editor.hpp"
+#include "app/stats_history.hpp"
+#include "cuda/device.hpp"
+#include "render/scene_view.hpp"
+
+namespace nbl {
+
+struct ForceErrorReading {
+  ForceError error;
+  std::size_t sample = 0;
+  double ms = 0;           // how long the measurement took
+  std::string variant;     // settings it was measured with (JSON of the toggles + algorithm)
+  double sim_time = 0;
+};
+
+// What the panel shows this frame (read only).
+struct PanelFacts {
+  const Simulation* simulation = nullptr;
+  const LabStats* stats = nullptr;
+  const EnergyMonitor* energy = nullptr;
+  const std::optional<ForceErrorReading>* force_error = nullptr;
+  std::string current_variant;  // to tell whether force_error is stale
+  const LadderJob* ladder = nullptr;
+  const std::vector<KernelInfo>* kernels = nullptr;
+  const SceneView* scene = nullptr;
+  const std::optional<DeviceInfo>* device = nullptr;
+  std::string gl_description;
+  bool paused = false;
+  std::string pause_reason;  // why it paused itself (NaN, CUDA error), "" when the user paused
+  std::string status;        // the last thing that happened ("screenshot saved to ...")
+  std::string error;         // the last thing that went wrong
+  std::string auto_n_note;   // what the start-up body-count tuning did
+  bool unicode_font = false;
+};
+
+class Panel {
+ public:
+  // Builds this frame's panel; returns what its buttons asked for.
+  std::vector<LabCommand> build(const PanelFacts& facts, SettingsEditor& editor);
+
+  float width() const { return visible_ ? width_ : 0.0f; }  // in ImGui (framebuffer) pixels
+  void set_width(float w) { width_ = w; }
+  bool visible() const { return visible_; }
+  void toggle_visible() { visible_ = !visible_; }
+  const std::string& settings_file() const { return settings_file_; }
+  const std::string& preset_file() const { return preset_file_; }
+
+ private:
+  void header(const PanelFacts& f);
+  void simulation_section(const PanelFacts& f, SettingsEditor& editor);
+  void view_section(const PanelFacts& f, SettingsEditor& editor);
+  void optimizations_section(const PanelFacts& f, SettingsEditor& editor);
+  void ladder_section(const PanelFacts& f);
+  void performance_section(const PanelFacts& f);
+  void tree_section(const PanelFacts& f);
+  void accuracy_section(const PanelFacts& f);
+  void generated_code_section(const PanelFacts& f);
+  void keys_section();
+  void ask(LabCommand c) { commands_.push_back(c); }
+
+  std::vector<LabCommand> commands_;
+  float width_ = 420.0f;
+  bool visible_ = true;
+  std::string settings_file_ = "nbodylab-settings.json";
+  std::string preset_file_;
+};
+
+}  // namespace nbl

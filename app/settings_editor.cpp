@@ -1,0 +1,80 @@
+#include "app/settings_editor.hpp"
+
+#include "sim/error.hpp"
+#include "sim/settings_io.hpp"
+
+namespace nbl {
+
+namespace {
+
+void keep_running_bodies(Settings& next, const Settings& live) {
+  next.scene = live.scene;
+  next.body_count = live.body_count;
+  next.seed = live.seed;
+}
+
+}  // namespace
+
+void SettingsEditor::set_toggle(const ToggleDef& toggle, int value) {
+  draft_.toggles.values[static_cast<std::size_t>(&toggle - kToggles.data())] = value;
+  changed();
+}
+void SettingsEditor::set_algorithm(Algorithm algorithm) { draft_.algorithm = algorithm; changed(); }
+void SettingsEditor::set_backend(BackendKind backend) { draft_.backend = backend; changed(); }
+void SettingsEditor::set_opening_angle(double theta) { draft_.opening_angle = theta; changed(); }
+void SettingsEditor::set_dt(std::optional<double> dt) { draft_.dt = dt; changed(); }
+void SettingsEditor::set_softening(std::optional<double> softening) { draft_.softening = softening; changed(); }
+void SettingsEditor::set_steps_per_frame(int steps) { draft_.steps_per_frame = steps; changed(); }
+void SettingsEditor::set_scene(Scene scene) { draft_.scene = scene; }
+void SettingsEditor::set_body_count(std::optional<std::int64_t> n) { draft_.body_count = n; }
+void SettingsEditor::set_seed(std::uint64_t seed) { draft_.seed = seed; }
+
+bool SettingsEditor::restart_pending(const Settings& live) const { return Simulation::needs_reset(live, draft_); }
+
+void SettingsEditor::load(const Settings& settings) {
+  draft_ = settings;
+  request_restart();
+}
+
+std::optional<std::string> SettingsEditor::sync(Simulation& simulation, bool* restarted) {
+  if (restarted) *restarted = false;
+  if (!dirty_) return std::nullopt;
+  const Settings live = simulation.settings();
+  Settings next = draft_;
+  const bool restart = restart_;
+  if (!restart) keep_running_bodies(next, live);
+  dirty_ = restart_ = false;
+  try {
+    simulation.apply(next);
+    if (restarted) *restarted = restart && Simulation::needs_reset(live, next);
+    return std::nullopt;
+  } catch (const Error& e) {
+    // Simulation::apply() may have adopted the new settings before the part that failed (a backend
+    // factory); put back what was running so settings() and the backend agree again.
+    if (settings_to_json(simulation.settings()) != settings_to_json(live)) {
+      try {
+        simulation.apply(live);
+      } catch (const Error&) {
+      }
+    }
+    // Keep what runs; keep the panel's view and its pending scene / N / seed (they were not the problem
+    // unless this was the restart).
+    const Settings kept = draft_;
+    draft_ = simulation.settings();
+    draft_.view = kept.view;
+    if (!restart) {
+      draft_.scene = kept.scene;
+      draft_.body_count = kept.body_count;
+      draft_.seed = kept.seed;
+    }
+    return std::string(e.what());
+  }
+}
+
+Settings SettingsEditor::current(const Simulation& simulation) const {
+  Settings s = simulation.settings();
+  s.view = draft_.view;
+  return s;
+}
+
+}  // namespace nbl

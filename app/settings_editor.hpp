@@ -1,0 +1,60 @@
+// The panel's working copy of the settings, and the one way it reaches the simulation: the panel
+// edits draft() (through the setters below or directly, then changed()), and the frame loop calls
+// sync() once per frame, which hands the result to Simulation::apply(). Tests drive the lab through
+// the same functions. Nothing here knows ImGui.
+//
+// What applies when: kernel toggles, dt, softening, theta, algorithm, backend and steps per frame
+// apply at the next sync(); scene, N and seed wait for a restart (the Reset button or R), because
+// they throw the current bodies away; view settings never touch the simulation (the renderer reads
+// them from draft()).
+#pragma once
+#include <optional>
+#include <string>
+
+#include "app/simulation.hpp"
+#include "sim/settings.hpp"
+
+namespace nbl {
+
+class SettingsEditor {
+ public:
+  explicit SettingsEditor(const Settings& live) : draft_(live) {}
+
+  const Settings& draft() const { return draft_; }
+  Settings& draft() { return draft_; }  // edit, then changed()
+  ViewSettings& view() { return draft_.view; }
+  void changed() { dirty_ = true; }
+  bool pending() const { return dirty_; }  // edits that the next sync() hands over
+
+  void set_toggle(const ToggleDef& toggle, int value);
+  void set_algorithm(Algorithm algorithm);
+  void set_backend(BackendKind backend);
+  void set_opening_angle(double theta);
+  void set_dt(std::optional<double> dt);
+  void set_softening(std::optional<double> softening);
+  void set_steps_per_frame(int steps);
+  // Restart fields: wait for request_restart().
+  void set_scene(Scene scene);
+  void set_body_count(std::optional<std::int64_t> n);
+  void set_seed(std::uint64_t seed);
+  void request_restart() { restart_ = true; dirty_ = true; }
+  bool restart_pending(const Settings& live) const;
+
+  // Replaces everything (a loaded settings file or preset), restart fields included.
+  void load(const Settings& settings);
+
+  // Hands pending edits to the simulation. Returns the message when the simulation refused them
+  // (bad value, a kernel that does not compile, no GPU for --backend gpu); the draft then returns to
+  // what is running, except for the view. Returns true in `restarted` when the bodies were rebuilt.
+  std::optional<std::string> sync(Simulation& simulation, bool* restarted = nullptr);
+
+  // The settings as they run, with the view as the panel has it: what "Save settings" writes.
+  Settings current(const Simulation& simulation) const;
+
+ private:
+  Settings draft_;
+  bool dirty_ = false;
+  bool restart_ = false;
+};
+
+}  // namespace nbl

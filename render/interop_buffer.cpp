@@ -1,0 +1,63 @@
+#include "render/interop_buffer.hpp"
+
+// GLAD's header came first (interop_buffer.hpp), so cuda_gl_interop.h finds the GL types and does not
+// pull in the system <GL/gl.h>.
+#include <cuda_gl_interop.h>
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <utility>
+
+#include "sim/error.hpp"
+
+namespace nbl {
+
+namespace {
+
+std::string cuda_message(cudaError_t status) {
+  return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+}
+
+}  // namespace
+
+InteropBuffer::InteropBuffer(GLuint gl_buffer) {
+  cudaGraphicsResource_t resource = nullptr;
+  const cudaError_t status = cudaGraphicsGLRegisterBuffer(&resource, gl_buffer, cudaGraphicsRegisterFlagsWriteDiscard);
+  if (status != cudaSuccess) {
+    cudaGetLastError();  // do not leave the failure sticky for the next CUDA call
+    throw Error("CUDA cannot register the OpenGL vertex buffer (" + cuda_message(status) + ")");
+  }
+  resource_ = resource;
+}
+
+InteropBuffer::~InteropBuffer() {
+  if (resource_) cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_));
+}
+
+InteropBuffer::Mapping InteropBuffer::map() {
+  auto resource = static_cast<cudaGraphicsResource_t>(resource_);
+  cudaError_t status = cudaGraphicsMapResources(1, &resource, nullptr);
+  if (status != cudaSuccess) throw Error("CUDA cannot map the OpenGL vertex buffer (" + cuda_message(status) + ")");
+  void* pointer = nullptr;
+  std::size_t bytes = 0;
+  status = cudaGraphicsResourceGetMappedPointer(&pointer, &bytes, resource);
+  if (status != cudaSuccess) {
+    cudaGraphicsUnmapResources(1, &resource, nullptr);
+    throw Error("CUDA cannot address the mapped vertex buffer (" + cuda_message(status) + ")");
+  }
+  return Mapping(resource_, pointer, bytes);
+}
+
+InteropBuffer::Mapping::Mapping(Mapping&& o) noexcept
+    : resource_(std::exchange(o.resource_, nullptr)), pointer_(std::exchange(o.pointer_, nullptr)), bytes_(o.bytes_) {}
+
+InteropBuffer::Mapping::~Mapping() {
+  if (!resource_) return;
+  // The backends write on their own (non-blocking) streams; unmapping only orders work on the stream
+  // passed to it. Wait for the device so GL never draws a half-written buffer.
+  cudaDeviceSynchronize();
+  auto resource = static_cast<cudaGraphicsResource_t>(resource_);
+  cudaGraphicsUnmapResources(1, &resource, nullptr);
+}
+
+}  // namespace nbl

@@ -1,0 +1,47 @@
+// A GL buffer registered with CUDA (CUDA-OpenGL interop, reference 003: "cudaGLMapBufferObject",
+// today cudaGraphicsGLRegisterBuffer). The GPU backends write the vertex buffer in place through the
+// mapped pointer; nothing crosses the PCIe bus. Registers in the constructor, unregisters in the
+// destructor; map() returns a scoped mapping that unmaps when it goes out of scope.
+// This header names no CUDA type, so app/ and the panel may include it.
+#pragma once
+#include <cstddef>
+
+#include "render/gl.hpp"
+
+namespace nbl {
+
+class InteropBuffer {
+ public:
+  // Throws Error with CUDA's reason when the buffer cannot be registered (no GPU, the GL context is
+  // not on the CUDA device, a driver without interop such as Mesa's).
+  explicit InteropBuffer(GLuint gl_buffer);
+  ~InteropBuffer();
+  InteropBuffer(const InteropBuffer&) = delete;
+  InteropBuffer& operator=(const InteropBuffer&) = delete;
+
+  class Mapping {
+   public:
+    ~Mapping();
+    Mapping(Mapping&& o) noexcept;
+    Mapping(const Mapping&) = delete;
+    Mapping& operator=(const Mapping&) = delete;
+    Mapping& operator=(Mapping&&) = delete;
+    void* device_pointer() const { return pointer_; }  // a CUDA device pointer
+    std::size_t bytes() const { return bytes_; }
+
+   private:
+    friend class InteropBuffer;
+    Mapping(void* resource, void* pointer, std::size_t bytes) : resource_(resource), pointer_(pointer), bytes_(bytes) {}
+    void* resource_;
+    void* pointer_;
+    std::size_t bytes_;
+  };
+
+  // Maps the buffer for CUDA; GL must not touch it until the mapping is gone. Throws Error.
+  Mapping map();
+
+ private:
+  void* resource_ = nullptr;  // cudaGraphicsResource_t
+};
+
+}  // namespace nbl

@@ -1,0 +1,152 @@
+// Small pieces of the lab that need no window: toggle inertness, start-up N tuning, --size, history.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "app/body_count_tuner.hpp"
+#include "app/stats_history.hpp"
+#include "app/text_format.hpp"
+#include "app/toggle_state.hpp"
+#include "app/view_options.hpp"
+#include "sim/error.hpp"
+#include "sim/resources.hpp"
+#include "sim/settings_io.hpp"
+#include "sim/settings.hpp"
+
+namespace nbl {
+namespace {
+
+TEST(ToggleState, EveryToggleIsInertOnTheCpuAndForTheOtherAlgorithm) {
+  Settings s;
+  s.algorithm = Algorithm::barneshut;
+  for (const auto& t : kToggles) {
+    EXPECT_FALSE(toggle_inert_reason(t, s, false).empty()) << t.key;
+    if (t.algorithm == Algorithm::allpairs) {
+      EXPECT_NE(toggle_inert_reason(t, s, true).find("all"), std::string::npos) << t.key;
+    }
+  }
+}
+
+TEST(ToggleState, DefaultsAreLiveOnTheGpu) {
+  for (Algorithm a : {Algorithm::allpairs, Algorithm::barneshut}) {
+    Settings s;
+    s.algorithm = a;
+    for (const auto& t : kToggles)
+      if (t.algorithm == a && t.key != "bh_throttle" && t.key != "bh_combined_fence") {
+        EXPECT_EQ(toggle_inert_reason(t, s, true), "") << t.key;
+      }
+  }
+}
+
+TEST(ToggleState, DependentTogglesGreyOutWithTheirParent) {
+  Settings s;
+  s.algorithm = Algorithm::allpairs;
+  s.toggles["parallelism"] = 0;
+  EXPECT_NE(toggle_inert_reason(*find_toggle("tiling"), s, true), "");
+  EXPECT_EQ(toggle_inert_reason(*find_toggle("rsqrt"), s, true), "");
+  s.algorithm = Algorithm::barneshut;
+  s.toggles["bh_build"] = 0;
+  EXPECT_EQ(toggle_inert_reason(*find_toggle("bh_throttle"), s, true), "");
+  s.toggles["bh_build"] = 1;
+  EXPECT_NE(toggle_inert_reason(*find_toggle("bh_throttle"), s, true), "");
+}
+
+TEST(BodyCountTuner, SlowFramesLowerNFastOnesRaiseItOnlyWhenAllowed) {
+  BodyCountTuner slow(65536, 1.0, false);
+  std::optional<std::size_t> n;
+  for (int i = 0; i < 20 && !n; ++i) n = slow.observe(100.0, 5.0);
+  ASSERT_TRUE(n);
+  EXPECT_LT(*n, 65536u / 3);
+  EXPECT_EQ(*n % 1024, 0u);
+  EXPECT_NE(slow.note().find("30 FPS"), std::string::npos);
+
+  BodyCountTuner fast_gpu(65536, 1.0, false);
+  for (int i = 0; i < 40; ++i) EXPECT_FALSE(fast_gpu.observe(2.0, 1.0));
+  BodyCountTuner fast_cpu(16384, 1.0, true);
+  n.reset();
+  for (int i = 0; i < 20 && !n; ++i) n = fast_cpu.observe(2.0, 1.0);
+  ASSERT_TRUE(n);
+  EXPECT_EQ(*n, 32768u);
+}
+
+TEST(BodyCountTuner, KeepsNWhenDrawingAloneMissesTheTarget) {
+  BodyCountTuner tuner(16384, 1.1, true);
+  for (int i = 0; i < 40; ++i) EXPECT_FALSE(tuner.observe(40.0, 60.0));
+  EXPECT_FALSE(tuner.active());
+  EXPECT_EQ(tuner.note(), "");
+}
+
+TEST(BodyCountTuner, StaysOutOfTheWayWhenDisabledOrOnTarget) {
+  BodyCountTuner off(65536, 1.0, true, false);
+  for (int i = 0; i < 40; ++i) EXPECT_FALSE(off.observe(500.0, 1.0));
+  BodyCountTuner fine(65536, 1.0, true);
+  for (int i = 0; i < 40; ++i) EXPECT_FALSE(fine.observe(18.0, 2.0));
+  EXPECT_FALSE(fine.active());
+}
+
+TEST(FrameSize, ParsesWidthByHeight) {
+  const FrameSize s = parse_frame_size("1920x1080");
+  EXPECT_EQ(s.width, 1920);
+  EXPECT_EQ(s.height, 1080);
+  EXPECT_EQ(parse_frame_size("64X48").height, 48);
+}
+
+TEST(FrameSize, RefusesWhatIsNotASize) {
+  for (const char* bad : {"", "1920", "x1080", "1920x", "-5x10", "10x10", "1920x1080x3", "abcxdef", "99999x100", "1e3x100"}) {
+    try {
+      parse_frame_size(bad);
+      ADD_FAILURE() << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--size"), std::string::npos);
+    }
+  }
+}
+
+TEST(Series, KeepsTheLatestValuesInRingOrder) {
+  Series s(4);
+  for (int i = 1; i <= 6; ++i) s.push(static_cast<float>(i));
+  EXPECT_EQ(s.count(), 4);
+  EXPECT_EQ(s.offset(), 2);  // the oldest (3) sits at index 2
+  EXPECT_EQ(s.data()[s.offset()], 3.0f);
+  EXPECT_EQ(s.latest(), 6.0f);
+  EXPECT_EQ(s.max(), 6.0f);
+  EXPECT_EQ(s.median(), 5.0f);
+}
+
+TEST(LabStats, StepsFeedPerKernelHistoryAndRate) {
+  LabStats stats;
+  StepStats step;
+  step.stages = {{"force", 3.0}, {"integrate", 1.0}};
+  step.total_ms = 4.0;
+  step.interactions = 4e6;
+  stats.record_step(step);
+  ASSERT_EQ(stats.stages.size(), 2u);
+  EXPECT_EQ(stats.stages[0].first, "force");
+  EXPECT_FLOAT_EQ(stats.median_interactions_per_s(), 1e9f);
+  stats.clear_steps();
+  EXPECT_FALSE(stats.has_step);
+}
+
+TEST(Presets, EveryPresetLoadsAndValidates) {
+  int presets = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(find_resource("assets/presets"))) {
+    if (entry.path().extension() != ".json") continue;
+    ++presets;
+    Settings s;
+    s.body_count = 12345;
+    EXPECT_NO_THROW(s = load_settings(entry.path(), s)) << entry.path();
+    EXPECT_NO_THROW(validate(s)) << entry.path();
+    EXPECT_NE(s.body_count, std::optional<std::int64_t>(12345)) << entry.path() << " must say how many bodies (null: auto)";
+  }
+  EXPECT_GE(presets, 3);
+}
+
+TEST(TextFormat, GroupsThousands) {
+  EXPECT_EQ(with_commas(0), "0");
+  EXPECT_EQ(with_commas(999), "999");
+  EXPECT_EQ(with_commas(1048576), "1,048,576");
+  EXPECT_EQ(with_commas(-12345), "-12,345");
+}
+
+}  // namespace
+}  // namespace nbl

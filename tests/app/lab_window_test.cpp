@@ -1,0 +1,179 @@
+// The interactive lab under a private Xvfb server (Mesa llvmpipe, OpenGL 4.5 core), on the CPU
+// backend: frames run, the bodies and the panel are drawn, edits made through the panel's code path
+// reach the simulation, and the window's failure messages say what to do.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "app/lab.hpp"
+#include "cuda/device.hpp"
+#include "png_file.hpp"
+#include "sim/error.hpp"
+#include "xvfb_server.hpp"
+
+namespace nbl {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr int kWidth = 1280, kHeight = 720;
+
+class LabWindow : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testing::XvfbServer::installed()) GTEST_SKIP() << xvfb_.problem();
+    ASSERT_TRUE(xvfb_.running()) << xvfb_.problem();
+    dir_ = fs::temp_directory_path() / ("nbl_lab_" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static LabOptions small_lab() {
+    LabOptions o;
+    o.window.width = kWidth;
+    o.window.height = kHeight;
+    o.settings.scene = Scene::galaxy;
+    o.settings.body_count = 4096;
+    o.settings.backend = BackendKind::cpu;
+    o.settings.view.vsync = false;
+    o.tune_body_count = false;
+    return o;
+  }
+
+  testing::XvfbServer xvfb_{kWidth, kHeight};
+  fs::path dir_;
+};
+
+TEST_F(LabWindow, DrawsBodiesInTheSceneAndThePanelBesideIt) {
+  Lab lab(small_lab());
+  for (int i = 0; i < 6; ++i) lab.frame();
+  const fs::path file = dir_ / "lab.png";
+  lab.request_screenshot(file);
+  lab.frame();
+  ASSERT_TRUE(fs::exists(file)) << lab.last_error();
+  const Image image = testing::load_png(file);
+  ASSERT_EQ(image.width, kWidth);
+  ASSERT_EQ(image.height, kHeight);
+
+  const int scene_width = lab.scene_viewport().width;
+  ASSERT_GT(scene_width, kWidth / 2);
+  ASSERT_LT(scene_width, kWidth);
+  // The galaxy glows in the middle of the scene area; its corners stay dark.
+  const int cx = scene_width / 2, cy = kHeight / 2;
+  const double lit = testing::fraction(image, cx - 60, cy - 60, cx + 60, cy + 60, [](auto p) { return testing::luma(p) > 80; });
+  EXPECT_GT(lit, 0.05) << "bodies should be drawn in the scene region";
+  const double dark_corner = testing::fraction(image, 5, 5, 60, 60, [](auto p) { return testing::luma(p) < 25; });
+  EXPECT_GT(dark_corner, 0.95);
+  // The panel: its background colour fills most of its area, and its text is light.
+  const int px0 = scene_width + 10, px1 = kWidth - 10;
+  const double panel_bg = testing::fraction(image, px0, 0, px1, kHeight, [](auto p) {
+    return std::abs(p[0] - 18) < 8 && std::abs(p[1] - 19) < 8 && std::abs(p[2] - 26) < 8;
+  });
+  const double text = testing::fraction(image, px0, 0, px1, kHeight, [](auto p) { return testing::luma(p) > 160; });
+  EXPECT_GT(panel_bg, 0.3) << "the panel's background should cover its area";
+  EXPECT_GT(text, 0.003) << "the panel should show text";
+  EXPECT_GT(lab.stats().frame_ms.count(), 5);
+  EXPECT_TRUE(lab.stats().has_step);
+}
+
+TEST_F(LabWindow, EditsThroughTheEditorReachTheSimulation) {
+  Lab lab(small_lab());
+  lab.frame();
+  SettingsEditor& editor = lab.editor();
+
+  editor.set_toggle(*find_toggle("bh_sort"), 0);
+  lab.frame();
+  EXPECT_EQ(lab.simulation().settings().toggles["bh_sort"], 0);
+
+  editor.set_algorithm(Algorithm::allpairs);
+  lab.frame();
+  EXPECT_EQ(lab.simulation().backend().algorithm(), Algorithm::allpairs);
+  EXPECT_EQ(lab.simulation().body_count(), 4096u) << "switching the algorithm keeps the bodies";
+
+  editor.set_body_count(2048);  // waits for a restart
+  lab.frame();
+  EXPECT_EQ(lab.simulation().body_count(), 4096u);
+  lab.request(LabCommand::reset);
+  lab.frame();
+  lab.frame();
+  EXPECT_EQ(lab.simulation().body_count(), 2048u);
+
+  editor.set_algorithm(Algorithm::barneshut);
+  editor.view().octree_depth = 3;
+  lab.frame();
+  lab.frame();
+  EXPECT_GT(lab.scene().overlay().cells_drawn, 1u) << "the octree overlay should draw cells";
+}
+
+TEST_F(LabWindow, PauseStopsTheClockAndStepAdvancesIt) {
+  Lab lab(small_lab());
+  lab.frame();
+  lab.request(LabCommand::toggle_pause);
+  lab.frame();
+  const double t = lab.simulation().time();
+  lab.frame();
+  lab.frame();
+  EXPECT_EQ(lab.simulation().time(), t);
+  lab.request(LabCommand::step);
+  lab.frame();
+  lab.frame();
+  EXPECT_NEAR(lab.simulation().time(), t + lab.simulation().dt(), 1e-12);
+}
+
+TEST_F(LabWindow, ScreenshotCommandWritesAPng) {
+  LabOptions o = small_lab();
+  o.screenshot_dir = dir_;
+  Lab lab(o);
+  lab.frame();
+  lab.request(LabCommand::screenshot);
+  lab.frame();
+  int pngs = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) pngs += e.path().extension() == ".png";
+  EXPECT_EQ(pngs, 1);
+  EXPECT_NE(lab.last_status().find("Screenshot saved"), std::string::npos);
+}
+
+TEST_F(LabWindow, ARefusedEditIsReportedAndTheRunGoesOn) {
+  if (query_device()) GTEST_SKIP() << "this machine has a GPU, so --backend gpu would succeed";
+  Lab lab(small_lab());
+  lab.frame();
+  lab.editor().set_backend(BackendKind::gpu);
+  lab.frame();
+  EXPECT_NE(lab.last_error().find("gpu"), std::string::npos) << lab.last_error();
+  EXPECT_FALSE(lab.simulation().backend().on_gpu());
+  EXPECT_EQ(lab.simulation().settings().backend, BackendKind::cpu);
+  EXPECT_EQ(lab.editor().draft().backend, BackendKind::cpu);
+  const double t = lab.simulation().time();
+  lab.frame();
+  EXPECT_GT(lab.simulation().time(), t);
+}
+
+TEST_F(LabWindow, TooOldOpenGlSaysWhichVersionWasFound) {
+  setenv("MESA_GL_VERSION_OVERRIDE", "3.3", 1);
+  try {
+    Window window(WindowOptions{});
+    ADD_FAILURE() << "a 3.3 context must be refused";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("needs OpenGL 4.5"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("3.3"), std::string::npos) << msg;
+  }
+  unsetenv("MESA_GL_VERSION_OVERRIDE");
+}
+
+TEST_F(LabWindow, NoDisplaySaysHowToRenderWithoutOne) {
+  unsetenv("DISPLAY");
+  unsetenv("WAYLAND_DISPLAY");
+  try {
+    Window window(WindowOptions{});
+    ADD_FAILURE() << "no display must be refused";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("no display"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("nbodylab render"), std::string::npos) << msg;
+  }
+}
+
+}  // namespace
+}  // namespace nbl
