@@ -213,7 +213,9 @@ std::vector<std::string> allpairs_code_violations(const AllPairsVariant& v, cons
   auto count = [](const InstructionMix& m, const char* cls) { return std::to_string(m[cls]); };
 
   const PtxasStats* r = program.resource(kAllPairsForceKernel);
-  expect(r && r->registers > 0, "ptxas reports the force kernel's registers");
+  expect(r && r->registers > 0, "ptxas reports the force kernel's registers (" +
+                                    (program.from_disk_cache ? std::string("from the disk cache") : std::string("compiled")) +
+                                    "; log starts: " + program.log.substr(0, 300) + ")");
   expect(e->has_loop && e->loop_bodies > 0, "the force kernel has a hot loop of interactions");
   if (!e->has_loop) return failed;
 

@@ -104,6 +104,23 @@ void fill_reports(CompiledProgram& p) {
   p.resources = parse_ptxas_log(p.log);
 }
 
+// NVRTC in some installations (seen on the H100 machine with CUDA 13.0, not on Debian's) returns an
+// empty log when a process compiles the very same program a second time: ptxas's resource report
+// (-v) is missing although the cubin is identical. The first report for each cache key is kept for
+// the whole process and stands in for a missing one, so the report never depends on compile order.
+std::string resource_log_for(const std::string& key, std::string log) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> first_logs;
+  const bool has_report = log.find("Used ") != std::string::npos;
+  std::lock_guard lock(mutex);
+  if (has_report) {
+    first_logs.emplace(key, log);
+    return log;
+  }
+  auto it = first_logs.find(key);
+  return it != first_logs.end() ? it->second : log;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------
@@ -269,6 +286,8 @@ std::shared_ptr<const CompiledProgram> KernelEngine::compile(const KernelSource&
   } else {
     auto fresh = run_nvrtc(source, snap);
     fresh->key = key;
+    fresh->log = resource_log_for(key, std::move(fresh->log));
+    fill_reports(*fresh);
     save_to_disk(*fresh);
     program = std::move(fresh);
     std::lock_guard lock(mutex_);
@@ -351,6 +370,7 @@ std::shared_ptr<const CompiledProgram> KernelEngine::load_from_disk(const std::s
   program->arch = arch_;
   program->files = snap.paths();
   program->from_disk_cache = true;
+  program->log = resource_log_for(key, std::move(program->log));
   fill_reports(*program);
   return program;
 }

@@ -94,7 +94,7 @@ EglContext::EglContext(int cuda_device) {
   std::vector<Candidate> candidates = device_displays(cuda_device, log);
   if (GLAD_EGL_MESA_platform_surfaceless && GLAD_EGL_EXT_platform_base) {
     EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
-    if (d != EGL_NO_DISPLAY) candidates.push_back({"Mesa surfaceless platform", d});
+    if (d != EGL_NO_DISPLAY) candidates.push_back({"EGL surfaceless platform", d});
   } else {
     log += "\n  surfaceless platform: not offered by this EGL (EGL_MESA_platform_surfaceless)";
   }

@@ -1,4 +1,5 @@
 // The program as a user runs it: exit codes and messages of the window and `render` commands.
+#include <cstdlib>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,7 +25,10 @@ struct Outcome {
 
 Outcome run(const std::string& arguments, const std::string& environment = "") {
   Outcome r;
-  const std::string command = environment + " " + NBL_EXECUTABLE + " " + arguments + " 2>&1";
+  // $NBODYLAB_BIN points at a copied binary (the GPU bundle); by default, the one this build made.
+  const char* override_binary = std::getenv("NBODYLAB_BIN");
+  const std::string binary = override_binary && *override_binary ? override_binary : NBL_EXECUTABLE;
+  const std::string command = environment + " " + binary + " " + arguments + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return r;
   char buffer[4096];

@@ -106,6 +106,7 @@ TEST(KernelEngine, SecondEngineLoadsFromTheDiskCache) {
     const auto program = first.compile(source);
     EXPECT_FALSE(program->from_disk_cache);
     EXPECT_EQ(first.counters().compiled, 1);
+    EXPECT_GT(program->kernel_info(kAllPairsForceKernel).registers, 0) << "fresh log:\n" << program->log.substr(0, 1200);
     ptx = program->ptx;
   }
   KernelEngine second(test::sm90_config(cache.path()));
@@ -114,7 +115,8 @@ TEST(KernelEngine, SecondEngineLoadsFromTheDiskCache) {
   EXPECT_EQ(second.counters().compiled, 0);
   EXPECT_EQ(second.counters().disk_hits, 1);
   EXPECT_EQ(program->ptx, ptx);
-  EXPECT_GT(program->kernel_info(kAllPairsForceKernel).registers, 0);  // the report survives the cache
+  EXPECT_GT(program->kernel_info(kAllPairsForceKernel).registers, 0)  // the report survives the cache
+      << "log read back:\n" << program->log.substr(0, 1200);
 }
 
 TEST(KernelEngine, CompileErrorCarriesTheCompilerLog) {
