@@ -243,25 +243,12 @@ struct AllPairsBackend::Impl {
     }
   }
 
-  // Colour-key scales from the scene's size: the virial speed sqrt(M/R) and acceleration M/R^2.
+  // Colour-key scales from the scene's size (sim/render_vertices.hpp, shared by every backend).
   void set_color_scales(const Bodies& b) {
-    double m = 0, cx = 0, cy = 0, cz = 0, mmax = 0;
-    for (std::size_t i = 0; i < b.size(); ++i) {
-      m += b.mass[i];
-      cx += b.mass[i] * b.x[i], cy += b.mass[i] * b.y[i], cz += b.mass[i] * b.z[i];
-      mmax = std::max<double>(mmax, b.mass[i]);
-    }
-    if (m > 0) cx /= m, cy /= m, cz /= m;
-    double r2 = 0;
-    for (std::size_t i = 0; i < b.size(); ++i) {
-      const double dx = b.x[i] - cx, dy = b.y[i] - cy, dz = b.z[i] - cz;
-      r2 += dx * dx + dy * dy + dz * dz;
-    }
-    const double radius = b.size() ? std::sqrt(r2 / static_cast<double>(b.size())) : 0;
-    const bool sane = m > 0 && radius > 0 && std::isfinite(m) && std::isfinite(radius);
-    speed_scale = sane ? static_cast<float>(std::sqrt(m / radius)) : 1.0f;
-    accel_scale = sane ? static_cast<float>(m / (radius * radius)) : 1.0f;
-    mass_max = mmax > 0 ? static_cast<float>(mmax) : 1.0f;
+    const ColorScales scales = color_scales(b);
+    speed_scale = scales.speed;
+    accel_scale = scales.acceleration;
+    mass_max = scales.max_mass;
   }
 
   void download_accelerations(Accelerations& out) const {

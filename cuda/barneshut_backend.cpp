@@ -38,13 +38,6 @@ bool same_code(const BarnesHutVariant& a, const BarnesHutVariant& b) {
 
 int div_up(std::size_t a, std::size_t b) { return static_cast<int>((a + b - 1) / b); }
 
-float rms_scale(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c) {
-  double sum = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) sum += double(a[i]) * a[i] + double(b[i]) * b[i] + double(c[i]) * c[i];
-  const double rms = a.empty() ? 0 : std::sqrt(sum / static_cast<double>(a.size()));
-  return rms > 0 ? static_cast<float>(1.0 / (2.5 * rms)) : 1.0f;  // rms maps to 0.4: a spread of colours
-}
-
 class BarnesHutBackend final : public Backend {
  public:
   explicit BarnesHutBackend(const Settings& settings) : engine_(KernelEngine::Config{}) {
@@ -83,19 +76,15 @@ class BarnesHutBackend final : public Backend {
       throw InputError("the GPU Barnes-Hut backend handles at most " + std::to_string(kMaxBodies) + " bodies");
     allocate(n);
     std::vector<float4> node(n), vel(n);
-    float max_mass = 0;
     for (std::size_t i = 0; i < n; ++i) {
       node[i] = make_float4(bodies.x[i], bodies.y[i], bodies.z[i], bodies.mass[i]);
       vel[i] = make_float4(bodies.vx[i], bodies.vy[i], bodies.vz[i], 0.0f);
-      max_mass = std::max(max_mass, bodies.mass[i]);
     }
     node_.upload(node.data(), n, stream_.get());
     vel_.upload(vel.data(), n, stream_.get());
     stream_.synchronize();
-    speed_scale_ = rms_scale(bodies.vx, bodies.vy, bodies.vz);
-    mass_scale_ = max_mass > 0 ? 1.0f / max_mass : 1.0f;
+    scales_ = color_scales(bodies);
     acc_valid_ = false;
-    acc_scale_ = 0;
   }
 
   void get_bodies(Bodies& bodies) override {
@@ -149,8 +138,11 @@ class BarnesHutBackend final : public Backend {
       launch(*modules_.integrate, "bh_rank", blocks(n_), kStreamThreads, 0, {&t, &rank_ptr_});
       rank = rank_.data();
     }
-    if (mode == ColorMode::acceleration && acc_scale_ == 0) acc_scale_ = acceleration_scale();
-    float scale = mode == ColorMode::speed ? speed_scale_ : mode == ColorMode::acceleration ? acc_scale_ : mass_scale_;
+    // Must match bh_integrate.cu's VertexScales.
+    struct {
+      float speed, acceleration, max_mass;
+      int max_depth;
+    } scales{scales_.speed, scales_.acceleration, scales_.max_mass, std::max(1, last_max_depth_)};
     int mode_index = static_cast<int>(mode);
     void* out = target.data;
     if (!target.on_device) {
@@ -160,7 +152,7 @@ class BarnesHutBackend final : public Backend {
     float4* positions = static_cast<float4*>(out);
     float* keys = reinterpret_cast<float*>(static_cast<unsigned char*>(out) + vertex_color_key_offset(n_));
     launch(*modules_.integrate, "bh_write_vertices", blocks(n_), kStreamThreads, 0,
-           {&t, &positions, &keys, &mode_index, &scale, &rank});
+           {&t, &positions, &keys, &mode_index, &scales, &rank});
     if (!target.on_device) {
       staging_.download(static_cast<unsigned char*>(target.data), vertex_buffer_bytes(n_), stream_.get());
     } else {
@@ -685,11 +677,12 @@ class BarnesHutBackend final : public Backend {
     return *control_host_.data();
   }
 
-  void record(const bh::Control& ctl, StepStats& stats) const {
+  void record(const bh::Control& ctl, StepStats& stats) {
     stats.interactions = static_cast<double>(ctl.interactions);
     stats.has_tree = true;
     TreeStats& tree = stats.tree;
     tree.max_depth = ctl.max_depth;
+    last_max_depth_ = ctl.max_depth;
     tree.cells = variant_.morton_build ? ctl.cells : ctl.root - ctl.bottom + 1;
     tree.children_per_cell = tree.cells ? static_cast<double>(ctl.child_slots_used) / tree.cells : 0;
     tree.nodes_touched.min = ctl.touched_min == std::numeric_limits<int>::max() ? 0 : ctl.touched_min;
@@ -699,14 +692,6 @@ class BarnesHutBackend final : public Backend {
       stats.notices.push_back(std::to_string(ctl.overflow_bodies) +
                               " bodies share cells at the maximum depth (" + std::to_string(bh::kMaxDepth) +
                               "); such cells act as one point mass");
-  }
-
-  float acceleration_scale() {
-    std::vector<float4> acc(n_);
-    acc_.download(acc.data(), n_, stream_.get());
-    std::vector<float> x(n_), y(n_), z(n_);
-    for (std::size_t i = 0; i < n_; ++i) x[i] = acc[i].x, y[i] = acc[i].y, z[i] = acc[i].z;
-    return rms_scale(x, y, z);
   }
 
   DeviceInfo device_;
@@ -732,7 +717,8 @@ class BarnesHutBackend final : public Backend {
   DeviceBuffer<int> ids_unsorted_, first_, last_, prefix_bits_, parent_, cells_, offset_;
   DeviceBuffer<double4_32a> moments_, sums_;
   DeviceBuffer<unsigned char> staging_;
-  float speed_scale_ = 1, acc_scale_ = 0, mass_scale_ = 1;
+  ColorScales scales_;
+  int last_max_depth_ = 1;
   bool acc_valid_ = false;
 };
 

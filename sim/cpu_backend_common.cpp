@@ -5,38 +5,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "physics/color_keys.hpp"
 #include "physics/gravity.hpp"
 #include "sim/cpu_backends.hpp"
 #include "sim/error.hpp"
 #include "sim/render_vertices.hpp"
 
 namespace nbl {
-
-namespace {
-
-// The value below which 99% of `values` lie: a colour scale that one runaway body cannot wash out.
-// Large inputs are subsampled with a fixed stride; a percentile for colours needs no more.
-float robust_max(const std::vector<float>& values) {
-  if (values.empty()) return 0;
-  const std::size_t stride = std::max<std::size_t>(1, values.size() / 65536);
-  std::vector<float> sample;
-  sample.reserve(values.size() / stride + 1);
-  for (std::size_t i = 0; i < values.size(); i += stride) sample.push_back(values[i]);
-  const std::size_t rank = std::min(sample.size() - 1, static_cast<std::size_t>(0.99 * static_cast<double>(sample.size())));
-  std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(rank), sample.end());
-  float scale = sample[rank];
-  if (!(scale > 0)) scale = *std::max_element(values.begin(), values.end());
-  return scale;
-}
-
-void normalized_keys(const std::vector<float>& values, float* keys) {
-  const float scale = robust_max(values);
-  const float inv = scale > 0 ? 1.0f / scale : 0.0f;
-  const std::size_t n = values.size();
-  for (std::size_t i = 0; i < n; ++i) keys[i] = std::clamp(values[i] * inv, 0.0f, 1.0f);
-}
-
-}  // namespace
 
 void add_stage_time(StepStats& stats, const std::string& name, double ms) {
   for (auto& s : stats.stages) {
@@ -63,6 +38,7 @@ void CpuBackendBase::configure(const Settings& settings) {
 
 void CpuBackendBase::set_bodies(const Bodies& bodies) {
   bodies_ = bodies;
+  color_scales_ = color_scales(bodies_);
   const std::size_t n = bodies_.size();
   accel_x_.assign(n, 0.0f);
   accel_y_.assign(n, 0.0f);
@@ -165,35 +141,30 @@ void CpuBackendBase::write_vertices(VertexTarget target, ColorMode mode) {
     positions[4 * i + 3] = bodies_.mass[i];
   }
 
-  // Warps of 32 bodies cycle through this many colours, so neighbouring warps always differ.
-  constexpr std::size_t kWarpPalette = 8;
-  std::vector<float> magnitudes;
+  // The keys every backend computes the same way (physics/color_keys.hpp).
   switch (mode) {
     case ColorMode::speed:
-      magnitudes.resize(n);
       for (std::size_t i = 0; i < n; ++i)
-        magnitudes[i] = std::sqrt(bodies_.vx[i] * bodies_.vx[i] + bodies_.vy[i] * bodies_.vy[i] + bodies_.vz[i] * bodies_.vz[i]);
-      normalized_keys(magnitudes, keys);
+        keys[i] = magnitude_key(std::sqrt(bodies_.vx[i] * bodies_.vx[i] + bodies_.vy[i] * bodies_.vy[i] +
+                                          bodies_.vz[i] * bodies_.vz[i]),
+                                color_scales_.speed);
       break;
     case ColorMode::acceleration: {
       StepStats ignored;
       ensure_accelerations(ignored);
-      magnitudes.resize(n);
       for (std::size_t i = 0; i < n; ++i)
-        magnitudes[i] = std::sqrt(accel_x_[i] * accel_x_[i] + accel_y_[i] * accel_y_[i] + accel_z_[i] * accel_z_[i]);
-      normalized_keys(magnitudes, keys);
+        keys[i] = magnitude_key(std::sqrt(accel_x_[i] * accel_x_[i] + accel_y_[i] * accel_y_[i] + accel_z_[i] * accel_z_[i]),
+                                color_scales_.acceleration);
       break;
     }
-    case ColorMode::mass: {
-      const float max_mass = *std::max_element(bodies_.mass.begin(), bodies_.mass.end());
-      for (std::size_t i = 0; i < n; ++i) keys[i] = max_mass > 0 ? std::clamp(bodies_.mass[i] / max_mass, 0.0f, 1.0f) : 0.0f;
+    case ColorMode::mass:
+      for (std::size_t i = 0; i < n; ++i) keys[i] = mass_key(bodies_.mass[i], color_scales_.max_mass);
       break;
-    }
     case ColorMode::body_index:
-      for (std::size_t i = 0; i < n; ++i) keys[i] = n > 1 ? static_cast<float>(static_cast<double>(i) / static_cast<double>(n - 1)) : 0.0f;
+      for (std::size_t i = 0; i < n; ++i) keys[i] = order_key(static_cast<int>(i), static_cast<int>(n));
       break;
     case ColorMode::warp_id:
-      for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<float>((i / 32) % kWarpPalette) / (kWarpPalette - 1);
+      for (std::size_t i = 0; i < n; ++i) keys[i] = warp_key(static_cast<int>(i / 32));
       break;
     case ColorMode::tree_depth: {
       StepStats ignored;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/backend.hpp"
+#include "sim/render_vertices.hpp"
 
 namespace nbl {
 
@@ -46,6 +47,7 @@ class CpuBackendBase : public Backend {
   virtual void compute_forces(StepStats& stats) = 0;
   // Colour key for ColorMode::tree_depth: the depth of each body's leaf over the tree's depth.
   virtual void tree_depth_keys(float* keys) const;
+  ColorScales color_scales_;
   // The settings a subclass reads beyond dt and softening. Returns true when they change its forces.
   virtual bool configure_forces(const Settings& settings) {
     (void)settings;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 
+#include "physics/color_keys.hpp"
 #include "physics/gravity.hpp"
 #include "sim/cpu_backend_common.hpp"
 #include "sim/cpu_backends.hpp"
@@ -512,7 +513,7 @@ class CpuBarnesHut final : public CpuBackendBase {
     const std::size_t n = bodies_.size();
     const int deepest = tree_valid_ ? tree_.max_depth() : 0;
     for (std::size_t i = 0; i < n; ++i) {
-      keys[i] = deepest > 0 ? static_cast<float>(tree_.body_depth(i)) / static_cast<float>(deepest) : 0.0f;
+      keys[i] = depth_key(tree_.body_depth(i), deepest);
     }
   }
 

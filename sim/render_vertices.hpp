@@ -4,6 +4,8 @@
 #pragma once
 #include <cstddef>
 
+#include "sim/bodies.hpp"
+
 namespace nbl {
 
 inline constexpr std::size_t kVertexPositionBytes = 4 * sizeof(float);
@@ -13,5 +15,13 @@ inline constexpr std::size_t vertex_buffer_bytes(std::size_t n) {
   return n * (kVertexPositionBytes + kVertexColorKeyBytes);
 }
 inline constexpr std::size_t vertex_color_key_offset(std::size_t n) { return n * kVertexPositionBytes; }
+
+// The scales that colour keys divide magnitudes by (physics/color_keys.hpp): the scene's virial speed
+// sqrt(M/R) and acceleration M/R^2, R the bodies' RMS distance from their centre of mass, and the
+// largest mass. Every backend computes them once, from the bodies it was given.
+struct ColorScales {
+  float speed = 1, acceleration = 1, max_mass = 1;
+};
+ColorScales color_scales(const Bodies& bodies);
 
 }  // namespace nbl

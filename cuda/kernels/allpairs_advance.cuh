@@ -3,6 +3,7 @@
 // parameter macros so they read the bodies the way the force kernel does. Kick-drift-kick leapfrog
 // with the physics/gravity.hpp kick() and drift(); they cost well under 1% of a step.
 #pragma once
+#include "physics/color_keys.hpp"
 
 constexpr int kAdvanceBlockSize = 256;
 
@@ -89,7 +90,7 @@ extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize) allpairs_sum_sli
 }
 
 // The renderer's vertex buffer (sim/render_vertices.hpp): position and mass, then a colour key in
-// [0, 1]. Magnitudes map through x / (x + scale), so the typical value is mid-range and none clips.
+// [0, 1] as physics/color_keys.hpp defines it for every backend.
 extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize) allpairs_write_vertices(const KernelArgs args,
                                                                                       const VertexParams v) {
   const KernelParams& p = params(args);
@@ -100,35 +101,30 @@ extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize) allpairs_write_v
   v.position[i] = make_float4(m.x, m.y, m.z, mass);
   float key = 0.0f;
   switch (v.mode) {
-    case nbl::allpairs::kKeySpeed: {
-      const float speed = sqrtf(m.vx * m.vx + m.vy * m.vy + m.vz * m.vz);
-      key = speed / (speed + v.speed_scale);
+    case nbl::allpairs::kKeySpeed:
+      key = nbl::magnitude_key(sqrtf(m.vx * m.vx + m.vy * m.vy + m.vz * m.vz), v.speed_scale);
       break;
-    }
     case nbl::allpairs::kKeyAcceleration: {
       const float ax = float(p.ax[i]), ay = float(p.ay[i]), az = float(p.az[i]);
-      const float accel = sqrtf(ax * ax + ay * ay + az * az);
-      key = accel / (accel + v.accel_scale);
+      key = nbl::magnitude_key(sqrtf(ax * ax + ay * ay + az * az), v.accel_scale);
       break;
     }
     case nbl::allpairs::kKeyMass:
-      key = v.mass_max > 0.0f ? mass / v.mass_max : 0.0f;
+      key = nbl::mass_key(mass, v.mass_max);
       break;
     case nbl::allpairs::kKeyBodyIndex:
-      key = v.n > 1 ? float(i) / float(v.n - 1) : 0.0f;
+      key = nbl::order_key(i, v.n);
       break;
     case nbl::allpairs::kKeyWarpId: {
       // The warp that computes body i in the force kernel: body i sits in block i / bodies_per_block
-      // at thread i % block_size. Golden-ratio hashing spreads neighbouring warps over the colour map.
+      // at thread i % block_size.
       const int block = i / v.bodies_per_block, thread = i % v.block_size;
-      const int warp = block * ((v.block_size + 31) / 32) + thread / 32;
-      const float h = float(warp) * 0.6180339887f;
-      key = h - floorf(h);
+      key = nbl::warp_key(block * ((v.block_size + 31) / 32) + thread / 32);
       break;
     }
     default:  // tree depth: all-pairs has no tree
       key = 0.0f;
       break;
   }
-  v.color_key[i] = fminf(fmaxf(key, 0.0f), 1.0f);
+  v.color_key[i] = key;
 }

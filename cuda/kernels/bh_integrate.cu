@@ -2,6 +2,7 @@
 // Kick-drift-kick leapfrog (physics/gravity.hpp): bh_kick_drift before the tree is built, bh_kick
 // after the forces. Regular, fully coalesced streaming; both also watch for NaN/inf.
 #include "bh_common.cuh"
+#include "physics/color_keys.hpp"
 
 using namespace nbl;
 using namespace nbl::bh;
@@ -33,9 +34,14 @@ extern "C" __global__ void bh_kick(Tree t) {
 }
 
 // The renderer's vertex buffer (sim/render_vertices.hpp): n float4 (x, y, z, mass), then n colour
-// keys in [0, 1]. mode: 0 speed, 1 acceleration, 2 mass, 3 body index, 4 warp id, 5 tree depth;
-// `scale` normalises speed, acceleration or mass. `rank` (tree order of each body) may be null.
-extern "C" __global__ void bh_write_vertices(Tree t, float4* positions, float* keys, int mode, float scale,
+// keys as physics/color_keys.hpp defines them for every backend. mode: 0 speed, 1 acceleration,
+// 2 mass, 3 body index, 4 warp id, 5 tree depth. `rank` (tree order of each body) may be null.
+struct VertexScales {
+  float speed, acceleration, max_mass;
+  int max_depth;
+};
+
+extern "C" __global__ void bh_write_vertices(Tree t, float4* positions, float* keys, int mode, VertexScales scales,
                                              const int* rank) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < t.n; i += blockDim.x * gridDim.x) {
     const float4 p = t.node[i];
@@ -45,20 +51,20 @@ extern "C" __global__ void bh_write_vertices(Tree t, float4* positions, float* k
     switch (mode) {
       case 0: {
         const float4 v = t.vel[i];
-        key = sqrtf(v.x * v.x + v.y * v.y + v.z * v.z) * scale;
+        key = magnitude_key(sqrtf(v.x * v.x + v.y * v.y + v.z * v.z), scales.speed);
         break;
       }
       case 1: {
         const float4 a = t.acc[i];
-        key = sqrtf(a.x * a.x + a.y * a.y + a.z * a.z) * scale;
+        key = magnitude_key(sqrtf(a.x * a.x + a.y * a.y + a.z * a.z), scales.acceleration);
         break;
       }
-      case 2: key = p.w * scale; break;
-      case 3: key = t.n > 1 ? static_cast<float>(order) / static_cast<float>(t.n - 1) : 0.0f; break;
-      case 4: key = static_cast<float>((order >> 5) * 37 % 64) / 63.0f; break;  // neighbouring warps differ
-      case 5: key = static_cast<float>(t.body_depth[i]) / static_cast<float>(kMaxDepth); break;
+      case 2: key = mass_key(p.w, scales.max_mass); break;
+      case 3: key = order_key(order, t.n); break;
+      case 4: key = warp_key(order >> 5); break;  // the force kernel's warps take 32 bodies in tree order
+      case 5: key = depth_key(t.body_depth[i], scales.max_depth); break;
     }
-    keys[i] = fminf(fmaxf(key, 0.0f), 1.0f);
+    keys[i] = key;
   }
 }
 
