@@ -1,7 +1,6 @@
 #include "app/settings_editor.hpp"
 
 #include "sim/error.hpp"
-#include "sim/settings_io.hpp"
 
 namespace nbl {
 
@@ -49,14 +48,7 @@ std::optional<std::string> SettingsEditor::sync(Simulation& simulation, bool* re
     if (restarted) *restarted = restart && Simulation::needs_reset(live, next);
     return std::nullopt;
   } catch (const Error& e) {
-    // Simulation::apply() may have adopted the new settings before the part that failed (a backend
-    // factory); put back what was running so settings() and the backend agree again.
-    if (settings_to_json(simulation.settings()) != settings_to_json(live)) {
-      try {
-        simulation.apply(live);
-      } catch (const Error&) {
-      }
-    }
+    // Simulation::apply() changes nothing when it throws: what runs is still `live`.
     // Keep what runs; keep the panel's view and its pending scene / N / seed (they were not the problem
     // unless this was the restart).
     const Settings kept = draft_;

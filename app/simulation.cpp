@@ -52,46 +52,39 @@ std::size_t resolve_body_count(const Settings& settings, bool have_gpu) {
 Simulation::Simulation(const Settings& settings, const std::string& load_file)
     : settings_(settings), load_file_(load_file) {
   validate(settings_);
-  load_initial_bodies();
-  make_backend();
+  initial_ = make_initial_bodies(settings_, load_file_);
+  dt_ = effective_dt(settings_, initial_.size());
+  softening_ = effective_softening(settings_, initial_.size());
+  backend_ = make_backend(resolved_settings(), notice_);
   backend_->set_bodies(initial_);
 }
 
-void Simulation::load_initial_bodies() {
+Bodies Simulation::make_initial_bodies(const Settings& settings, const std::string& load_file) {
+  if (!load_file.empty()) return read_tipsy(load_file).bodies;
   std::string why;
-  const bool have_gpu = settings_.backend != BackendKind::cpu && query_device(&why).has_value();
-  if (!load_file_.empty()) {
-    initial_ = read_tipsy(load_file_).bodies;
-  } else {
-    const std::size_t n = resolve_body_count(settings_, have_gpu);
-    const bool use_gpu = have_gpu && settings_.backend != BackendKind::cpu;
-    if (use_gpu) {
-      check_fits(n, gpu_bytes_per_body(settings_.algorithm), device_memory_free_total().first, "GPU");
-    }
-    // The host always holds the initial state (and the CPU backend the live one).
-    check_fits(n, cpu_bytes_per_body(settings_.algorithm), host_available_bytes(), "host");
-    initial_ = make_scene(settings_.scene, n, settings_.seed);
-  }
-  dt_ = effective_dt(settings_, initial_.size());
-  softening_ = effective_softening(settings_, initial_.size());
-  time_ = 0;
+  const bool use_gpu = settings.backend != BackendKind::cpu && query_device(&why).has_value();
+  const std::size_t n = resolve_body_count(settings, use_gpu);
+  if (use_gpu) check_fits(n, gpu_bytes_per_body(settings.algorithm), device_memory_free_total().first, "GPU");
+  // The host always holds the initial state (and the CPU backend the live one).
+  check_fits(n, cpu_bytes_per_body(settings.algorithm), host_available_bytes(), "host");
+  return make_scene(settings.scene, n, settings.seed);
 }
 
-void Simulation::make_backend() {
-  notice_.clear();
+std::unique_ptr<Backend> Simulation::make_backend(const Settings& settings, std::string& notice) {
+  notice.clear();
   std::string why;
-  const auto device = settings_.backend == BackendKind::cpu ? std::nullopt : query_device(&why);
-  if (settings_.backend == BackendKind::gpu && !device)
+  const auto device = settings.backend == BackendKind::cpu ? std::nullopt : query_device(&why);
+  if (settings.backend == BackendKind::gpu && !device)
     throw Error("--backend gpu was asked for, but " + why);
+  std::unique_ptr<Backend> backend;
   if (device) {
-    backend_ = settings_.algorithm == Algorithm::allpairs ? make_gpu_allpairs(resolved_settings())
-                                                         : make_gpu_barneshut(resolved_settings());
+    backend = settings.algorithm == Algorithm::allpairs ? make_gpu_allpairs(settings) : make_gpu_barneshut(settings);
   } else {
-    if (settings_.backend == BackendKind::automatic) notice_ = "no GPU (" + why + "): running on the CPU backend";
-    backend_ = settings_.algorithm == Algorithm::allpairs ? make_cpu_allpairs(resolved_settings())
-                                                         : make_cpu_barneshut(resolved_settings());
+    if (settings.backend == BackendKind::automatic) notice = "no GPU (" + why + "): running on the CPU backend";
+    backend = settings.algorithm == Algorithm::allpairs ? make_cpu_allpairs(settings) : make_cpu_barneshut(settings);
   }
-  backend_->configure(resolved_settings());
+  backend->configure(settings);
+  return backend;
 }
 
 Settings Simulation::resolved_settings() const {
@@ -105,27 +98,43 @@ bool Simulation::needs_reset(const Settings& before, const Settings& after) {
   return before.scene != after.scene || before.body_count != after.body_count || before.seed != after.seed;
 }
 
+// Everything new is built on the side and committed only once it all succeeded: a failure (n too large,
+// no GPU for --backend gpu, a backend that cannot start) leaves the running simulation as it was.
 void Simulation::apply(const Settings& settings) {
   validate(settings);
-  const Settings before = settings_;
-  settings_ = settings;
-  if (needs_reset(before, settings_)) {
-    load_file_.clear();
-    load_initial_bodies();
-    make_backend();
-    backend_->set_bodies(initial_);
-    return;
-  }
-  dt_ = effective_dt(settings_, body_count());
-  softening_ = effective_softening(settings_, body_count());
-  if (before.algorithm != settings_.algorithm || before.backend != settings_.backend) {
-    Bodies current;
-    backend_->get_bodies(current);
-    make_backend();
-    backend_->set_bodies(current);
+  const bool reset = needs_reset(settings_, settings);
+  const bool new_backend = reset || settings.algorithm != settings_.algorithm || settings.backend != settings_.backend;
+
+  Bodies initial = reset ? make_initial_bodies(settings, {}) : Bodies{};
+  const std::size_t n = reset ? initial.size() : body_count();
+  Settings resolved = settings;
+  resolved.dt = effective_dt(settings, n);
+  resolved.softening = effective_softening(settings, n);
+
+  if (!new_backend) {
+    backend_->configure(resolved);
   } else {
-    backend_->configure(resolved_settings());
+    std::string notice;
+    auto backend = make_backend(resolved, notice);
+    if (reset) {
+      backend->set_bodies(initial);
+    } else {
+      Bodies current;
+      backend_->get_bodies(current);
+      backend->set_bodies(current);
+    }
+    backend_ = std::move(backend);
+    notice_ = std::move(notice);
   }
+  // Committed: nothing below throws.
+  if (reset) {
+    initial_ = std::move(initial);
+    load_file_.clear();
+    time_ = 0;
+  }
+  settings_ = settings;
+  dt_ = *resolved.dt;
+  softening_ = *resolved.softening;
 }
 
 void Simulation::reset() {

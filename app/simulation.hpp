@@ -19,6 +19,7 @@ class Simulation {
 
   // Applies new settings. Toggles, dt, softening and theta take effect at the next step; a new
   // algorithm or backend keeps the bodies; a new scene, n or seed rebuilds them (see needs_reset()).
+  // Throws (InputError, Error) without changing anything when the new settings cannot be applied.
   void apply(const Settings& settings);
   static bool needs_reset(const Settings& before, const Settings& after);
   void reset();  // back to the initial conditions of the current settings
@@ -42,8 +43,8 @@ class Simulation {
   ForceError force_error(std::size_t sample = 1024, std::uint64_t seed = 11);
 
  private:
-  void make_backend();
-  void load_initial_bodies();
+  static Bodies make_initial_bodies(const Settings& settings, const std::string& load_file);
+  static std::unique_ptr<Backend> make_backend(const Settings& resolved, std::string& notice);
   // The settings with dt and softening filled in (scene defaults where unset): what backends see.
   Settings resolved_settings() const;
 

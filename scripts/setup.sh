@@ -10,7 +10,7 @@ packages=(
   libglfw3-dev libglm-dev libimgui-dev libstb-dev python3-glad
   nlohmann-json3-dev libcli11-dev libgtest-dev
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
-  xvfb xauth
+  xvfb xauth fonts-dejavu-core
 )
 
 missing=()

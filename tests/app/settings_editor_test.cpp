@@ -87,6 +87,44 @@ TEST(SettingsEditor, AMissingGpuLeavesTheCpuRunConsistent) {
   EXPECT_NO_THROW(sim.step());
 }
 
+TEST(SettingsEditor, ARestartThatCannotFitChangesNothing) {
+  Simulation sim(small_cpu_run());
+  sim.step();
+  const Bodies before = sim.bodies();
+  const double time = sim.time(), dt = sim.dt();
+  SettingsEditor editor(sim.settings());
+  editor.set_body_count(2'000'000'000);  // about 100 GB of host memory
+  editor.set_scene(Scene::cube);
+  editor.set_dt(0.5 * dt);
+  editor.request_restart();
+  const auto message = editor.sync(sim);
+  ASSERT_TRUE(message);
+  EXPECT_NE(message->find("memory"), std::string::npos) << *message;
+  EXPECT_EQ(sim.settings().scene, Scene::plummer);
+  EXPECT_EQ(sim.body_count(), before.size());
+  EXPECT_DOUBLE_EQ(sim.time(), time);
+  EXPECT_DOUBLE_EQ(sim.dt(), dt);
+  EXPECT_EQ(sim.bodies().x, before.x);
+  sim.reset();  // the initial conditions are still the running scene's
+  EXPECT_EQ(sim.body_count(), before.size());
+  EXPECT_NO_THROW(sim.step());
+}
+
+TEST(SettingsEditor, ARestartOnAMissingGpuKeepsTheOldScene) {
+  if (query_device()) GTEST_SKIP() << "this machine has a GPU";
+  Simulation sim(small_cpu_run());
+  SettingsEditor editor(sim.settings());
+  editor.set_scene(Scene::galaxy);
+  editor.set_backend(BackendKind::gpu);
+  editor.request_restart();
+  ASSERT_TRUE(editor.sync(sim));
+  EXPECT_EQ(sim.settings().scene, Scene::plummer);
+  EXPECT_FALSE(sim.backend().on_gpu());
+  const Bodies running = sim.bodies();
+  sim.reset();
+  EXPECT_EQ(sim.bodies().x, running.x) << "reset returns to the Plummer sphere that was running";
+}
+
 TEST(SettingsEditor, CurrentIsWhatRunsWithThePanelsView) {
   Simulation sim(small_cpu_run());
   SettingsEditor editor(sim.settings());
