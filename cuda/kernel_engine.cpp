@@ -23,7 +23,7 @@ namespace {
 
 // Bumped when anything about how programs are compiled or stored changes (old cache entries then
 // simply stop matching).
-constexpr std::string_view kCacheFormat = "nbodylab-kernel-cache-1";
+constexpr std::string_view kCacheFormat = "nbodylab-kernel-cache-2";
 
 class Hasher {  // two independent 64-bit FNV-1a streams: a 128-bit key, ample for a cache
  public:
@@ -104,21 +104,15 @@ void fill_reports(CompiledProgram& p) {
   p.resources = parse_ptxas_log(p.log);
 }
 
-// NVRTC in some installations (seen on the H100 machine with CUDA 13.0, not on Debian's) returns an
-// empty log when a process compiles the very same program a second time: ptxas's resource report
-// (-v) is missing although the cubin is identical. The first report for each cache key is kept for
-// the whole process and stands in for a missing one, so the report never depends on compile order.
-std::string resource_log_for(const std::string& key, std::string log) {
-  static std::mutex mutex;
-  static std::map<std::string, std::string> first_logs;
-  const bool has_report = log.find("Used ") != std::string::npos;
-  std::lock_guard lock(mutex);
-  if (has_report) {
-    first_logs.emplace(key, log);
-    return log;
-  }
-  auto it = first_logs.find(key);
-  return it != first_logs.end() ? it->second : log;
+// Since CUDA 12.9, NVRTC on a machine with an NVIDIA driver keeps compiled code in the driver's compute
+// cache (~/.nv/ComputeCache) and, on a hit, skips ptxas, so the resource report (-v) is missing from the
+// log: seen on the H100 machine, across processes and for any program compiled there before. The engine
+// has its own cache (memory and disk, with the log), so it turns the driver's off for this process unless
+// the user chose otherwise (CUDA_CACHE_DISABLE set). The driver's cache only ever held JIT-compiled PTX
+// for this program; every kernel here is loaded as a cubin.
+void keep_ptxas_reports() {
+  static std::once_flag once;
+  std::call_once(once, [] { setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/0); });
 }
 
 }  // namespace
@@ -164,6 +158,7 @@ KernelInfo CompiledProgram::kernel_info(std::string_view entry_name) const {
 // ---------------------------------------------------------------------------------------------------
 
 KernelEngine::KernelEngine(Config config) : config_(std::move(config)) {
+  keep_ptxas_reports();
   if (config_.kernels_dir.empty()) config_.kernels_dir = find_resource("cuda/kernels");
   if (config_.include_dirs.empty()) {
     config_.include_dirs.push_back(config_.kernels_dir);
@@ -286,9 +281,9 @@ std::shared_ptr<const CompiledProgram> KernelEngine::compile(const KernelSource&
   } else {
     auto fresh = run_nvrtc(source, snap);
     fresh->key = key;
-    fresh->log = resource_log_for(key, std::move(fresh->log));
-    fill_reports(*fresh);
-    save_to_disk(*fresh);
+    // A cubin without its resource report is not kept on disk: the next start compiles it again.
+    const bool report_missing = fresh->arch.rfind("sm_", 0) == 0 && !fresh->entries.empty() && fresh->resources.empty();
+    if (!report_missing) save_to_disk(*fresh);
     program = std::move(fresh);
     std::lock_guard lock(mutex_);
     ++counters_.compiled;
@@ -370,7 +365,6 @@ std::shared_ptr<const CompiledProgram> KernelEngine::load_from_disk(const std::s
   program->arch = arch_;
   program->files = snap.paths();
   program->from_disk_cache = true;
-  program->log = resource_log_for(key, std::move(program->log));
   fill_reports(*program);
   return program;
 }

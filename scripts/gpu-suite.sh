@@ -79,7 +79,7 @@ run() {
   mkdir -p "$out"
   export NBODYLAB_ROOT=$root
   export LD_LIBRARY_PATH=$bundle/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-  export NBODYLAB_KERNEL_CACHE=$out/kernel-cache
+  export NBODYLAB_KERNEL_CACHE=${TMPDIR:-/tmp}/nbodylab-kernel-cache  # not under $out: thousands of files
   export NBODYLAB_BIN=$bundle/bin/nbodylab
   [[ -d /usr/local/nvidia/share/glvnd/egl_vendor.d ]] &&
     export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json

@@ -16,8 +16,18 @@ namespace {
 struct Built {
   AllPairsVariant variant;
   std::shared_ptr<const CompiledProgram> program;
-  const PtxEntryStats& force() const { return *program->entry(kAllPairsForceKernel); }
-  const PtxasStats& resources() const { return *program->resource(kAllPairsForceKernel); }
+  const PtxEntryStats& force() const {
+    if (const auto* e = program->entry(kAllPairsForceKernel)) return *e;
+    ADD_FAILURE() << "no force kernel in the PTX of " << variant.source.label;
+    static const PtxEntryStats none{};
+    return none;
+  }
+  const PtxasStats& resources() const {
+    if (const auto* r = program->resource(kAllPairsForceKernel)) return *r;
+    ADD_FAILURE() << "no ptxas resource report for " << variant.source.label << "; log:\n" << program->log;
+    static const PtxasStats none{};
+    return none;
+  }
 };
 
 // The defaults with `edit` applied, compiled for sm_90.

@@ -89,6 +89,18 @@ TEST(KernelEngine, CompiledProgramHasCubinPtxAndResourceReport) {
   EXPECT_NE(program->files.size(), 1u);
 }
 
+// NVRTC (CUDA 12.9+) with a driver present skips ptxas for code in the driver's compute cache and
+// then omits the resource report; the engine turns that cache off. Without a driver (CI) this passes
+// trivially; on the GPU machine it failed before that fix.
+TEST(KernelEngine, EveryFreshCompileOfTheSameProgramCarriesItsResourceReport) {
+  for (int i = 0; i < 2; ++i) {
+    KernelEngine engine(test::sm90_config(std::filesystem::path{}));  // no disk cache
+    const auto program = engine.compile(default_source());
+    EXPECT_EQ(engine.counters().compiled, 1);
+    EXPECT_NE(program->log.find("Used"), std::string::npos) << "compile " << i << " log:\n" << program->log;
+  }
+}
+
 TEST(KernelEngine, SecondCompileIsServedFromMemory) {
   auto engine = test::sm90_engine();
   const auto first = engine->compile(default_source());
