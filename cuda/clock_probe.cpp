@@ -23,15 +23,16 @@ ClockMeasurement measure_sm_clock(double seconds) {
   int per_sm = 0;
   NBL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlockSize, 0));
   const int blocks = std::max(1, per_sm) * device->sm_count;  // one full wave: every block runs at once
-  DeviceBuffer<long long> cycles(static_cast<std::size_t>(blocks));
+  DeviceBuffer<long long> cycles(static_cast<std::size_t>(blocks)), nanoseconds(static_cast<std::size_t>(blocks));
   DeviceBuffer<float> sink(1);
   CudaStream stream;
   CudaEvent start, stop;
 
   long long* cycles_ptr = cycles.data();
+  long long* nanoseconds_ptr = nanoseconds.data();
   float* sink_ptr = sink.data();
   auto run = [&](int iterations) {
-    void* args[] = {&cycles_ptr, &sink_ptr, &iterations};
+    void* args[] = {&cycles_ptr, &nanoseconds_ptr, &sink_ptr, &iterations};
     start.record(stream.get());
     NBL_CUDA_CHECK(cudaLaunchKernel(kernel, dim3(blocks), dim3(kBlockSize), args, 0, stream.get()));
     NBL_CUDA_CHECK(cudaGetLastError());
@@ -48,10 +49,13 @@ ClockMeasurement measure_sm_clock(double seconds) {
   ClockMeasurement m;
   m.seconds = run(iterations);
   m.blocks = blocks;
-  std::vector<long long> host = cycles.to_host(stream.get());
-  std::sort(host.begin(), host.end());
-  const double median_cycles = static_cast<double>(host[host.size() / 2]);
-  m.sm_clock_mhz = median_cycles / (m.seconds * 1e6);
+  const std::vector<long long> c = cycles.to_host(stream.get()), ns = nanoseconds.to_host(stream.get());
+  std::vector<double> mhz;
+  for (std::size_t i = 0; i < c.size(); ++i)
+    if (ns[i] > 0) mhz.push_back(static_cast<double>(c[i]) / static_cast<double>(ns[i]) * 1e3);
+  if (mhz.empty()) throw Error("the clock probe measured no time (the GPU's global timer did not advance)");
+  std::sort(mhz.begin(), mhz.end());
+  m.sm_clock_mhz = mhz[mhz.size() / 2];
   m.reported_max_mhz = device->clock_mhz;
   return m;
 }

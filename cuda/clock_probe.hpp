@@ -6,7 +6,7 @@
 namespace nbl {
 
 struct ClockMeasurement {
-  double sm_clock_mhz = 0;      // SM cycles (clock64) per microsecond of CUDA-event time, median over blocks
+  double sm_clock_mhz = 0;      // SM cycles (clock64) per microsecond of global timer, median over blocks
   double reported_max_mhz = 0;  // what the driver reports as the peak clock
   double seconds = 0;           // how long the measured launch ran
   int blocks = 0;
