@@ -89,6 +89,7 @@ bool enum_combo(const char* label, E& value, int count) {
 std::string toggle_tooltip(const ToggleDef& t, const std::string& inert) {
   std::string text(t.help);
   if (!t.tutorial.empty()) text += "\n\nTutorial: " + std::string(t.tutorial);
+  if (!t.measured.empty()) text += "\nH100 (BENCHMARKS.md): " + std::string(t.measured);
   text += "\n\n" + (t.macro.empty() ? std::string("Becomes an NVRTC compiler option.")
                                     : "Kernel macro: " + std::string(t.macro));
   if (!inert.empty()) text += "\n\nInert now: " + inert;
