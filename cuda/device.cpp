@@ -40,8 +40,14 @@ std::optional<DeviceInfo> query_device(std::string* why) {
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess || count == 0) {
     if (why) {
-      *why = status == cudaSuccess ? "no CUDA device found"
-                                   : std::string("no usable CUDA device (") + cudaGetErrorString(status) + ")";
+      if (status == cudaSuccess || status == cudaErrorNoDevice) {
+        *why = "no CUDA device found";
+      } else if (status == cudaErrorInsufficientDriver) {
+        // Also what the runtime says when there is no NVIDIA driver at all.
+        *why = "no NVIDIA driver, or one older than this CUDA runtime needs";
+      } else {
+        *why = std::string("no usable CUDA device (") + cudaGetErrorString(status) + ")";
+      }
     }
     cudaGetLastError();  // clear the sticky "no device" error
     return std::nullopt;
