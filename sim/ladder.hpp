@@ -70,8 +70,9 @@ inline constexpr std::array kLadder = {
   LadderRung{"rsqrtf", "The hardware reciprocal square root (MUFU.RSQ) instead of 1.0f / sqrtf(): one instruction "
     "instead of a correctly rounded square root and division.",
     "reference 000, Part I: Using the RSQRTF Instruction", 0.99, 1.83, 1.64, ladder_changes::rsqrt},
-  LadderRung{"two loops", "The inner loop split around i instead of if (i != j). Not kept: the tutorial found it "
-    "useless (a branch taken once in n costs next to nothing) and went back to the if.",
+  LadderRung{"two loops", "The inner loop split around i instead of if (i != j). A side trip: the tutorial found it "
+    "useless on Fermi and Kepler and went back to the if. On the H100, where the loop is limited by issue "
+    "slots, dropping the compare and branch gains 1.13-1.29x, but rung 8 removes the test altogether.",
     "reference 000, Part I: Using 2 Loops to Avoid If Statement", 0.55, 1.00, 1.00, ladder_changes::two_loops,
     false},
   LadderRung{"shared tiles", "Each block loads a tile of 256 bodies into shared memory with one coalesced load per "
