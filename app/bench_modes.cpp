@@ -11,6 +11,7 @@
 #include "app/bench_allpairs.hpp"
 #include "sim/error.hpp"
 #include "sim/settings_io.hpp"
+#include "sim/statistics.hpp"
 
 namespace nbl {
 
@@ -19,9 +20,7 @@ namespace {
 double median_of(const std::vector<StepStats>& steps, const std::string& stage) {
   std::vector<double> v;
   for (const auto& s : steps) v.push_back(stage.empty() ? s.total_ms : s.stage_ms(stage));
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  return median(std::move(v));
 }
 
 struct Switch {

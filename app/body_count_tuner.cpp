@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "app/text_format.hpp"
+#include "sim/statistics.hpp"
 
 namespace nbl {
 
@@ -25,10 +26,6 @@ std::optional<std::size_t> BodyCountTuner::observe(double per_body_ms, double fi
   per_body_.push_back(per_body_ms);
   fixed_.push_back(fixed_ms);
   if (static_cast<int>(per_body_.size()) < kSampleFrames) return std::nullopt;
-  auto median = [](std::vector<double>& v) {
-    std::nth_element(v.begin(), v.begin() + kSampleFrames / 2, v.end());
-    return v[kSampleFrames / 2];
-  };
   const double n_ms = median(per_body_), fixed = median(fixed_);
   per_body_.clear();
   fixed_.clear();

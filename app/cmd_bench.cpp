@@ -16,30 +16,16 @@
 #include "app/report.hpp"
 #include "app/run_options.hpp"
 #include "app/simulation.hpp"
+#include "app/text_format.hpp"
 #include "cuda/device.hpp"
 #include "physics/gravity.hpp"
 #include "sim/error.hpp"
+#include "sim/statistics.hpp"
 #include "sim/tipsy.hpp"
 
 namespace nbl {
 
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-std::string si(double value, const char* unit) {
-  const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
-  int p = 0;
-  while (std::fabs(value) >= 1000 && p < 5) value /= 1000, ++p;
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.3g %s%s", value, prefixes[p], unit);
-  return buffer;
-}
 
 // Bytes a streaming stage moves per body, to show its bandwidth (the tutorial's GB/s column).
 std::optional<double> stage_bytes_per_body(const std::string& stage) {

@@ -29,19 +29,6 @@ const ImU32 kVerticesColor = IM_COL32(110, 210, 140, 255);
 const ImU32 kRenderColor = IM_COL32(250, 170, 70, 255);
 const ImU32 kUiColor = IM_COL32(190, 120, 240, 255);
 
-// 2.13e12 -> "2.13 T"
-std::string si(double v, const char* unit) {
-  const char* prefixes[] = {"", " k", " M", " G", " T", " P"};
-  int p = 0;
-  while (std::abs(v) >= 1000.0 && p < 5) {
-    v /= 1000.0;
-    ++p;
-  }
-  char text[64];
-  std::snprintf(text, sizeof text, "%.3g%s%s", v, p ? prefixes[p] : " ", unit);
-  return text;
-}
-
 std::string fmt(const char* format, double v) {
   char text[64];
   std::snprintf(text, sizeof text, format, v);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/statistics.hpp"
+
 namespace nbl {
 
 void Series::push(float value) {
@@ -24,9 +26,7 @@ float Series::max() const {
 
 float Series::median() const {
   if (!count_) return 0;
-  std::vector<float> v(values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(count_));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
+  return static_cast<float>(nbl::median({values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(count_)}));
 }
 
 void LabStats::record_frame(const FrameTimes& t) {

@@ -1,6 +1,8 @@
 // Numbers as the panel and the terminal print them.
 #pragma once
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 namespace nbl {
@@ -14,6 +16,16 @@ inline std::string with_commas(std::int64_t value) {
     out.push_back(digits[i]);
   }
   return out;
+}
+
+// 2.13e12, "FLOP/s" -> "2.13 TFLOP/s" (three significant digits, SI prefix up to peta)
+inline std::string si(double value, const char* unit) {
+  const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
+  int p = 0;
+  while (std::fabs(value) >= 1000 && p < 5) value /= 1000, ++p;
+  char text[64];
+  std::snprintf(text, sizeof text, "%.3g %s%s", value, prefixes[p], unit);
+  return text;
 }
 
 }  // namespace nbl

@@ -16,6 +16,7 @@
 #include "cuda/stage_timer.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/render_vertices.hpp"
+#include "sim/statistics.hpp"
 
 namespace nbl {
 
@@ -33,13 +34,6 @@ static_assert(sizeof(nbl_float4) == 16 && sizeof(ap::BodyRecord) == 28);
 namespace {
 
 using ByteBuffer = DeviceBuffer<unsigned char>;
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
 
 int blocks_for(std::size_t count, int block) {
   return static_cast<int>((std::max<std::size_t>(count, 1) + static_cast<std::size_t>(block) - 1) / block);
@@ -573,7 +567,7 @@ AllPairsBackend::ForceTiming AllPairsBackend::time_force(int warmups, int repeat
     stop[r].record(s.stream.get());
   }
   for (int r = 0; r < repeats; ++r) t.ms.push_back(stop[r].ms_since(start[r]));
-  t.median_ms = median_of(t.ms);
+  t.median_ms = t.ms.empty() ? 0 : median(t.ms);
   s.acc_valid = t.i_count == s.n;  // a sample leaves the other bodies' accelerations stale
   return t;
 }
