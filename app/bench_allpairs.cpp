@@ -193,7 +193,7 @@ Table run_ladder(const AllPairsBenchOptions& options) {
     measured.push_back(h.measure(toggles));
     ms.push_back(measured.back().ms);
     base_of.push_back(r == 0 ? 0 : last_kept);
-    if (toggles["precision"] == 0 && ms[r] < ms[best]) best = r;
+    if (toggles.is({"precision", "fp32"}) && ms[r] < ms[best]) best = r;
     progress(options, "ladder: " + std::to_string(r + 1) + "/" + std::to_string(kLadder.size()) + "  " +
                           std::string(rung.name) + "  " + format("%.3f ms", ms[r]));
     if (rung.kept) last_kept = r;
@@ -288,7 +288,7 @@ std::vector<std::pair<std::string, ToggleValues>> default_scaling_variants() {
   for (std::size_t r = 0; r < kLadder.size(); ++r)
     if (kLadder[r].name == "-ftz") tutorial_final = r;
   ToggleValues fp64;
-  fp64["precision"] = 1;
+  fp64.set({"precision", "fp64"});
   return {{"best (default toggles)", ToggleValues{}},
           {"tutorial's last rung (-ftz)", ladder_toggles(tutorial_final)},
           {"best in fp64", fp64}};

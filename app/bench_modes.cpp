@@ -32,8 +32,8 @@ struct Switch {
 };
 
 void defaults(ToggleValues&) {}
-void insertion(ToggleValues& t) { t["bh_build"] = 0; }
-void warp_walk(ToggleValues& t) { t["bh_traversal"] = 1; }
+void insertion(ToggleValues& t) { t.set({"bh_build", "insertion"}); }
+void warp_walk(ToggleValues& t) { t.set({"bh_traversal", "warp"}); }
 
 const Switch kSwitches[] = {
     {"avoid volatile", "1.14x / 1.19x / 1.18x", "force", defaults, [](ToggleValues& t) { t["bh_avoid_volatile"] = 0; }},
@@ -47,7 +47,7 @@ const Switch kSwitches[] = {
     {"sorting of bodies (warp walk)", "3.60x / 6.28x / 8.21x", "force", warp_walk,
      [](ToggleValues& t) { warp_walk(t), t["bh_sort"] = 0; }},
     {"warp-synchronous walk vs per-thread", "6.23x / 8.04x / 8.60x", "force", warp_walk,
-     [](ToggleValues& t) { t["bh_traversal"] = 0; }},
+     [](ToggleValues& t) { t.set({"bh_traversal", "thread"}); }},
     {"group interaction lists vs warp walk (ours)", "", "force", defaults, warp_walk},
     {"sorting of bodies (group lists)", "", "force", defaults, [](ToggleValues& t) { t["bh_sort"] = 0; }},
     {"Morton build vs insertion build (ours)", "", "", defaults, insertion},

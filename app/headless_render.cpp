@@ -20,6 +20,7 @@
 #include "render/gl_objects.hpp"
 #include "render/image.hpp"
 #include "render/scene_view.hpp"
+#include "render/gl_errors.hpp"
 #include "sim/error.hpp"
 #include "sim/file_util.hpp"
 #include "sim/tipsy.hpp"
@@ -232,6 +233,8 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     start = Clock::now();
     scene.draw(camera, job.settings.view, viewport, target.framebuffer());
     glFinish();
+    if (const std::string gl_error = take_gl_error(); !gl_error.empty())
+      throw GlError("OpenGL error while drawing frame " + std::to_string(frame) + ": " + gl_error);
     render.push_back(ms_since(start));
 
     start = Clock::now();

@@ -8,6 +8,7 @@
 #include "app/commands.hpp"
 #include "app/screenshot.hpp"
 #include "render/gl.hpp"
+#include "render/gl_errors.hpp"
 #include "sim/error.hpp"
 #include "sim/settings_io.hpp"
 
@@ -181,6 +182,7 @@ void Lab::build_panel() {
   if (ladder_.running()) facts.pause_reason = "Paused while the ladder runs.";
   facts.status = status_;
   facts.error = error_;
+  facts.gl_error = gl_error_;
   facts.auto_n_note = tuner_.note();
   facts.unicode_font = ui_.unicode_font();
   for (LabCommand c : panel_.build(facts, editor_)) request(c);
@@ -204,6 +206,7 @@ void Lab::run_commands() {
 }
 
 void Lab::finish_frame() {
+  if (std::string gl_error = take_gl_error(); !gl_error.empty() && gl_error_.empty()) gl_error_ = std::move(gl_error);
   times_.frame_ms = ms_since(frame_started_);
   frame_started_ = Clock::now();
   stats_.record_frame(times_);

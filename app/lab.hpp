@@ -54,6 +54,7 @@ class Lab {
   bool paused() const { return paused_; }
   const std::string& pause_reason() const { return pause_reason_; }
   const std::string& last_error() const { return error_; }
+  const std::string& first_gl_error() const { return gl_error_; }
   const std::string& last_status() const { return status_; }
   Viewport scene_viewport() const;  // the window minus the panel, in framebuffer pixels
 
@@ -102,6 +103,7 @@ class Lab {
   bool vertices_stale_ = true;  // the vertex buffer no longer shows the state (a step, new bodies, a view change)
   ViewSettings drawn_view_;
   std::string pause_reason_, status_, error_;
+  std::string gl_error_;  // the first GL error caught (release builds check once per frame)
 
   FrameTimes times_;
   double render_cpu_ms_ = 0;

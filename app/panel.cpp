@@ -211,6 +211,7 @@ void Panel::header(const PanelFacts& f) {
   if (!f.auto_n_note.empty()) wrapped(kMuted, f.auto_n_note);
   if (f.paused) wrapped(f.pause_reason.empty() ? kWarning : kError, f.pause_reason.empty() ? "Paused (Space to resume)" : f.pause_reason);
   if (!f.error.empty()) wrapped(kError, f.error);
+  if (!f.gl_error.empty()) wrapped(kError, "OpenGL error (the first one; drawing may be wrong): " + f.gl_error);
   if (!f.status.empty()) wrapped(kMuted, f.status);
   ImGui::Spacing();
 }

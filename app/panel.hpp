@@ -42,6 +42,7 @@ struct PanelFacts {
   std::string pause_reason;  // why it paused itself (NaN, CUDA error), "" when the user paused
   std::string status;        // the last thing that happened ("screenshot saved to ...")
   std::string error;         // the last thing that went wrong
+  std::string gl_error;      // the first OpenGL error the frame loop caught ("" when none)
   std::string auto_n_note;   // what the start-up body-count tuning did
   bool unicode_font = false;
 };

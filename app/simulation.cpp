@@ -64,7 +64,7 @@ Bodies Simulation::make_initial_bodies(const Settings& settings, const std::stri
   std::string why;
   const bool use_gpu = settings.backend != BackendKind::cpu && query_device(&why).has_value();
   const std::size_t n = resolve_body_count(settings, use_gpu);
-  if (use_gpu) check_fits(n, gpu_bytes_per_body(settings.algorithm), device_memory_free_total().first, "GPU");
+  if (use_gpu) check_fits(n, gpu_bytes_per_body(settings, n), device_memory_free_total().first, "GPU");
   // The host always holds the initial state (and the CPU backend the live one).
   check_fits(n, cpu_bytes_per_body(settings.algorithm), host_available_bytes(), "host");
   return make_scene(settings.scene, n, settings.seed);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "render/gl.hpp"
+#include "render/gl_errors.hpp"
 #include "render/gl_version.hpp"
 #include "sim/error.hpp"
 
@@ -66,6 +67,7 @@ Window::Window(const WindowOptions& options) : vsync_(options.vsync) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, kGlMinorNeeded);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, default_gl_error_mode() == GlErrorMode::exceptions ? GLFW_TRUE : GLFW_FALSE);
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
   GLFWmonitor* monitor = options.fullscreen ? glfwGetPrimaryMonitor() : nullptr;
   int width = options.width, height = options.height;
@@ -89,6 +91,7 @@ Window::Window(const WindowOptions& options) : vsync_(options.vsync) {
     glfwTerminate();
     throw Error("the OpenGL 4.5 context was created but its functions could not be loaded");
   }
+  install_gl_error_checks(default_gl_error_mode());
   const char* version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
   const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
   if (auto problem = gl_version_problem(version ? version : "", renderer ? renderer : ""); !problem.empty()) {

@@ -3,7 +3,8 @@
 // toggles into a kernel variant; the engine (kernel_engine.hpp) compiles and caches it; this class
 // keeps the bodies on the device in the layout the variant reads, runs kick-drift-kick steps with
 // per-stage CUDA-event timings, writes the renderer's vertex buffer, and hot-reloads a kernel file
-// edited on disk once it has matched the double-precision reference.
+// edited on disk. Every build it adopts, a hot reload or a switched variant, passes the one rule of
+// sim/accuracy.hpp first (cuda/reloadable_kernels.hpp); a refused variant leaves the running one.
 // No CUDA types in this header: app/ (bench) includes it.
 #pragma once
 #include <cstddef>
@@ -20,8 +21,8 @@ class KernelEngine;
 
 class AllPairsBackend final : public Backend {
  public:
-  // Throws Error when there is no usable GPU or the variant does not compile. `engine` defaults to
-  // the process's shared one.
+  // Throws Error when there is no usable GPU, or the variant does not compile or is refused by the
+  // build check. `engine` defaults to the process's shared one.
   explicit AllPairsBackend(const Settings& settings, std::shared_ptr<KernelEngine> engine = nullptr);
   ~AllPairsBackend() override;
 
@@ -35,6 +36,7 @@ class AllPairsBackend final : public Backend {
   StepStats step() override;
   void compute_accelerations(Accelerations& out) override;
   void write_vertices(VertexTarget target, ColorMode mode) override;
+  void* cuda_stream() const override;
   std::vector<KernelInfo> kernel_info() const override;
 
   // ---- beyond Backend: for the bench and the tests ----

@@ -11,12 +11,13 @@ namespace nbl {
 
 namespace {
 
-// Choice indices, in the order of sim/toggles.hpp's choice lists.
-constexpr int kSingleThread = 0;
-constexpr int kSelfBranch = 0, kSelfTwoLoops = 1, kSelfSoftening = 2;
-constexpr int kTilingNone = 0, kTilingShared = 1, kTilingShuffle = 2;
-constexpr int kFastMathOff = 0, kFtz = 1, kFastMath = 2;
-constexpr int kFp64 = 1;
+// The choices the switchboard acts on, looked up by name in sim/toggles.hpp at compile time.
+constexpr Choice kSingleThread{"parallelism", "single_thread"};
+constexpr Choice kSelfBranch{"self_interaction", "branch"}, kSelfTwoLoops{"self_interaction", "two_loops"},
+    kSelfSoftening{"self_interaction", "softening"};
+constexpr Choice kTilingNone{"tiling", "none"}, kTilingShared{"tiling", "shared"}, kTilingShuffle{"tiling", "shuffle"};
+constexpr Choice kFastMathOff{"fast_math", "off"}, kFtz{"fast_math", "ftz"}, kFastMath{"fast_math", "fast_math"};
+constexpr Choice kFp64{"precision", "fp64"}, kConstantParams{"params", "constant"};
 
 std::string upper(std::string_view s) {
   std::string out(s);
@@ -64,33 +65,33 @@ AllPairsVariant select_allpairs_variant(const ToggleValues& requested, double so
   ToggleValues& t = v.toggles;
 
   // ---- normalise: combinations that cannot mean anything else ----
-  v.single_thread = t["parallelism"] == kSingleThread;
+  v.single_thread = t.is(kSingleThread);
   if (v.single_thread) {
     // One thread walks every body: there are no blocks to tile for and no threads to share bodies.
     mark_inert(v, "tiling");
     mark_inert(v, "bodies_per_thread");
     mark_inert(v, "block_size");
-    t["tiling"] = kTilingNone;
+    t.set(kTilingNone);
     t["bodies_per_thread"] = 1;
   }
-  if (t["self_interaction"] == kSelfSoftening && !(softening > 0)) {
-    t["self_interaction"] = kSelfBranch;
+  if (t.is(kSelfSoftening) && !(softening > 0)) {
+    t.set(kSelfBranch);
     v.notices.push_back(
         "self-interaction by softening needs softening > 0 (at zero a body meets itself at distance 0: 0/0); "
         "using if (i != j)");
   }
-  if (t["tiling"] == kTilingShuffle && t["self_interaction"] == kSelfTwoLoops) {
-    t["self_interaction"] = kSelfBranch;
+  if (t.is(kTilingShuffle) && t.is(kSelfTwoLoops)) {
+    t.set(kSelfBranch);
     v.notices.push_back(
         "two loops around i give every lane its own loop bounds, but a warp-shuffle tile needs all 32 lanes in "
         "the same loop; using if (i != j)");
   }
-  v.fp64 = t["precision"] == kFp64;
+  v.fp64 = t.is(kFp64);
   if (v.fp64) {
     // -ftz and --use_fast_math change single-precision instructions only.
     mark_inert(v, "fast_math");
-    t["fast_math"] = kFastMathOff;
-  } else if (t["fast_math"] == kFastMath) {
+    t.set(kFastMathOff);
+  } else if (t.is(kFastMath)) {
     // --use_fast_math lets the compiler turn 1.0f / sqrtf(x) into rsqrt.approx by itself.
     mark_inert(v, "rsqrt");
     t["rsqrt"] = 1;
@@ -101,19 +102,17 @@ AllPairsVariant select_allpairs_variant(const ToggleValues& requested, double so
 
   // ---- shape ----
   v.layout = static_cast<BodyLayout>(t["layout"]);
-  v.constant_params = t["params"] == 1;
+  v.constant_params = t.is(kConstantParams);
   v.bodies_per_thread = t["bodies_per_thread"];
   v.block_size = v.single_thread ? 1 : t["block_size"];
-  switch (v.single_thread ? kTilingNone : t["tiling"]) {
-    case kTilingShared: v.tile_size = v.block_size; break;
-    case kTilingShuffle: v.tile_size = 32; break;
-    default: v.tile_size = 1; break;
-  }
+  if (v.single_thread || t.is(kTilingNone)) v.tile_size = 1;
+  else if (t.is(kTilingShared)) v.tile_size = v.block_size;
+  else v.tile_size = 32;  // a warp's lanes pass bodies around
 
   // ---- code: the file, one macro per toggle (and per choice), the compiler options ----
   if (v.single_thread) v.source.file = "allpairs_single_thread.cu";
-  else if (t["tiling"] == kTilingShared) v.source.file = "allpairs_shared.cu";
-  else if (t["tiling"] == kTilingShuffle) v.source.file = "allpairs_shuffle.cu";
+  else if (t.is(kTilingShared)) v.source.file = "allpairs_shared.cu";
+  else if (t.is(kTilingShuffle)) v.source.file = "allpairs_shuffle.cu";
   else v.source.file = "allpairs_global.cu";
 
   for (std::size_t i = 0; i < kToggleCount; ++i) {
@@ -125,26 +124,12 @@ AllPairsVariant select_allpairs_variant(const ToggleValues& requested, double so
         v.source.macros.emplace_back(std::string(def.macro) + "_" + upper(def.choices[c].name), std::to_string(c));
     }
   }
-  switch (t["fast_math"]) {
-    case kFtz: v.source.options.push_back("-ftz=true"); break;
-    case kFastMath: v.source.options.push_back("--use_fast_math"); break;
-    case kFastMathOff: break;
-  }
+  if (t.is(kFtz)) v.source.options.push_back("-ftz=true");
+  else if (t.is(kFastMath)) v.source.options.push_back("--use_fast_math");
 
   v.description = describe(v);
   v.source.label = v.description;
   return v;
-}
-
-int estimate_blocks_per_sm(int block_size, int registers, int shared_bytes) {
-  // Hopper: 65536 registers (allocated per warp in units of 256), 2048 threads, 32 blocks and 228 KB
-  // of shared memory per SM (1 KB of it reserved per block).
-  const int warps = (block_size + 31) / 32;
-  const int regs_per_warp = ((std::max(registers, 1) * 32 + 255) / 256) * 256;
-  int blocks = std::min(32, 2048 / std::max(block_size, 1));
-  if (registers > 0) blocks = std::min(blocks, 65536 / (regs_per_warp * warps));
-  if (shared_bytes > 0) blocks = std::min(blocks, (228 * 1024) / (shared_bytes + 1024));
-  return std::max(blocks, 1);
 }
 
 AllPairsLaunch plan_allpairs_launch(const AllPairsVariant& v, std::size_t n, std::size_t i_count, int sm_count,
@@ -223,22 +208,23 @@ std::vector<std::string> allpairs_code_violations(const AllPairsVariant& v, cons
   else expect(all["rsqrt"] == 0 && loop["sqrt"] > 0,
               "no rsqrt: sqrt and no rsqrt.approx (rsqrt " + count(all, "rsqrt") + ", sqrt " + count(loop, "sqrt") + ")");
 
-  const int tiling = v.single_thread ? kTilingNone : t["tiling"];
-  if (tiling == kTilingShared)
+  const bool shared_tiles = !v.single_thread && t.is(kTilingShared);
+  const bool shuffle_tiles = !v.single_thread && t.is(kTilingShuffle);
+  if (shared_tiles)
     expect(loop["ld.shared"] > 0 && all["bar.sync"] > 0 && all["shfl.sync"] == 0,
            "shared tiles: ld.shared in the hot loop and bar.sync (ld.shared " + count(loop, "ld.shared") + ", bar.sync " +
                count(all, "bar.sync") + ")");
   else expect(all["ld.shared"] == 0 && all["bar.sync"] == 0, "no shared tiles: no ld.shared, no bar.sync");
-  if (tiling == kTilingShuffle)
+  if (shuffle_tiles)
     expect(loop["shfl.sync"] > 0, "shuffle tiles: shfl.sync in the hot loop (has " + count(loop, "shfl.sync") + ")");
   else expect(all["shfl.sync"] == 0, "no shuffle tiles: no shfl.sync (has " + count(all, "shfl.sync") + ")");
-  if (tiling == kTilingNone) expect(loop["ld.global"] > 0, "no tiles: the hot loop reads global memory");
+  if (!shared_tiles && !shuffle_tiles) expect(loop["ld.global"] > 0, "no tiles: the hot loop reads global memory");
 
   if (v.fp64) {
     expect(loop["f64"] > 0, "fp64: the hot loop computes in double");
   } else {
     expect(all["f64"] == 0, "fp32: no double arithmetic (has " + count(all, "f64") + ")");
-    if (t["fast_math"] == kFastMathOff) expect(all["ftz"] == 0, "IEEE flags: no .ftz (has " + count(all, "ftz") + ")");
+    if (t.is(kFastMathOff)) expect(all["ftz"] == 0, "IEEE flags: no .ftz (has " + count(all, "ftz") + ")");
     else expect(loop["ftz"] > 0, "-ftz / fast math: .ftz in the hot loop");
   }
 
@@ -249,7 +235,7 @@ std::vector<std::string> allpairs_code_violations(const AllPairsVariant& v, cons
 
   if (v.layout == BodyLayout::float4) {
     expect(all["ld.global.v4"] > 0, "float4: 16-byte global loads");
-    if (tiling == kTilingShared) expect(loop["ld.shared.v4"] > 0, "float4: 16-byte shared loads in the hot loop");
+    if (shared_tiles) expect(loop["ld.shared.v4"] > 0, "float4: 16-byte shared loads in the hot loop");
   } else {
     expect(all["ld.global.v4"] == 0 && all["ld.shared.v4"] == 0, "AoS / SoA: no 16-byte loads");
   }
@@ -258,14 +244,14 @@ std::vector<std::string> allpairs_code_violations(const AllPairsVariant& v, cons
   // loop over a full tile has a constant trip count: an unroll factor at least that long unrolls it
   // completely (then the tile loop, or the partial tile's loop, is the hot one).
   const int unroll = t["unroll"], bodies = v.bodies_per_thread;
-  const bool constant_trip = tiling != kTilingNone && t["self_interaction"] != kSelfTwoLoops;
+  const bool constant_trip = (shared_tiles || shuffle_tiles) && !t.is(kSelfTwoLoops);
   const int trip = v.tile_size;
   const bool ok = e->loop_bodies == unroll * bodies ||
                   (constant_trip && unroll >= trip && e->loop_bodies == trip * bodies);
   expect(ok, "unroll " + std::to_string(unroll) + " x " + std::to_string(bodies) +
                  " bodies per thread: interactions in the hot loop (has " + std::to_string(e->loop_bodies) + ")");
 
-  if (t["self_interaction"] == kSelfBranch)
+  if (t.is(kSelfBranch))
     expect(loop["setp"] >= e->loop_bodies, "if (i != j): a comparison per interaction (setp " + count(loop, "setp") + ")");
   else expect(loop["setp"] <= 1, "no self test in the hot loop (setp " + count(loop, "setp") + ")");
 
@@ -275,7 +261,7 @@ std::vector<std::string> allpairs_code_violations(const AllPairsVariant& v, cons
 
   expect(e->max_threads == v.block_size, "launch bounds = block size (" + std::to_string(e->max_threads) + ")");
   if (r) {
-    const int tile_bytes = tiling == kTilingShared ? 16 * v.block_size : 0;
+    const int tile_bytes = shared_tiles ? 16 * v.block_size : 0;
     expect(r->shared_bytes == tile_bytes, "shared memory = one tile (" + std::to_string(r->shared_bytes) + " bytes)");
   }
   return failed;
@@ -324,7 +310,7 @@ std::vector<ToggleValues> allpairs_check_combinations(bool exhaustive) {
     for (int self = 0; self < 3; ++self)
       for (int precision = 0; precision < 2; ++precision) {
         ToggleValues t;
-        t["parallelism"] = kSingleThread;
+        t.set(kSingleThread);
         t["layout"] = layout;
         t["self_interaction"] = self;
         t["precision"] = precision;

@@ -8,20 +8,24 @@
 #include <vector>
 
 #include "cuda/kernel_engine.hpp"
+#include "cuda/kernels/allpairs_params.h"
 #include "sim/toggles.hpp"
 
 namespace nbl {
 
-// Names of the kernels in every all-pairs module (cuda/kernels/allpairs_*.cu).
-inline constexpr const char* kAllPairsForceKernel = "allpairs_force";
-inline constexpr const char* kAllPairsKickDriftKernel = "allpairs_kick_drift";
-inline constexpr const char* kAllPairsKickKernel = "allpairs_kick";
-inline constexpr const char* kAllPairsSumSlicesKernel = "allpairs_sum_slices";
-inline constexpr const char* kAllPairsVerticesKernel = "allpairs_write_vertices";
-inline constexpr const char* kAllPairsParamsSymbol = "c_params";  // the __constant__ parameters
-inline constexpr int kAllPairsAdvanceBlockSize = 256;              // kAdvanceBlockSize in the kernels
+// Names of the kernels in every all-pairs module (cuda/kernels/allpairs_*.cu), as their signatures in
+// cuda/kernels/allpairs_params.h give them.
+inline constexpr const char* kAllPairsForceKernel = allpairs::kForceKernel<allpairs::NoArgs>.name;
+inline constexpr const char* kAllPairsKickDriftKernel = allpairs::kKickDriftKernel<allpairs::NoArgs>.name;
+inline constexpr const char* kAllPairsKickKernel = allpairs::kKickKernel<allpairs::NoArgs>.name;
+inline constexpr const char* kAllPairsSumSlicesKernel = allpairs::kSumSlicesKernel<allpairs::NoArgs>.name;
+inline constexpr const char* kAllPairsVerticesKernel = allpairs::kVerticesKernel<allpairs::NoArgs>.name;
 
-enum class BodyLayout { aos = 0, soa = 1, float4 = 2 };  // the `layout` toggle's choices, in order
+// The `layout` toggle's choices; each enumerator equals its choice's index (checked below by name).
+enum class BodyLayout { aos = 0, soa = 1, float4 = 2 };
+static_assert(Choice{"layout", "aos"}.value == static_cast<int>(BodyLayout::aos) &&
+              Choice{"layout", "soa"}.value == static_cast<int>(BodyLayout::soa) &&
+              Choice{"layout", "float4"}.value == static_cast<int>(BodyLayout::float4));
 
 struct AllPairsVariant {
   ToggleValues toggles;  // as they run: normalised, inert toggles at their canonical values
@@ -79,9 +83,5 @@ std::vector<std::string> allpairs_code_violations(const AllPairsVariant& variant
 // spread of them), and the structural toggles crossed with each other. Duplicates (after
 // normalisation) are left to the caller.
 std::vector<ToggleValues> allpairs_check_combinations(bool exhaustive);
-
-// Blocks of `block_size` threads that fit on one SM given the kernel's registers and shared memory
-// (the occupancy calculator, for when there is no GPU to ask): Hopper-class limits.
-int estimate_blocks_per_sm(int block_size, int registers, int shared_bytes);
 
 }  // namespace nbl

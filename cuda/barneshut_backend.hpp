@@ -1,6 +1,8 @@
-// The GPU Barnes-Hut backend: the tutorial's six kernels (reference 000, Part II) compiled by the
-// kernel variant engine, their device memory, the per-step recovery from bad geometry, and the
-// statistics the panel and `bench` show. Created through make_gpu_barneshut() (gpu_backends.hpp).
+// The GPU Barnes-Hut backend: the tutorial's six kernels (reference 000, Part II) behind the Backend
+// interface. A thin facade: the switchboard (barneshut_variant.hpp) picks the kernel sources, the
+// reloadable kernel set (reloadable_kernels.hpp) compiles, checks and hot-reloads them, the pipeline
+// (barneshut_pipeline.hpp) runs them on the buffers (barneshut_buffers.hpp). Every build it adopts,
+// a switched variant or an edited file, passes the one rule of sim/accuracy.hpp first.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -11,22 +13,71 @@
 
 namespace nbl {
 
+class KernelEngine;
+
+// The octree as the kernels left it, copied to the host (tests check it against its definition:
+// tests/cuda/bh_tree_check.hpp; the overlay reads cells from it).
+struct BarnesHutTreeCopy {
+  int n = 0;
+  bool morton_build = true;
+  bool sorted = true;       // bodies were put in tree order (`order` is meaningful)
+  bool has_groups = false;  // force groups were formed
+  int first_cell = 0, last_cell = 0, root = 0;  // cell ids [first_cell, last_cell]
+  int groups = 0;
+  float root_size = 0;
+  float root_center[3] = {0, 0, 0};
+  std::vector<float> node;  // 4 per id (x, y, z, mass), bodies then cells
+  std::vector<int> child;   // 8 per cell, indexed by id - n
+  std::vector<int> depth, count, start;  // per cell, indexed by id - n
+  std::vector<int> order;   // body ids in tree order
+  std::vector<int> next;    // insertion build: chained bodies (-1 ends), empty for Morton
+  std::vector<int> group_first, group_size;
+};
+
+class BarnesHutBackend final : public Backend {
+ public:
+  struct Options {
+    int initial_cells = 0;                 // first cell pool; 0: the usual size (tests make it tiny to force growth)
+    std::shared_ptr<KernelEngine> engine;  // null: the process's shared engine
+  };
+  // Throws Error without a usable GPU, InputError for a variant the GPU cannot run, and Error when the
+  // variant is refused by the build check.
+  BarnesHutBackend(const Settings& settings, Options options);
+  explicit BarnesHutBackend(const Settings& settings) : BarnesHutBackend(settings, Options{}) {}
+  ~BarnesHutBackend() override;
+
+  std::string name() const override;
+  Algorithm algorithm() const override { return Algorithm::barneshut; }
+  bool on_gpu() const override { return true; }
+  std::size_t body_count() const override;
+
+  void configure(const Settings& settings) override;
+  void set_bodies(const Bodies& bodies) override;
+  void get_bodies(Bodies& bodies) override;
+  StepStats step() override;
+  void compute_accelerations(Accelerations& out) override;
+  void write_vertices(VertexTarget target, ColorMode mode) override;
+  void* cuda_stream() const override;
+  std::vector<CellBox> tree_cells(int max_depth) override;
+  std::vector<KernelInfo> kernel_info() const override;
+
+  // ---- beyond Backend ----
+  // Builds the tree for the current positions (with forces) and copies it to the host.
+  BarnesHutTreeCopy copy_tree();
+  std::size_t device_bytes() const;  // what the buffers hold now
+  // Checks the kernel files now (step() does it itself, at most every half second). True when an
+  // edited build was checked and swapped in.
+  bool poll_reload(bool force = false);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 std::unique_ptr<Backend> make_barneshut_backend(const Settings& settings);
 
-// Checks the octree the backend built for the current positions against its own definition, on the
-// host: every body appears exactly once; each cell's body count, mass and centre of mass equal those
-// of its children; each child cell is one level deeper; the root holds all the mass. Returns what is
-// wrong (empty when nothing is). For tests and `bench --check-tree`; downloads the whole tree.
-struct TreeCheck {
-  std::vector<std::string> problems;
-  double root_mass = 0;
-  double root_center_of_mass[3] = {0, 0, 0};
-  long long root_count = 0;
-  long long cells = 0;
-};
-TreeCheck check_barneshut_tree(Backend& backend);
-
-// Device bytes per body, cell pool and Morton scratch included (an upper bound).
-std::size_t barneshut_bytes_per_body();
+// Device bytes per body the backend allocates for n bodies with these toggles (cell pool, the build's
+// scratch): what the simulation checks against free memory before it starts.
+std::size_t barneshut_bytes_per_body(std::size_t n, const ToggleValues& toggles);
 
 }  // namespace nbl

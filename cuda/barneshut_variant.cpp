@@ -1,6 +1,9 @@
 #include "cuda/barneshut_variant.hpp"
 
 #include <algorithm>
+#include <cctype>
+
+#include "cuda/kernels/bh_tree.hpp"
 
 namespace nbl {
 
@@ -10,61 +13,82 @@ namespace {
 // without it rsqrtf needs a slow path for denormal inputs.
 const std::vector<std::string> kOptions{"-ftz=true"};
 
-// The macro a toggle becomes (its name from the toggle table, its value the toggle's).
-std::pair<std::string, std::string> macro(const ToggleValues& t, ToggleId id) {
-  return {std::string(id.def().macro), std::to_string(t[id])};
+constexpr Choice kMorton{"bh_build", "morton"};
+constexpr Choice kInsertion{"bh_build", "insertion"};
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The macros a toggle becomes: its name from the toggle table, its value the toggle's, and for a choice
+// toggle one constant per choice (NBL_BH_BUILD_MORTON, ...), so kernels compare names, never numbers.
+std::vector<std::pair<std::string, std::string>> macros(const ToggleValues& t, ToggleId id) {
+  const ToggleDef& def = id.def();
+  std::vector<std::pair<std::string, std::string>> out{{std::string(def.macro), std::to_string(t[id])}};
+  if (def.kind == ToggleKind::choice)
+    for (std::size_t c = 0; c < def.choices.size(); ++c)
+      out.emplace_back(std::string(def.macro) + "_" + upper(def.choices[c].name), std::to_string(c));
+  return out;
+}
+
+// A kernel source of this switchboard: every BH file also gets NBL_BH_SWITCHBOARD (bh_common.cuh
+// refuses to compile without it) and the common options.
+KernelSource source(std::string file, std::initializer_list<ToggleId> toggles, const ToggleValues& t, std::string label) {
+  KernelSource s{std::move(file), {{"NBL_BH_SWITCHBOARD", "1"}}, kOptions, std::move(label)};
+  for (ToggleId id : toggles)
+    for (auto& m : macros(t, id)) s.macros.push_back(std::move(m));
+  return s;
 }
 
 }  // namespace
 
 BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
   BarnesHutVariant v;
-  v.morton_build = t["bh_build"] == 1;
+  v.morton_build = t.is(kMorton);
   v.sort = t["bh_sort"] != 0;
-  v.traversal = t["bh_traversal"];
+  v.traversal = static_cast<BhTraversal>(t["bh_traversal"]);
   v.leaf_capacity = v.morton_build ? t["bh_leaf_capacity"] : 1;
   v.force_block = t["bh_block_size"];
 
-  v.bounding_box = {"bh_bbox.cu", {macro(t, "bh_build")}, kOptions, "bounding box"};
+  v.bounding_box = source("bh_bbox.cu", {"bh_build"}, t, "bounding box");
   if (v.morton_build) {
-    v.build = {"bh_morton.cu", {macro(t, "bh_leaf_capacity")}, kOptions,
-               "Morton build, leaves of up to " + std::to_string(v.leaf_capacity)};
+    v.build = source("bh_morton.cu", {"bh_leaf_capacity"}, t,
+                     "Morton build, leaves of up to " + std::to_string(v.leaf_capacity));
     v.inert = {"bh_throttle", "bh_combined_fence", "bh_waitfree"};
   } else {
-    v.build = {"bh_build_insert.cu", {macro(t, "bh_throttle"), macro(t, "bh_combined_fence")}, kOptions,
-               std::string("lock-based insertion") + (t["bh_throttle"] ? ", throttled" : "") +
-                   (t["bh_combined_fence"] ? ", combined fence" : "")};
-    v.summarize = {"bh_summarize.cu", {macro(t, "bh_waitfree")}, kOptions,
-                   t["bh_waitfree"] ? "summarize, wait-free pre-pass" : "summarize, waiting"};
-    v.sort_bodies = {"bh_sort.cu", {}, kOptions, "sort"};
+    v.build = source("bh_build_insert.cu", {"bh_throttle", "bh_combined_fence"}, t,
+                     std::string("lock-based insertion") + (t["bh_throttle"] ? ", throttled" : "") +
+                         (t["bh_combined_fence"] ? ", combined fence" : ""));
+    v.summarize = source("bh_summarize.cu", {"bh_waitfree"}, t,
+                         t["bh_waitfree"] ? "summarize, wait-free pre-pass" : "summarize, waiting");
+    v.sort_bodies = source("bh_sort.cu", {}, t, "sort");
     v.inert = {"bh_leaf_capacity"};
   }
 
   // The traversal picks the kernel file: three different algorithms, not one with a run-time switch.
-  static constexpr const char* kForceFiles[] = {"bh_force_thread.cu", "bh_force_warp.cu", "bh_force_group.cu"};
-  static constexpr const char* kTraversalNames[] = {"per-thread walk", "warp union (vote)", "group lists"};
-  v.force = {kForceFiles[v.traversal],
-             {macro(t, "bh_rsqrt"), macro(t, "bh_avoid_volatile"), macro(t, "bh_sort"), macro(t, "bh_block_size"),
-              {"NBL_BH_SOFTENED", softened ? "1" : "0"}},
-             kOptions,
-             ""};
-  if (v.traversal == 2) {
+  const char* file = "bh_force_group.cu";
+  const char* name = "group lists";
+  if (v.traversal == BhTraversal::thread) file = "bh_force_thread.cu", name = "per-thread walk";
+  if (v.traversal == BhTraversal::warp) file = "bh_force_warp.cu", name = "warp union (vote)";
+  v.force = source(file, {"bh_rsqrt", "bh_avoid_volatile", "bh_sort", "bh_block_size"}, t, "");
+  v.force.macros.emplace_back("NBL_BH_SOFTENED", softened ? "1" : "0");
+  if (v.traversal == BhTraversal::group) {
     // Shared memory per warp: the interaction list (float4 entries) and the node stack (ints). Big
     // blocks get shorter lists so a block still fits an SM's 227 KB.
     const int warps = v.force_block / 32;
     const int list_cap = warps <= 8 ? 512 : warps <= 16 ? 256 : 128;
     const int stack_cap = warps <= 16 ? 1024 : 640;
-    constexpr int kMaxDepth = 21;  // cuda/kernels/bh_tree.hpp
-    const int stack_alloc = stack_cap + 7 * (kMaxDepth + 1) + 8;
     v.force.macros.emplace_back("NBL_BH_LIST_CAP", std::to_string(list_cap));
     v.force.macros.emplace_back("NBL_BH_STACK_CAP", std::to_string(stack_cap));
-    v.force_shared_bytes = static_cast<std::size_t>(warps) * (list_cap * 16 + stack_alloc * 4);
-    if (v.sort) v.groups = {"bh_groups.cu", {}, kOptions, "force groups"};
+    v.force_shared_bytes = static_cast<std::size_t>(warps) * bh::group_shared_bytes_per_warp(list_cap, stack_cap);
+    if (v.sort) v.groups = source("bh_groups.cu", {}, t, "force groups");
   }
-  v.force.label = std::string(kTraversalNames[v.traversal]) + (v.sort ? ", sorted" : ", unsorted") +
+  v.force.label = std::string(name) + (v.sort ? ", sorted" : ", unsorted") +
                   (t["bh_rsqrt"] ? ", rsqrtf" : ", 1/sqrtf") + (t["bh_avoid_volatile"] ? "" : ", volatile") +
                   ", " + std::to_string(v.force_block) + " threads";
-  v.integrate = {"bh_integrate.cu", {}, kOptions, "integrate"};
+  v.integrate = source("bh_integrate.cu", {}, t, "integrate");
   v.label = v.build.label + "; " + v.force.label;
   return v;
 }
@@ -81,7 +105,7 @@ std::vector<ToggleValues> barneshut_toggle_sweep() {
       ToggleValues t;
       t.values[i] = value;
       // Insertion-only toggles mean something only with the insertion build.
-      if (def.key == "bh_throttle" || def.key == "bh_combined_fence" || def.key == "bh_waitfree") t["bh_build"] = 0;
+      if (def.key == "bh_throttle" || def.key == "bh_combined_fence" || def.key == "bh_waitfree") t.set(kInsertion);
       out.push_back(t);
     }
   }
@@ -121,8 +145,9 @@ std::vector<std::string> barneshut_code_violations(const ToggleValues& t, Kernel
 
   const std::string force = ptx(v.force);
   claim((count(force, "rsqrt.approx") > 0) == (t["bh_rsqrt"] != 0), "rsqrt.approx present exactly when bh_rsqrt is on");
-  claim((count(force, "vote.sync.all") > 0) == (v.traversal == 1), "vote.sync.all exactly in the warp traversal");
-  claim((count(force, "vote.sync.ballot") > 0 && count(force, "shfl.sync.up") > 0) == (v.traversal == 2),
+  claim((count(force, "vote.sync.all") > 0) == (v.traversal == BhTraversal::warp),
+        "vote.sync.all exactly in the warp traversal");
+  claim((count(force, "vote.sync.ballot") > 0 && count(force, "shfl.sync.up") > 0) == (v.traversal == BhTraversal::group),
         "ballot + shfl.up (interaction lists) exactly in the group traversal");
   claim((count(force, "ld.volatile.global") > 1) == (t["bh_avoid_volatile"] == 0),
         "volatile tree reads exactly when bh_avoid_volatile is off");

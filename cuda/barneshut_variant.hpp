@@ -12,10 +12,16 @@
 
 namespace nbl {
 
+// The `bh_traversal` toggle's choices; each enumerator equals its choice's index (checked by name).
+enum class BhTraversal { thread = 0, warp = 1, group = 2 };
+static_assert(Choice{"bh_traversal", "thread"}.value == static_cast<int>(BhTraversal::thread) &&
+              Choice{"bh_traversal", "warp"}.value == static_cast<int>(BhTraversal::warp) &&
+              Choice{"bh_traversal", "group"}.value == static_cast<int>(BhTraversal::group));
+
 struct BarnesHutVariant {
   bool morton_build = true;  // else the lock-based insertion build
   bool sort = true;          // force threads take bodies in tree order
-  int traversal = 2;         // 0 per thread, 1 warp union (vote), 2 group interaction lists
+  BhTraversal traversal = BhTraversal::group;
   int leaf_capacity = 1;
   int force_block = 256;
   std::size_t force_shared_bytes = 0;  // dynamic shared memory of the force kernel (group lists)

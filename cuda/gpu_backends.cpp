@@ -11,8 +11,9 @@ std::unique_ptr<Backend> make_gpu_allpairs(const Settings& settings) {
   return std::make_unique<AllPairsBackend>(settings);
 }
 std::unique_ptr<Backend> make_gpu_barneshut(const Settings& settings) { return make_barneshut_backend(settings); }
-std::size_t gpu_bytes_per_body(Algorithm algorithm) {
-  return algorithm == Algorithm::barneshut ? barneshut_bytes_per_body() : kAllPairsBytesPerBody;
+std::size_t gpu_bytes_per_body(const Settings& settings, std::size_t n) {
+  return settings.algorithm == Algorithm::barneshut ? barneshut_bytes_per_body(n, settings.toggles)
+                                                    : kAllPairsBytesPerBody;
 }
 
 }  // namespace nbl

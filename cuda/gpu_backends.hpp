@@ -11,7 +11,8 @@ namespace nbl {
 std::unique_ptr<Backend> make_gpu_allpairs(const Settings& settings);
 std::unique_ptr<Backend> make_gpu_barneshut(const Settings& settings);
 
-// Device memory each backend needs per body, so an n that cannot fit is refused before allocating.
-std::size_t gpu_bytes_per_body(Algorithm algorithm);
+// Device memory the backend these settings ask for needs per body at n bodies, so an n that cannot fit
+// is refused before allocating.
+std::size_t gpu_bytes_per_body(const Settings& settings, std::size_t n);
 
 }  // namespace nbl

@@ -430,6 +430,39 @@ KernelModule::Symbol KernelModule::global(std::string_view name) const {
   return s;
 }
 
+void KernelModule::write_global(std::string_view name, const std::vector<unsigned char>& bytes, void* stream) const {
+  std::lock_guard lock(mutex_);
+  auto it = written_globals_.find(name);
+  if (it != written_globals_.end() && it->second == bytes) return;
+  void* device_ptr = nullptr;
+  std::size_t size = 0;
+  const std::string key(name);
+  NBL_CUDA_CHECK(cudaLibraryGetGlobal(&device_ptr, &size, static_cast<cudaLibrary_t>(library_), key.c_str()));
+  if (size != bytes.size())
+    throw Error("kernel " + program_->source.file + ": " + key + " is " + std::to_string(size) + " bytes, the host's " +
+                std::to_string(bytes.size()) + " (the shared header was compiled differently on the two sides)");
+  NBL_CUDA_CHECK(cudaMemcpyAsync(device_ptr, bytes.data(), size, cudaMemcpyHostToDevice,
+                                 static_cast<cudaStream_t>(stream)));
+  written_globals_[key] = bytes;
+}
+
+std::shared_ptr<KernelModule> shared_module(const std::shared_ptr<const CompiledProgram>& program) {
+  static std::mutex mutex;
+  static std::vector<std::pair<std::string, std::shared_ptr<KernelModule>>> loaded;  // most recent last
+  std::lock_guard lock(mutex);
+  for (auto it = loaded.begin(); it != loaded.end(); ++it) {
+    if (it->first != program->key) continue;
+    auto module = it->second;
+    loaded.erase(it);
+    loaded.emplace_back(program->key, module);
+    return module;
+  }
+  auto module = std::make_shared<KernelModule>(program);
+  if (loaded.size() >= 64) loaded.erase(loaded.begin());  // whoever still holds it keeps it alive
+  loaded.emplace_back(program->key, module);
+  return module;
+}
+
 // ---------------------------------------------------------------------------------------------------
 
 WatchedProgram::WatchedProgram(KernelEngine& engine, KernelSource source, std::chrono::milliseconds min_interval)

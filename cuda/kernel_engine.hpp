@@ -152,6 +152,10 @@ class KernelModule {
   };
   Symbol global(std::string_view name) const;  // a __constant__ or __device__ variable
 
+  // Copies `bytes` into a __constant__ variable on `stream` (a cudaStream_t), unless it already holds
+  // them: every writer of a module's constants goes through here, so the memo cannot go stale.
+  void write_global(std::string_view name, const std::vector<unsigned char>& bytes, void* stream) const;
+
   const CompiledProgram& program() const { return *program_; }
   const std::shared_ptr<const CompiledProgram>& program_ptr() const { return program_; }
 
@@ -160,7 +164,12 @@ class KernelModule {
   void* library_ = nullptr;  // cudaLibrary_t
   mutable std::mutex mutex_;
   mutable std::map<std::string, const void*, std::less<>> kernels_;
+  mutable std::map<std::string, std::vector<unsigned char>, std::less<>> written_globals_;
 };
+
+// The loaded module of a compiled program, shared: a program loads once per process however many
+// backends, checks and ladder rungs use it (the most recently used 64 stay loaded). Thread-safe.
+std::shared_ptr<KernelModule> shared_module(const std::shared_ptr<const CompiledProgram>& program);
 
 // Hot reload: a variant that follows its files on disk. poll() looks at the modification time and
 // size of the source and of everything it includes, at most every `min_interval`; when one changed it

@@ -39,7 +39,7 @@ void BodyVertices::update(Backend& backend, ColorMode mode) {
   if (interop_) {
     path_ = VertexPath::interop;
     host_.clear();
-    auto mapping = interop_->map();
+    auto mapping = interop_->map(backend.cuda_stream());
     backend.write_vertices({mapping.device_pointer(), true}, mode);
   } else {
     path_ = VertexPath::host_copy;

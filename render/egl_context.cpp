@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "render/gl.hpp"
+#include "render/gl_errors.hpp"
 #include "render/gl_version.hpp"
 #include "sim/error.hpp"
 
@@ -147,6 +148,7 @@ EglContext::EglContext(int cuda_device) {
       release();
       throw Error("the EGL context was created but its OpenGL functions could not be loaded (" + candidate.label + ")");
     }
+    install_gl_error_checks(default_gl_error_mode());
     const char* version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
     const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     const std::string problem = gl_version_problem(version ? version : "", renderer ? renderer : "");

@@ -34,30 +34,33 @@ InteropBuffer::~InteropBuffer() {
   if (resource_) cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_));
 }
 
-InteropBuffer::Mapping InteropBuffer::map() {
+InteropBuffer::Mapping InteropBuffer::map(void* stream) {
   auto resource = static_cast<cudaGraphicsResource_t>(resource_);
-  cudaError_t status = cudaGraphicsMapResources(1, &resource, nullptr);
+  const auto cuda_stream = static_cast<cudaStream_t>(stream);
+  cudaError_t status = cudaGraphicsMapResources(1, &resource, cuda_stream);
   if (status != cudaSuccess) throw Error("CUDA cannot map the OpenGL vertex buffer (" + cuda_message(status) + ")");
   void* pointer = nullptr;
   std::size_t bytes = 0;
   status = cudaGraphicsResourceGetMappedPointer(&pointer, &bytes, resource);
   if (status != cudaSuccess) {
-    cudaGraphicsUnmapResources(1, &resource, nullptr);
+    cudaGraphicsUnmapResources(1, &resource, cuda_stream);
     throw Error("CUDA cannot address the mapped vertex buffer (" + cuda_message(status) + ")");
   }
-  return Mapping(resource_, pointer, bytes);
+  return Mapping(resource_, pointer, bytes, stream);
 }
 
 InteropBuffer::Mapping::Mapping(Mapping&& o) noexcept
-    : resource_(std::exchange(o.resource_, nullptr)), pointer_(std::exchange(o.pointer_, nullptr)), bytes_(o.bytes_) {}
+    : resource_(std::exchange(o.resource_, nullptr)),
+      pointer_(std::exchange(o.pointer_, nullptr)),
+      bytes_(o.bytes_),
+      stream_(o.stream_) {}
 
 InteropBuffer::Mapping::~Mapping() {
   if (!resource_) return;
-  // The backends write on their own (non-blocking) streams; unmapping only orders work on the stream
-  // passed to it. Wait for the device so GL never draws a half-written buffer.
-  cudaDeviceSynchronize();
+  // Stream-ordered: GL's next use of the buffer waits for the writes enqueued on this stream (the
+  // backend's), and for nothing else on the device.
   auto resource = static_cast<cudaGraphicsResource_t>(resource_);
-  cudaGraphicsUnmapResources(1, &resource, nullptr);
+  cudaGraphicsUnmapResources(1, &resource, static_cast<cudaStream_t>(stream_));
 }
 
 }  // namespace nbl

@@ -31,14 +31,19 @@ class InteropBuffer {
 
    private:
     friend class InteropBuffer;
-    Mapping(void* resource, void* pointer, std::size_t bytes) : resource_(resource), pointer_(pointer), bytes_(bytes) {}
+    Mapping(void* resource, void* pointer, std::size_t bytes, void* stream)
+        : resource_(resource), pointer_(pointer), bytes_(bytes), stream_(stream) {}
     void* resource_;
     void* pointer_;
     std::size_t bytes_;
+    void* stream_;
   };
 
-  // Maps the buffer for CUDA; GL must not touch it until the mapping is gone. Throws Error.
-  Mapping map();
+  // Maps the buffer for CUDA work on `stream` (a cudaStream_t; null: the legacy default stream). Both
+  // ends are stream-ordered: CUDA's work on that stream starts after GL's earlier use of the buffer,
+  // and GL's next use starts after everything enqueued on that stream before the unmap (when the
+  // mapping goes out of scope). Nothing waits for the whole device. Throws Error.
+  Mapping map(void* stream);
 
  private:
   void* resource_ = nullptr;  // cudaGraphicsResource_t

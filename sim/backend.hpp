@@ -63,8 +63,12 @@ class Backend {
   // Accelerations at the current positions, computed by this backend's force path as configured.
   virtual void compute_accelerations(Accelerations& out) = 0;
 
-  // Fill the vertex buffer for the renderer.
+  // Fill the vertex buffer for the renderer. A host target is complete when this returns; a device
+  // target is written in stream order on cuda_stream() (the interop unmap waits for that stream only).
   virtual void write_vertices(VertexTarget target, ColorMode mode) = 0;
+
+  // The CUDA stream (a cudaStream_t) this backend's device work runs on; null for CPU backends.
+  virtual void* cuda_stream() const { return nullptr; }
 
   // Octree cells up to max_depth (Barnes-Hut backends; empty otherwise).
   virtual std::vector<CellBox> tree_cells(int max_depth) { (void)max_depth; return {}; }

@@ -17,6 +17,10 @@ namespace nbl {
 struct ToggleChange {
   ToggleId toggle;
   int value;
+  consteval ToggleChange(ToggleId t, int v) : toggle(t), value(v) {  // a flag (0/1) or a number
+    if (t.def().kind == ToggleKind::choice) throw "name a choice toggle's value with Choice{key, name}";
+  }
+  consteval ToggleChange(Choice c) : toggle(ToggleId::Index{c.toggle}), value(c.value) {}  // a choice, by name
 };
 
 struct LadderRung {
@@ -32,26 +36,26 @@ struct LadderRung {
 
 namespace ladder_changes {
 using T = ToggleChange;
-inline constexpr std::array<T, 12> start{{{"parallelism", 0}, {"layout", 0}, {"params", 0}, {"rsqrt", 0},
-                                          {"self_interaction", 0}, {"tiling", 0}, {"unroll", 1}, {"fma_order", 0},
-                                          {"fast_math", 0}, {"bodies_per_thread", 1}, {"block_size", 256},
-                                          {"precision", 0}}};
-inline constexpr std::array<T, 1> n_threads{{{"parallelism", 1}}};
-inline constexpr std::array<T, 1> soa{{{"layout", 1}}};
-inline constexpr std::array<T, 1> constant{{{"params", 1}}};
+inline constexpr std::array<T, 12> start{{{Choice{"parallelism", "single_thread"}}, {Choice{"layout", "aos"}}, {Choice{"params", "arguments"}}, {"rsqrt", 0},
+                                          {Choice{"self_interaction", "branch"}}, {Choice{"tiling", "none"}}, {"unroll", 1}, {"fma_order", 0},
+                                          {Choice{"fast_math", "off"}}, {"bodies_per_thread", 1}, {"block_size", 256},
+                                          {Choice{"precision", "fp32"}}}};
+inline constexpr std::array<T, 1> n_threads{{{Choice{"parallelism", "thread_per_body"}}}};
+inline constexpr std::array<T, 1> soa{{{Choice{"layout", "soa"}}}};
+inline constexpr std::array<T, 1> constant{{{Choice{"params", "constant"}}}};
 inline constexpr std::array<T, 1> rsqrt{{{"rsqrt", 1}}};
-inline constexpr std::array<T, 1> two_loops{{{"self_interaction", 1}}};
-inline constexpr std::array<T, 1> shared{{{"tiling", 1}}};
+inline constexpr std::array<T, 1> two_loops{{{Choice{"self_interaction", "two_loops"}}}};
+inline constexpr std::array<T, 1> shared{{{Choice{"tiling", "shared"}}}};
 inline constexpr std::array<T, 1> unroll8{{{"unroll", 8}}};
-inline constexpr std::array<T, 1> softening{{{"self_interaction", 2}}};
+inline constexpr std::array<T, 1> softening{{{Choice{"self_interaction", "softening"}}}};
 inline constexpr std::array<T, 1> fma{{{"fma_order", 1}}};
 inline constexpr std::array<T, 1> unroll128{{{"unroll", 128}}};
-inline constexpr std::array<T, 1> ftz{{{"fast_math", 1}}};
-inline constexpr std::array<T, 1> float4{{{"layout", 2}}};
+inline constexpr std::array<T, 1> ftz{{{Choice{"fast_math", "ftz"}}}};
+inline constexpr std::array<T, 1> float4{{{Choice{"layout", "float4"}}}};
 inline constexpr std::array<T, 2> blocking{{{"bodies_per_thread", 4}, {"unroll", 32}}};
-inline constexpr std::array<T, 1> shuffle{{{"tiling", 2}}};
+inline constexpr std::array<T, 1> shuffle{{{Choice{"tiling", "shuffle"}}}};
 inline constexpr std::array<T, 1> block128{{{"block_size", 128}}};
-inline constexpr std::array<T, 1> fp64{{{"precision", 1}}};
+inline constexpr std::array<T, 1> fp64{{{Choice{"precision", "fp64"}}}};
 }  // namespace ladder_changes
 
 // clang-format off

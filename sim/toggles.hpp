@@ -222,12 +222,33 @@ inline const ToggleDef* find_toggle(std::string_view key) {
 struct ToggleId {
   std::size_t index;
   consteval ToggleId(const char* key) : index(lookup(key)) {}  // NOLINT(google-explicit-constructor)
+  struct Index {
+    std::size_t value;
+  };
+  constexpr explicit ToggleId(Index i) : index(i.value) {}  // from a table position known to be valid
   static consteval std::size_t lookup(std::string_view key) {
     for (std::size_t i = 0; i < kToggles.size(); ++i)
       if (kToggles[i].key == key) return i;
     throw "unknown toggle key";  // not a constant expression: a compile error names the call site
   }
-  const ToggleDef& def() const { return kToggles[index]; }
+  constexpr const ToggleDef& def() const { return kToggles[index]; }
+};
+
+// One choice of a choice toggle, named in code by the toggle's key and the choice's name, both checked
+// at compile time: Choice{"layout", "float4"}. Code never compares a choice toggle with a bare index.
+struct Choice {
+  std::size_t toggle;
+  int value;
+  consteval Choice(const char* key, const char* name) : toggle(ToggleId::lookup(key)), value(find(toggle, name)) {}
+
+ private:
+  static consteval int find(std::size_t toggle, std::string_view name) {
+    const ToggleDef& def = kToggles[toggle];
+    if (def.kind != ToggleKind::choice) throw "not a choice toggle";
+    for (std::size_t c = 0; c < def.choices.size(); ++c)
+      if (def.choices[c].name == name) return static_cast<int>(c);
+    throw "unknown choice name";  // not a constant expression: a compile error names the call site
+  }
 };
 
 // The current value of every toggle (a choice toggle holds its choice's index).
@@ -239,6 +260,11 @@ struct ToggleValues {
   }
   int& operator[](ToggleId id) { return values[id.index]; }
   int operator[](ToggleId id) const { return values[id.index]; }
+  bool is(Choice c) const { return values[c.toggle] == c.value; }
+  ToggleValues& set(Choice c) {
+    values[c.toggle] = c.value;
+    return *this;
+  }
   bool operator==(const ToggleValues&) const = default;
 };
 

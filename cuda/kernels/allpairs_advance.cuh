@@ -5,7 +5,7 @@
 #pragma once
 #include "physics/color_keys.hpp"
 
-constexpr int kAdvanceBlockSize = 256;
+using nbl::allpairs::kAdvanceBlockSize;
 
 struct Motion {
   float x, y, z, vx, vy, vz;
@@ -128,3 +128,8 @@ extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize) allpairs_write_v
   }
   v.color_key[i] = key;
 }
+
+static_assert(nbl::kHasSignature<decltype(allpairs_kick_drift), decltype(nbl::allpairs::kKickDriftKernel<KernelArgs>)> &&
+              nbl::kHasSignature<decltype(allpairs_kick), decltype(nbl::allpairs::kKickKernel<KernelArgs>)> &&
+              nbl::kHasSignature<decltype(allpairs_sum_slices), decltype(nbl::allpairs::kSumSlicesKernel<KernelArgs>)> &&
+              nbl::kHasSignature<decltype(allpairs_write_vertices), decltype(nbl::allpairs::kVerticesKernel<KernelArgs>)>);

@@ -47,7 +47,7 @@ __device__ inline float4 load_source(const Bodies& b, int j) { return b.pos_mass
 // ---- parameters: a kernel argument, or __constant__ memory written once per configuration ----
 typedef nbl::allpairs::Params<Bodies, real> KernelParams;
 #if NBL_PARAMS == NBL_PARAMS_CONSTANT
-struct NoArgs {};  // the kernels take nothing: n, softening and the pointers sit in c_params
+using nbl::allpairs::NoArgs;  // the kernels take nothing: n, softening and the pointers sit in c_params
 typedef NoArgs KernelArgs;
 __constant__ KernelParams c_params;
 __device__ inline const KernelParams& params(const NoArgs&) { return c_params; }

@@ -9,3 +9,5 @@ extern "C" __global__ void __launch_bounds__(kBlockSize) allpairs_force(const Ke
   interact_run(t, [&](int jj) { return load_source(p.bodies, r.begin + jj); }, r.begin, r.end - r.begin, p.eps2);
   store_targets(p, t);
 }
+
+static_assert(nbl::kHasSignature<decltype(allpairs_force), decltype(nbl::allpairs::kForceKernel<KernelArgs>)>);

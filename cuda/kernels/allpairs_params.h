@@ -3,6 +3,8 @@
 // on a field's offset. Plain C++ without standard headers (NVRTC has none).
 #pragma once
 
+#include "kernel_signature.h"
+
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
 typedef float4 nbl_float4;
 #else
@@ -53,6 +55,9 @@ struct Params {
   float dt, half_dt;
 };
 
+// What the kernels take when their parameters sit in __constant__ memory (the `params` toggle).
+struct NoArgs {};
+
 // The colour key modes, numbered as ColorMode in sim/settings.hpp (the backend checks they agree).
 enum ColorKeyMode { kKeySpeed = 0, kKeyAcceleration, kKeyMass, kKeyBodyIndex, kKeyWarpId, kKeyTreeDepth };
 
@@ -69,6 +74,31 @@ struct VertexParams {
   int block_size;
   int pad_;
 };
+
+// Every module of the all-pairs ladder has these kernels. Args is the variant's Params<...>, or NoArgs
+// with constant parameters (then c_params holds them).
+inline constexpr const char* kParamsSymbol = "c_params";  // the __constant__ parameters
+inline constexpr int kAdvanceBlockSize = 256;              // threads per block of the O(n) kernels
+template <class Args>
+inline constexpr KernelSignature<Args> kForceKernel{"allpairs_force"};
+template <class Args>
+inline constexpr KernelSignature<Args> kKickDriftKernel{"allpairs_kick_drift"};
+template <class Args>
+inline constexpr KernelSignature<Args> kKickKernel{"allpairs_kick"};
+template <class Args>
+inline constexpr KernelSignature<Args, int> kSumSlicesKernel{"allpairs_sum_slices"};
+template <class Args>
+inline constexpr KernelSignature<Args, VertexParams> kVerticesKernel{"allpairs_write_vertices"};
+
+// The same layout on both sides: the host (g++) and NVRTC check the same sizes (NVRTC has no
+// offsetof; the host also checks an offset).
+static_assert(sizeof(BodyRecord) == 28 && sizeof(nbl_float4) == 16, "body layouts changed");
+static_assert(sizeof(VertexParams) == 48, "VertexParams changed: update the sizes here on purpose");
+static_assert(sizeof(Params<Float4Bodies, float>) == 104 && sizeof(Params<SoaBodies, double>) == 144,
+              "Params changed: update the sizes here on purpose");
+#if !defined(__CUDACC_RTC__)
+static_assert(__builtin_offsetof(VertexParams, speed_scale) == 24 && __builtin_offsetof(Params<AosBodies, float>, eps2) == 80);
+#endif
 
 }  // namespace allpairs
 }  // namespace nbl

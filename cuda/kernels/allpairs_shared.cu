@@ -38,3 +38,5 @@ extern "C" __global__ void __launch_bounds__(kBlockSize) allpairs_force(const Ke
   }
   store_targets(p, t);
 }
+
+static_assert(nbl::kHasSignature<decltype(allpairs_force), decltype(nbl::allpairs::kForceKernel<KernelArgs>)>);

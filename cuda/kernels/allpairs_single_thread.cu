@@ -10,3 +10,5 @@ extern "C" __global__ void __launch_bounds__(1) allpairs_force(const KernelArgs 
     store_targets(p, t);
   }
 }
+
+static_assert(nbl::kHasSignature<decltype(allpairs_force), decltype(nbl::allpairs::kForceKernel<KernelArgs>)>);

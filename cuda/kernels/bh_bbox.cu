@@ -6,15 +6,12 @@
 
 using namespace nbl::bh;
 
-#ifndef NBL_BH_BBOX_THREADS
-#define NBL_BH_BBOX_THREADS 512
-#endif
-#ifndef NBL_BH_BUILD
-#define NBL_BH_BUILD 0
+#if !defined(NBL_BH_BUILD) || !defined(NBL_BH_BUILD_INSERTION)
+#error "bh_bbox.cu needs NBL_BH_BUILD from the switchboard"
 #endif
 
-extern "C" __global__ void __launch_bounds__(NBL_BH_BBOX_THREADS) bh_bounding_box(Tree t) {
-  constexpr int kWarps = NBL_BH_BBOX_THREADS / 32;
+extern "C" __global__ void __launch_bounds__(kBoundsThreads) bh_bounding_box(Tree t) {
+  constexpr int kWarps = kBoundsThreads / 32;
   __shared__ float s_bounds[6][kWarps];
   __shared__ bool s_last;
   float b[6] = {3.0e38f, 3.0e38f, 3.0e38f, -3.0e38f, -3.0e38f, -3.0e38f};
@@ -75,7 +72,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BBOX_THREADS) bh_bounding_bo
   ctl->root_size = size;
   ctl->touched_min = 0x7fffffff;
   ctl->blocks_done = 0;
-#if NBL_BH_BUILD == 0
+#if NBL_BH_BUILD == NBL_BH_BUILD_INSERTION
   // Lock-based build: the root is the highest cell id; cells are handed out below it.
   const int root = t.n + t.max_cells - 1;
   ctl->root = root;
@@ -87,3 +84,4 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BBOX_THREADS) bh_bounding_bo
 #endif
   __threadfence();
 }
+static_assert(nbl::kHasSignature<decltype(bh_bounding_box), decltype(kBoundingBoxKernel)>);

@@ -13,14 +13,8 @@
 
 using namespace nbl::bh;
 
-#ifndef NBL_BH_BUILD_THREADS
-#define NBL_BH_BUILD_THREADS 512
-#endif
-#ifndef NBL_BH_THROTTLE
-#define NBL_BH_THROTTLE 1
-#endif
-#ifndef NBL_BH_COMBINED_FENCE
-#define NBL_BH_COMBINED_FENCE 1
+#if !defined(NBL_BH_THROTTLE) || !defined(NBL_BH_COMBINED_FENCE)
+#error "bh_build_insert.cu needs NBL_BH_THROTTLE and NBL_BH_COMBINED_FENCE from the switchboard"
 #endif
 
 // The octant of a cell centred at (cx, cy, cz) that holds p; the same numbering the Morton build uses.
@@ -51,7 +45,7 @@ __device__ __forceinline__ int new_cell(const Tree& t, int level, float cx, floa
   return cell;
 }
 
-extern "C" __global__ void __launch_bounds__(NBL_BH_BUILD_THREADS) bh_build_insert(Tree t) {
+extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tree t) {
   Control* ctl = t.ctl;
   if (load_volatile(&ctl->error) & kErrorNonFinite) return;
   const int n = t.n;
@@ -184,3 +178,4 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BUILD_THREADS) bh_build_inse
     if (overflow) atomicAdd(&ctl->overflow_bodies, overflow);
   }
 }
+static_assert(nbl::kHasSignature<decltype(bh_build_insert), decltype(kInsertKernel)>);

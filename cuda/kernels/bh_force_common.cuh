@@ -3,20 +3,11 @@
 #pragma once
 #include "bh_common.cuh"
 
-#ifndef NBL_BH_RSQRT
-#define NBL_BH_RSQRT 1
-#endif
-#ifndef NBL_BH_AVOID_VOLATILE
-#define NBL_BH_AVOID_VOLATILE 1
-#endif
-#ifndef NBL_BH_SORT
-#define NBL_BH_SORT 1
-#endif
-#ifndef NBL_BH_SOFTENED
-#define NBL_BH_SOFTENED 1  // softening > 0: a body's interaction with itself is exactly zero
-#endif
-#ifndef NBL_BH_BLOCK_SIZE
-#define NBL_BH_BLOCK_SIZE 256
+// One macro per toggle from the switchboard, plus NBL_BH_SOFTENED (softening > 0: a body's
+// interaction with itself is exactly zero, so no test is needed).
+#if !defined(NBL_BH_RSQRT) || !defined(NBL_BH_AVOID_VOLATILE) || !defined(NBL_BH_SORT) || \
+    !defined(NBL_BH_SOFTENED) || !defined(NBL_BH_BLOCK_SIZE)
+#error "the force kernels need NBL_BH_RSQRT, _AVOID_VOLATILE, _SORT, _SOFTENED and _BLOCK_SIZE from the switchboard"
 #endif
 
 namespace nbl::bh {

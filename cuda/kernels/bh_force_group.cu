@@ -12,11 +12,8 @@
 
 using namespace nbl::bh;
 
-#ifndef NBL_BH_LIST_CAP
-#define NBL_BH_LIST_CAP 512
-#endif
-#ifndef NBL_BH_STACK_CAP
-#define NBL_BH_STACK_CAP 1024
+#if !defined(NBL_BH_LIST_CAP) || !defined(NBL_BH_STACK_CAP)
+#error "bh_force_group.cu needs NBL_BH_LIST_CAP and NBL_BH_STACK_CAP from the switchboard"
 #endif
 
 namespace {
@@ -24,11 +21,8 @@ namespace {
 constexpr unsigned kAll = 0xffffffffu;
 constexpr int kWarps = NBL_BH_BLOCK_SIZE / 32;
 constexpr int kListCap = NBL_BH_LIST_CAP;
-// A step pops up to 32 nodes and pushes up to 8 children for each. While the stack is fuller than
-// kStackCap - 8 a step pops one node only (a pure depth-first step), which can push the stack at most
-// 7 entries deeper per level: the slack below makes overflow impossible.
 constexpr int kStackCap = NBL_BH_STACK_CAP;
-constexpr int kStackAlloc = kStackCap + 7 * (kMaxDepth + 1) + 8;
+constexpr int kStackAlloc = group_stack_entries(kStackCap);  // with the slack that rules out overflow
 
 __device__ __forceinline__ void evaluate(const float4* list, int count, float px, float py, float pz, float eps2,
                                          float& ax, float& ay, float& az) {
@@ -169,3 +163,4 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   for (int offset = 16; offset > 0; offset >>= 1) interactions += __shfl_xor_sync(kAll, interactions, offset);
   if (lane == 0) atomicAdd(&t.ctl->interactions, interactions);
 }
+static_assert(nbl::kHasSignature<decltype(bh_force), decltype(kForceKernel)>);

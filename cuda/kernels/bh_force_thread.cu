@@ -64,3 +64,4 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   for (int offset = 16; offset > 0; offset >>= 1) interactions += __shfl_xor_sync(0xffffffffu, interactions, offset);
   if (lane_id() == 0) atomicAdd(&t.ctl->interactions, interactions);
 }
+static_assert(nbl::kHasSignature<decltype(bh_force), decltype(kForceKernel)>);

@@ -60,3 +60,4 @@ extern "C" __global__ void bh_make_groups(Tree t, int chained) {
     if (run_count) emit(t, run_first, run_count);
   }
 }
+static_assert(nbl::kHasSignature<decltype(bh_make_groups), decltype(kMakeGroupsKernel)>);

@@ -36,10 +36,6 @@ extern "C" __global__ void bh_kick(Tree t) {
 // The renderer's vertex buffer (sim/render_vertices.hpp): n float4 (x, y, z, mass), then n colour
 // keys as physics/color_keys.hpp defines them for every backend. mode: 0 speed, 1 acceleration,
 // 2 mass, 3 body index, 4 warp id, 5 tree depth. `rank` (tree order of each body) may be null.
-struct VertexScales {
-  float speed, acceleration, max_mass;
-  int max_depth;
-};
 
 extern "C" __global__ void bh_write_vertices(Tree t, float4* positions, float* keys, int mode, VertexScales scales,
                                              const int* rank) {
@@ -72,3 +68,8 @@ extern "C" __global__ void bh_write_vertices(Tree t, float4* positions, float* k
 extern "C" __global__ void bh_rank(Tree t, int* rank) {
   for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < t.n; k += blockDim.x * gridDim.x) rank[t.sorted[k]] = k;
 }
+
+static_assert(nbl::kHasSignature<decltype(bh_kick_drift), decltype(kKickDriftKernel)> &&
+              nbl::kHasSignature<decltype(bh_kick), decltype(kKickKernel)> &&
+              nbl::kHasSignature<decltype(bh_write_vertices), decltype(kWriteVerticesKernel)> &&
+              nbl::kHasSignature<decltype(bh_rank), decltype(kRankKernel)>);

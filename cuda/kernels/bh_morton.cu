@@ -15,7 +15,7 @@
 using namespace nbl::bh;
 
 #ifndef NBL_BH_LEAF_CAPACITY
-#define NBL_BH_LEAF_CAPACITY 4
+#error "bh_morton.cu needs NBL_BH_LEAF_CAPACITY from the switchboard"
 #endif
 
 namespace {
@@ -247,3 +247,12 @@ extern "C" __global__ void bh_octree_summarize(Tree t, Morton m) {
   for (int offset = 16; offset > 0; offset >>= 1) used += __shfl_xor_sync(0xffffffffu, used, offset);
   if (lane_id() == 0 && used) atomicAdd(&t.ctl->child_slots_used, used);
 }
+
+static_assert(nbl::kHasSignature<decltype(bh_morton_keys), decltype(kMortonKeysKernel)> &&
+              nbl::kHasSignature<decltype(bh_radix_tree), decltype(kRadixTreeKernel)> &&
+              nbl::kHasSignature<decltype(bh_octree_count), decltype(kOctreeCountKernel)> &&
+              nbl::kHasSignature<decltype(bh_octree_emit), decltype(kOctreeEmitKernel)> &&
+              nbl::kHasSignature<decltype(bh_octree_attach), decltype(kOctreeAttachKernel)> &&
+              nbl::kHasSignature<decltype(bh_octree_single), decltype(kOctreeSingleKernel)> &&
+              nbl::kHasSignature<decltype(bh_gather_moments), decltype(kGatherMomentsKernel)> &&
+              nbl::kHasSignature<decltype(bh_octree_summarize), decltype(kOctreeSummarizeKernel)>);

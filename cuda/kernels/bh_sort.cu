@@ -8,11 +8,7 @@
 
 using namespace nbl::bh;
 
-#ifndef NBL_BH_SORT_THREADS
-#define NBL_BH_SORT_THREADS 256
-#endif
-
-extern "C" __global__ void __launch_bounds__(NBL_BH_SORT_THREADS) bh_sort(Tree t) {
+extern "C" __global__ void __launch_bounds__(kSortThreads) bh_sort(Tree t) {
   Control* ctl = t.ctl;
   if (tree_failed(ctl)) return;
   const int n = t.n;
@@ -36,3 +32,4 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_SORT_THREADS) bh_sort(Tree t
     }
   }
 }
+static_assert(nbl::kHasSignature<decltype(bh_sort), decltype(kSortKernel)>);

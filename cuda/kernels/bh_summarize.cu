@@ -12,11 +12,8 @@
 
 using namespace nbl::bh;
 
-#ifndef NBL_BH_SUMMARIZE_THREADS
-#define NBL_BH_SUMMARIZE_THREADS 256
-#endif
 #ifndef NBL_BH_WAITFREE
-#define NBL_BH_WAITFREE 1
+#error "bh_summarize.cu needs NBL_BH_WAITFREE from the switchboard"
 #endif
 
 struct Sum {
@@ -44,7 +41,7 @@ __device__ __forceinline__ void add_cell(const Tree& t, int cell, Sum& s) {
   s.add(p, load_volatile(&t.count[cell - t.n]));
 }
 
-extern "C" __global__ void __launch_bounds__(NBL_BH_SUMMARIZE_THREADS) bh_summarize(Tree t) {
+extern "C" __global__ void __launch_bounds__(kSummarizeThreads) bh_summarize(Tree t) {
   Control* ctl = t.ctl;
   if (tree_failed(ctl)) return;
   const int n = t.n;
@@ -122,3 +119,4 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_SUMMARIZE_THREADS) bh_summar
   for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_xor_sync(0xffffffffu, total, offset);
   if (lane_id() == 0 && total) atomicAdd(&ctl->child_slots_used, total);
 }
+static_assert(nbl::kHasSignature<decltype(bh_summarize), decltype(kSummarizeKernel)>);

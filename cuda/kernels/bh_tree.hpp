@@ -13,12 +13,23 @@
 #include <vector_types.h>
 #endif
 
+#include "kernel_signature.h"
+#include "physics/hd.hpp"
+
 namespace nbl::bh {
 
 // Deepest level the tree may reach. Below it, bodies share a cell that is never opened (it acts as one
 // point mass): coincident or nearly coincident bodies end the subdivision instead of recursing forever.
 // 21 levels is also all that a 63-bit Morton key (21 bits per axis) resolves.
 inline constexpr int kMaxDepth = 21;
+
+// Threads per block of the kernels whose block size is fixed (the force kernel's is a toggle,
+// NBL_BH_BLOCK_SIZE). The kernels use them as launch bounds, the host launches with them.
+inline constexpr int kBoundsThreads = 512;     // kernel 1: bounding box
+inline constexpr int kInsertThreads = 512;     // kernel 2, lock-based insertion
+inline constexpr int kSummarizeThreads = 256;  // kernel 3
+inline constexpr int kSortThreads = 256;       // kernel 4
+inline constexpr int kStreamThreads = 256;     // the streaming kernels: integrate, Morton keys and radix tree, groups
 
 // Bodies per force group: one warp, one body per lane.
 inline constexpr int kGroupSize = 32;
@@ -89,5 +100,55 @@ struct Morton {
   int* offset;      // [n - 1] exclusive prefix sum of `cells`: where a node's cells start
   double4_32a* sums;    // [n] inclusive prefix sums of (m, m x, m y, m z) in tree order
 };
+
+// The group walk's shared memory per warp (bh_force_group.cu): an interaction list of `list_cap`
+// float4 entries and a node stack. A step pops up to 32 nodes and pushes up to 8 children for each;
+// while the stack is fuller than stack_cap - 8 a step pops one node only (a pure depth-first step),
+// which can push the stack at most 7 entries deeper per level: the slack makes overflow impossible.
+NBL_HD inline constexpr int group_stack_entries(int stack_cap) { return stack_cap + 7 * (kMaxDepth + 1) + 8; }
+NBL_HD inline constexpr int group_shared_bytes_per_warp(int list_cap, int stack_cap) {
+  return list_cap * 16 + group_stack_entries(stack_cap) * 4;
+}
+
+// What bh_write_vertices needs to turn a body into a colour key (physics/color_keys.hpp).
+struct VertexScales {
+  float speed, acceleration, max_mass;
+  int max_depth;
+};
+
+// Every kernel's parameters, for the host's typed launches (cuda/launch.hpp) and each kernel file's
+// check of its own definition.
+inline constexpr KernelSignature<Tree> kBoundingBoxKernel{"bh_bounding_box"};
+inline constexpr KernelSignature<Tree> kInsertKernel{"bh_build_insert"};
+inline constexpr KernelSignature<Tree> kSummarizeKernel{"bh_summarize"};
+inline constexpr KernelSignature<Tree> kSortKernel{"bh_sort"};
+inline constexpr KernelSignature<Tree, unsigned long long*, int*> kMortonKeysKernel{"bh_morton_keys"};
+inline constexpr KernelSignature<int, Morton> kRadixTreeKernel{"bh_radix_tree"};
+inline constexpr KernelSignature<int, Morton> kOctreeCountKernel{"bh_octree_count"};
+inline constexpr KernelSignature<Tree, Morton> kOctreeEmitKernel{"bh_octree_emit"};
+inline constexpr KernelSignature<Tree, Morton> kOctreeAttachKernel{"bh_octree_attach"};
+inline constexpr KernelSignature<Tree> kOctreeSingleKernel{"bh_octree_single"};
+inline constexpr KernelSignature<Tree, Morton> kGatherMomentsKernel{"bh_gather_moments"};
+inline constexpr KernelSignature<Tree, Morton> kOctreeSummarizeKernel{"bh_octree_summarize"};
+inline constexpr KernelSignature<Tree, int> kMakeGroupsKernel{"bh_make_groups"};
+inline constexpr KernelSignature<Tree> kForceKernel{"bh_force"};
+inline constexpr KernelSignature<Tree> kKickDriftKernel{"bh_kick_drift"};
+inline constexpr KernelSignature<Tree> kKickKernel{"bh_kick"};
+inline constexpr KernelSignature<Tree, float4*, float*, int, VertexScales, const int*> kWriteVerticesKernel{
+    "bh_write_vertices"};
+inline constexpr KernelSignature<Tree, int*> kRankKernel{"bh_rank"};
+
+// The same layout on both sides: the host (g++) and NVRTC check the same sizes and alignments, so a
+// field that one compiler pads differently stops that side's build (NVRTC has no offsetof; the host
+// also checks a few offsets).
+static_assert(sizeof(Control) == 88 && alignof(Control) == 8, "bh::Control changed: update the sizes here on purpose");
+static_assert(sizeof(Tree) == 128 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
+static_assert(sizeof(Morton) == 64 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
+static_assert(sizeof(VertexScales) == 16, "bh::VertexScales changed: update the size here on purpose");
+#if !defined(__CUDACC_RTC__)
+static_assert(__builtin_offsetof(Control, interactions) == 56 && __builtin_offsetof(Control, child_slots_used) == 80 &&
+              __builtin_offsetof(Tree, ctl) == 104 && __builtin_offsetof(Tree, theta) == 120 &&
+              __builtin_offsetof(Morton, sums) == 56);
+#endif
 
 }  // namespace nbl::bh

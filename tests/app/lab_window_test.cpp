@@ -9,6 +9,8 @@
 
 #include "app/lab.hpp"
 #include "cuda/device.hpp"
+#include "render/gl.hpp"
+#include "render/gl_errors.hpp"
 #include "png_file.hpp"
 #include "sim/error.hpp"
 #include "xvfb_server.hpp"
@@ -75,6 +77,21 @@ TEST_F(LabWindow, DrawsBodiesInTheSceneAndThePanelBesideIt) {
   EXPECT_GT(text, 0.003) << "the panel should show text";
   EXPECT_GT(lab.stats().frame_ms.count(), 5);
   EXPECT_TRUE(lab.stats().has_step);
+}
+
+TEST_F(LabWindow, AGlErrorIsReportedInThePanelAndTheFramesGoOn) {
+  Lab lab(small_lab());
+  lab.frame();
+  EXPECT_EQ(lab.first_gl_error(), "");
+  if (gl_error_mode() == GlErrorMode::exceptions) GTEST_SKIP() << "a debug build throws at the failing call instead";
+  glBindBuffer(0xdead, 0);  // a broken GL call somewhere in the frame
+  lab.frame();
+  EXPECT_EQ(lab.first_gl_error().rfind("GL_INVALID_ENUM", 0), 0u) << lab.first_gl_error();
+  glEnable(0xbeef);  // later errors do not replace the first
+  lab.frame();
+  lab.frame();
+  EXPECT_EQ(lab.first_gl_error().rfind("GL_INVALID_ENUM", 0), 0u);
+  EXPECT_GE(lab.stats().frame_ms.count(), 3);
 }
 
 TEST_F(LabWindow, EditsThroughTheEditorReachTheSimulation) {

@@ -242,7 +242,8 @@ TEST_F(AllPairsGpu, VertexBufferHoldsPositionsMassesAndColourKeys) {
     // The device path (a mapped GL buffer in the program) writes the same bytes.
     DeviceBuffer<float> device(host.size());
     device.fill_bytes(0xff);
-    backend.write_vertices({device.data(), true}, mode);
+    backend.write_vertices({device.data(), true}, mode);  // stream-ordered on the backend's stream
+    NBL_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(backend.cuda_stream())));
     EXPECT_EQ(device.to_host(), host);
   }
 }
@@ -336,7 +337,7 @@ TEST_F(AllPairsGpu, HotReloadSwapsInAValidatedEditAndKeepsTheOldBuildOtherwise) 
   EXPECT_FALSE(backend.poll_reload(true));
   info = backend.kernel_info();
   EXPECT_TRUE(info[0].reload_failed);
-  EXPECT_NE(info[0].compile_log.find("reference"), std::string::npos) << info[0].compile_log;
+  EXPECT_NE(info[0].compile_log.find("refused"), std::string::npos) << info[0].compile_log;
   expect_matches_reference(backend, now, 0.05);  // the old build again
 
   // 3. A harmless edit: validated and swapped in.

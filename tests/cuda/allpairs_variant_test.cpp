@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "cuda/allpairs_variant.hpp"
+#include "cuda/launch.hpp"
 #include "sim/ladder.hpp"
 
 namespace nbl {

@@ -3,12 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <cstdlib>
 #include <random>
 #include <string>
 
 #include "cuda/barneshut_backend.hpp"
 #include "cuda/barneshut_variant.hpp"
+#include "tests/cuda/bh_tree_check.hpp"
+#include "tests/cuda/kernel_test_support.hpp"
 #include "cuda/device.hpp"
 #include "sim/cpu_backends.hpp"
 #include "sim/diagnostics.hpp"
@@ -58,8 +62,8 @@ TEST_F(BarnesHutGpu, ForcesMatchTheDirectSumWithinTheThetaBound) {
   const Bodies bodies = make_scene(Scene::plummer, 20000, seed);
   for (int build = 0; build < 2; ++build) {
     Settings s = bh_settings(0.5);
-    s.toggles["bh_build"] = build;
-    auto backend = make_barneshut_backend(s);
+    s.toggles["bh_build"] = build;  // each build, by index
+    auto backend = std::make_unique<BarnesHutBackend>(s);
     backend->set_bodies(bodies);
     const ForceError e = gpu_force_error(*backend, bodies, 0.01);
     EXPECT_FALSE(e.non_finite);
@@ -93,12 +97,12 @@ TEST_F(BarnesHutGpu, EverySwitchCombinationStaysWithinTheBound) {
     for (double softening : {0.01, 0.0}) {
       Settings s = bh_settings(0.5, softening);
       s.toggles = toggles;
-      auto backend = make_barneshut_backend(s);
+      auto backend = std::make_unique<BarnesHutBackend>(s);
       backend->set_bodies(bodies);
       const ForceError e = gpu_force_error(*backend, bodies, softening, 1000);
       EXPECT_FALSE(e.non_finite) << barneshut_variant(toggles, softening > 0).label;
       EXPECT_LE(e.p99, 0.02) << barneshut_variant(toggles, softening > 0).label << ": " << describe(e);
-      const TreeCheck check = check_barneshut_tree(*backend);
+      const test::TreeCheck check = test::check_tree(*backend);
       EXPECT_TRUE(check.problems.empty()) << barneshut_variant(toggles, true).label << ": " << check.problems.front();
     }
   }
@@ -118,11 +122,11 @@ TEST_F(BarnesHutGpu, TreeHoldsEveryBodyOnceAndTheRootHoldsAllTheMass) {
     for (int build = 0; build < 2; ++build) {
       for (int leaf : {1, 4, 8}) {
         Settings s = bh_settings(0.5);
-        s.toggles["bh_build"] = build;
+        s.toggles["bh_build"] = build;  // each build, by index
         s.toggles["bh_leaf_capacity"] = leaf;
-        auto backend = make_barneshut_backend(s);
+        auto backend = std::make_unique<BarnesHutBackend>(s);
         backend->set_bodies(bodies);
-        const TreeCheck check = check_barneshut_tree(*backend);
+        const test::TreeCheck check = test::check_tree(*backend);
         const std::string where = "n " + std::to_string(n) + " build " + std::to_string(build) + " leaf " + std::to_string(leaf);
         ASSERT_TRUE(check.problems.empty()) << where << ": " << check.problems.front();
         EXPECT_EQ(check.root_count, static_cast<long long>(n)) << where;
@@ -174,8 +178,8 @@ TEST_F(BarnesHutGpu, CoincidentBodiesFinishAndSayWhy) {
   for (std::size_t i = 0; i < 600; ++i) b.x[i] = 0.25f, b.y[i] = -0.5f, b.z[i] = 0.125f;  // 600 at one point
   for (int build = 0; build < 2; ++build) {
     Settings s = bh_settings(0.5);
-    s.toggles["bh_build"] = build;
-    auto backend = make_barneshut_backend(s);
+    s.toggles["bh_build"] = build;  // each build, by index
+    auto backend = std::make_unique<BarnesHutBackend>(s);
     backend->set_bodies(b);
     const StepStats stats = backend->step();
     EXPECT_FALSE(stats.non_finite);
@@ -183,7 +187,7 @@ TEST_F(BarnesHutGpu, CoincidentBodiesFinishAndSayWhy) {
     for (const auto& notice : stats.notices) said |= notice.find("maximum depth") != std::string::npos;
     EXPECT_TRUE(said) << "build " << build;
     EXPECT_EQ(stats.tree.max_depth, 21);
-    const TreeCheck check = check_barneshut_tree(*backend);
+    const test::TreeCheck check = test::check_tree(*backend);
     EXPECT_TRUE(check.problems.empty()) << check.problems.front();
     Accelerations a;
     backend->compute_accelerations(a);
@@ -204,25 +208,24 @@ TEST_F(BarnesHutGpu, BodiesOnALineAndHugeDynamicRangeStayAccurate) {
   for (const auto& [bodies, bound] : {std::pair{&line, 0.1}, std::pair{&range, 0.02}}) {
     for (int build = 0; build < 2; ++build) {
       Settings s = bh_settings(0.5, 1e-7);
-      s.toggles["bh_build"] = build;
-      auto backend = make_barneshut_backend(s);
+      s.toggles["bh_build"] = build;  // each build, by index
+      auto backend = std::make_unique<BarnesHutBackend>(s);
       backend->set_bodies(*bodies);
       const ForceError e = gpu_force_error(*backend, *bodies, 1e-7, 1000);
       EXPECT_FALSE(e.non_finite);
       EXPECT_LE(e.p99, bound) << "build " << build << ": " << describe(e);
-      const TreeCheck check = check_barneshut_tree(*backend);
+      const test::TreeCheck check = test::check_tree(*backend);
       EXPECT_TRUE(check.problems.empty()) << "build " << build << ": " << check.problems.front();
     }
   }
 }
 
 TEST_F(BarnesHutGpu, AnExhaustedCellPoolGrowsAndTheTreeIsRebuilt) {
-  ::setenv("NBODYLAB_BH_INITIAL_CELLS", "8", 1);
   const Bodies bodies = make_scene(Scene::plummer, 5000, fresh_seed());
   for (int build = 0; build < 2; ++build) {
     Settings s = bh_settings(0.5);
-    s.toggles["bh_build"] = build;
-    auto backend = make_barneshut_backend(s);
+    s.toggles["bh_build"] = build;  // each build, by index
+    auto backend = std::make_unique<BarnesHutBackend>(s, BarnesHutBackend::Options{.initial_cells = 8});
     backend->set_bodies(bodies);
     const StepStats stats = backend->step();
     bool grown = false;
@@ -231,10 +234,9 @@ TEST_F(BarnesHutGpu, AnExhaustedCellPoolGrowsAndTheTreeIsRebuilt) {
     Bodies now;
     backend->get_bodies(now);
     EXPECT_LE(gpu_force_error(*backend, now, 0.01).p99, 0.02);
-    const TreeCheck check = check_barneshut_tree(*backend);
+    const test::TreeCheck check = test::check_tree(*backend);
     EXPECT_TRUE(check.problems.empty()) << "build " << build << ": " << check.problems.front();
   }
-  ::unsetenv("NBODYLAB_BH_INITIAL_CELLS");
 }
 
 TEST_F(BarnesHutGpu, AStepMatchesTheCpuDirectSumAtThetaZero) {
@@ -288,6 +290,52 @@ TEST_F(BarnesHutGpu, VerticesCarryPositionsMassAndColourKeys) {
       ASSERT_LE(key[i], 1.0f);
     }
   }
+}
+
+TEST_F(BarnesHutGpu, HotReloadSwapsInACheckedEditAndKeepsTheOldBuildOtherwise) {
+  test::ScratchDir dir("nbl-bh-reload");
+  auto copy = test::engine_on_copy(dir.path() / "kernels", "");
+  const auto file = dir.path() / "kernels" / "bh_force_group.cu";
+  auto rewrite = [&](const std::string& from, const std::string& to) {
+    std::ifstream in(file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    std::ofstream(file, std::ios::trunc) << text;
+  };
+  const std::string evaluate = "for (int j = 0; j < count; ++j) interact(list[j], px, py, pz, eps2, ax, ay, az);";
+  const Bodies bodies = make_scene(Scene::plummer, 20000, fresh_seed());
+  BarnesHutBackend backend(bh_settings(0.5), BarnesHutBackend::Options{.engine = copy});
+  backend.set_bodies(bodies);
+  backend.step();
+  Bodies now;
+  backend.get_bodies(now);
+  const double good_p99 = gpu_force_error(backend, now, 0.01).p99;
+  auto force_info = [&] { return backend.kernel_info().front(); };  // bh_force comes first
+
+  // 1. Does not compile: the old build runs on, the compiler's log is exposed.
+  rewrite(evaluate, "for (int j = 0; j < count; ++j) interact(list[j], px, py, pz, eps2, ax, ay, az)  // broken");
+  EXPECT_FALSE(backend.poll_reload(true));
+  EXPECT_TRUE(force_info().reload_failed);
+  EXPECT_NE(force_info().compile_log.find("error"), std::string::npos);
+  EXPECT_LE(gpu_force_error(backend, now, 0.01).p99, 0.02);
+
+  // 2. Compiles but every far interaction counts twice: refused by the check, with the reason.
+  rewrite("interact(list[j], px, py, pz, eps2, ax, ay, az)  // broken",
+          "{ interact(list[j], px, py, pz, eps2, ax, ay, az); interact(list[j], px, py, pz, eps2, ax, ay, az); }");
+  EXPECT_FALSE(backend.poll_reload(true));
+  EXPECT_TRUE(force_info().reload_failed);
+  EXPECT_NE(force_info().compile_log.find("refused"), std::string::npos) << force_info().compile_log;
+  EXPECT_NEAR(gpu_force_error(backend, now, 0.01).p99, good_p99, 1e-3);  // the old build still runs
+
+  // 3. A harmless edit: checked and swapped in.
+  rewrite("{ interact(list[j], px, py, pz, eps2, ax, ay, az); interact(list[j], px, py, pz, eps2, ax, ay, az); }",
+          "interact(list[j], px, py, pz, eps2, ax, ay, az);  // edited while running");
+  EXPECT_TRUE(backend.poll_reload(true));
+  EXPECT_FALSE(force_info().reload_failed);
+  EXPECT_LE(gpu_force_error(backend, now, 0.01).p99, 0.02);
+  EXPECT_FALSE(backend.step().non_finite);
 }
 
 }  // namespace

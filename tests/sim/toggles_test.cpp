@@ -29,6 +29,18 @@ TEST(Toggles, DefaultsLieInTheirRange) {
   }
 }
 
+// Choice values are named, checked at compile time against the table (a typo does not build).
+TEST(Toggles, ChoicesAreLookedUpByName) {
+  static_assert(Choice{"layout", "aos"}.value == 0 && Choice{"layout", "float4"}.value == 2);
+  static_assert(Choice{"bh_traversal", "group"}.value == 2);
+  ToggleValues t;
+  EXPECT_TRUE(t.is({"layout", "float4"}));  // the default
+  t.set({"layout", "soa"});
+  EXPECT_TRUE(t.is({"layout", "soa"}));
+  EXPECT_EQ(t["layout"], 1);
+  EXPECT_FALSE(t.is({"bh_build", "insertion"}));
+}
+
 // Every switch whose speedup the tutorial measured carries our H100 figure beside it (the panel shows
 // both), except the ones listed here, which BENCHMARKS.md does not measure.
 TEST(Toggles, EveryTutorialFigureHasAnH100FigureBesideIt) {

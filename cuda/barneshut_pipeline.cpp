@@ -1,0 +1,220 @@
+#include "cuda/barneshut_pipeline.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "cuda/device_bodies.hpp"
+#include "cuda/launch.hpp"
+#include "sim/accuracy.hpp"
+#include "sim/error.hpp"
+
+namespace nbl {
+
+namespace {
+
+void mark(StageTimer* timer, const char* stage) {
+  if (timer) timer->mark(stage);
+}
+
+void record(const bh::Control& ctl, const BarnesHutVariant& v, std::size_t n, StepStats& stats) {
+  stats.interactions = static_cast<double>(ctl.interactions);
+  stats.has_tree = true;
+  TreeStats& tree = stats.tree;
+  tree.max_depth = ctl.max_depth;
+  tree.cells = v.morton_build ? ctl.cells : ctl.root - ctl.bottom + 1;
+  tree.children_per_cell = tree.cells ? static_cast<double>(ctl.child_slots_used) / tree.cells : 0;
+  tree.nodes_touched.min = ctl.touched_min == std::numeric_limits<int>::max() ? 0 : ctl.touched_min;
+  tree.nodes_touched.max = ctl.touched_max;
+  tree.nodes_touched.avg = n ? static_cast<double>(ctl.touched_sum) / static_cast<double>(n) : 0;
+  if (ctl.overflow_bodies > 0)
+    stats.notices.push_back(std::to_string(ctl.overflow_bodies) + " bodies share cells at the maximum depth (" +
+                            std::to_string(bh::kMaxDepth) + "); such cells act as one point mass");
+}
+
+}  // namespace
+
+std::vector<KernelSource> barneshut_sources(const BarnesHutVariant& v) {
+  std::vector<KernelSource> sources(static_cast<std::size_t>(BarnesHutSlot::count));
+  auto put = [&](BarnesHutSlot slot, const KernelSource& s) { sources[static_cast<std::size_t>(slot)] = s; };
+  put(BarnesHutSlot::bounding_box, v.bounding_box);
+  put(BarnesHutSlot::build, v.build);
+  put(BarnesHutSlot::summarize, v.summarize);  // empty for the Morton build
+  put(BarnesHutSlot::sort, v.sort_bodies);     // likewise
+  put(BarnesHutSlot::groups, v.groups);        // group lists in tree order only
+  put(BarnesHutSlot::force, v.force);
+  put(BarnesHutSlot::integrate, v.integrate);
+  return sources;
+}
+
+BarnesHutPipeline::BarnesHutPipeline(const BarnesHutVariant& variant, Modules modules, const DeviceInfo& device)
+    : variant_(variant), modules_(std::move(modules)), sm_count_(std::max(device.sm_count, 1)) {
+  const BarnesHutVariant& v = variant_;
+  if (v.force_shared_bytes > 48 * 1024) {
+    if (v.force_shared_bytes > device.shared_per_block_optin)
+      throw InputError("force kernel needs " + std::to_string(v.force_shared_bytes) +
+                       " bytes of shared memory per block; this GPU allows " +
+                       std::to_string(device.shared_per_block_optin) + "; use a smaller bh_block_size");
+    NBL_CUDA_CHECK(cudaFuncSetAttribute(module(BarnesHutSlot::force).kernel(bh::kForceKernel.name),
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(v.force_shared_bytes)));
+  }
+  // Kernels 2-4 of the lock-based build wait on each other's results across the grid: every block
+  // must be resident at once (a persistent grid), so they are sized by occupancy.
+  if (!v.morton_build) {
+    build_blocks_ = resident_blocks_per_sm(module(BarnesHutSlot::build), bh::kInsertKernel.name, bh::kInsertThreads) * sm_count_;
+    summarize_blocks_ =
+        resident_blocks_per_sm(module(BarnesHutSlot::summarize), bh::kSummarizeKernel.name, bh::kSummarizeThreads) * sm_count_;
+    sort_blocks_ = resident_blocks_per_sm(module(BarnesHutSlot::sort), bh::kSortKernel.name, bh::kSortThreads) * sm_count_;
+  }
+}
+
+int BarnesHutPipeline::stream_blocks(std::size_t n) const {
+  return std::clamp(blocks_for(n, bh::kStreamThreads), 1, sm_count_ * 32);
+}
+
+void BarnesHutPipeline::build_tree(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream,
+                                   StageTimer* timer) {
+  b.reset_control(stream);
+  const bh::Tree t = b.tree(p);
+  const std::size_t n = b.size();
+  const int count = static_cast<int>(n);
+  const auto streaming = [&](std::size_t elements) {
+    return LaunchShape::fixed(stream_blocks(elements), bh::kStreamThreads);
+  };
+  launch(module(BarnesHutSlot::bounding_box), bh::kBoundingBoxKernel,
+         LaunchShape::fixed(b.bounds_blocks(), bh::kBoundsThreads), stream, t);
+  mark(timer, "bounding box");
+  const KernelModule& build = module(BarnesHutSlot::build);
+  if (variant_.morton_build) {
+    const bh::Morton m = b.morton();
+    launch(build, bh::kMortonKeysKernel, streaming(n), stream, t, b.unsorted_keys(), b.unsorted_ids());
+    primitives_.sort_pairs(b.unsorted_keys(), m.keys, b.unsorted_ids(), t.sorted, count, 63, stream);
+    b.reset_children(stream);
+    if (n == 1) {
+      launch(build, bh::kOctreeSingleKernel, LaunchShape::fixed(1, 1), stream, t);
+    } else {
+      launch(build, bh::kRadixTreeKernel, streaming(n - 1), stream, count, m);
+      launch(build, bh::kOctreeCountKernel, streaming(n - 1), stream, count, m);
+      primitives_.exclusive_sum(m.cells, m.offset, count - 1, stream);
+      launch(build, bh::kOctreeEmitKernel, streaming(n - 1), stream, t, m);
+      launch(build, bh::kOctreeAttachKernel, streaming(n), stream, t, m);
+    }
+    mark(timer, "tree build");
+    if (n > 1) {
+      bh::Morton gather = m;
+      gather.sums = b.moments();
+      launch(build, bh::kGatherMomentsKernel, streaming(n), stream, t, gather);
+      primitives_.inclusive_sum(b.moments(), m.sums, count, stream);
+      launch(build, bh::kOctreeSummarizeKernel, streaming(n), stream, t, m);
+    }
+    mark(timer, "summarize");
+  } else {
+    b.reset_chains(stream);
+    launch(build, bh::kInsertKernel, LaunchShape::fixed(build_blocks_, bh::kInsertThreads), stream, t);
+    mark(timer, "tree build");
+    launch(module(BarnesHutSlot::summarize), bh::kSummarizeKernel,
+           LaunchShape::fixed(summarize_blocks_, bh::kSummarizeThreads), stream, t);
+    mark(timer, "summarize");
+    launch(module(BarnesHutSlot::sort), bh::kSortKernel, LaunchShape::fixed(sort_blocks_, bh::kSortThreads), stream, t);
+    mark(timer, "sort");
+  }
+  if (has(BarnesHutSlot::groups)) {
+    const int chained = variant_.morton_build ? 0 : 1;  // the insertion build chains bodies at the deepest level
+    launch(module(BarnesHutSlot::groups), bh::kMakeGroupsKernel, streaming(n), stream, t, chained);
+    mark(timer, "groups");
+  }
+}
+
+void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream, StageTimer* timer,
+                               StepStats& stats, bool then_kick) {
+  bool retried_spin = false;
+  for (int attempt = 0;; ++attempt) {
+    if (timer && attempt > 0) timer->begin(stream);
+    build_tree(b, p, stream, timer);
+    const bh::Tree t = b.tree(p);
+    launch(module(BarnesHutSlot::force), bh::kForceKernel,
+           LaunchShape::cover(b.size(), variant_.force_block, variant_.force_shared_bytes), stream, t);
+    mark(timer, "force");
+    if (then_kick) {
+      launch(module(BarnesHutSlot::integrate), bh::kKickKernel,
+             LaunchShape::fixed(stream_blocks(b.size()), bh::kStreamThreads), stream, t);
+      mark(timer, "integrate");
+    }
+    if (timer) timer->finish(stats);
+    const bh::Control ctl = b.read_control(stream);
+    if (ctl.error & bh::kErrorNonFinite) {
+      stats.non_finite = true;
+      stats.notices.push_back("the state holds NaN or inf values: the simulation blew up (try a smaller dt)");
+      return;
+    }
+    if (ctl.error & bh::kErrorPoolExhausted) {
+      // The Morton build knows how many cells it needs; the insertion build only that it ran out.
+      const std::size_t n = b.size();
+      const long long needed = variant_.morton_build
+                                   ? static_cast<long long>(ctl.cells) + ctl.cells / 4 + 64
+                                   : std::max(2LL * b.max_cells(), static_cast<long long>(n + n / 2 + 64));
+      if (attempt >= 8 || static_cast<std::size_t>(needed) > 8 * BarnesHutBuffers::kMaxBodies)
+        throw Error("the octree needs more cells than the pool can hold (" + std::to_string(needed) + ")");
+      b.grow_cells(static_cast<int>(needed), stream);
+      stats.notices.push_back("cell pool grown to " + std::to_string(b.max_cells()) + " cells; tree rebuilt");
+      continue;
+    }
+    if (ctl.error & bh::kErrorSpinLimit) {
+      if (retried_spin)
+        throw Error("the tree build did not finish: a wait exceeded its bound twice (" + variant_.label + ")");
+      retried_spin = true;
+      stats.notices.push_back("a tree-build wait exceeded its bound; tree rebuilt");
+      continue;
+    }
+    record(ctl, variant_, b.size(), stats);
+    return;
+  }
+}
+
+void BarnesHutPipeline::kick_drift(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream) {
+  launch(module(BarnesHutSlot::integrate), bh::kKickDriftKernel,
+         LaunchShape::fixed(stream_blocks(b.size()), bh::kStreamThreads), stream, b.tree(p));
+}
+
+void BarnesHutPipeline::write_vertices(BarnesHutBuffers& b, float4* positions, float* keys, int mode,
+                                       const bh::VertexScales& scales, cudaStream_t stream) {
+  const bh::Tree t = b.tree({});
+  const auto shape = LaunchShape::fixed(stream_blocks(b.size()), bh::kStreamThreads);
+  const KernelModule& integrate = module(BarnesHutSlot::integrate);
+  const bool want_rank = mode == static_cast<int>(ColorMode::body_index) || mode == static_cast<int>(ColorMode::warp_id);
+  const int* rank = nullptr;
+  if (want_rank && variant_.sort) {
+    int* r = b.rank();
+    launch(integrate, bh::kRankKernel, shape, stream, t, r);
+    rank = r;
+  }
+  launch(integrate, bh::kWriteVerticesKernel, shape, stream, t, positions, keys, mode, scales, rank);
+}
+
+ForceError check_barneshut_build(const BarnesHutVariant& variant, const BarnesHutPipeline::Modules& modules,
+                                 const DeviceInfo& device, double softening, double theta,
+                                 std::unique_ptr<BarnesHutBuffers>& scratch, cudaStream_t stream) {
+  const auto problem = validation_problem(softening);
+  const std::size_t n = problem->bodies.size();
+  if (!scratch) scratch = std::make_unique<BarnesHutBuffers>();
+  if (scratch->size() != n) scratch->allocate(n, variant, BarnesHutBuffers::initial_cells(n), device.sm_count);
+  else scratch->fit_variant(variant);
+  upload_float4_bodies(problem->bodies, scratch->positions(), scratch->velocities(), stream);
+  // NaN in every acceleration first: a body the force kernel skips cannot pass as a stale right answer.
+  NBL_CUDA_CHECK(cudaMemsetAsync(scratch->accelerations(), 0xff, n * sizeof(float4), stream));
+  BarnesHutPipeline pipeline(variant, modules, device);
+  StepStats stats;
+  const BarnesHutPhysics physics{0.0f, static_cast<float>(softening * softening), static_cast<float>(theta)};
+  pipeline.forces(*scratch, physics, stream, nullptr, stats);
+  std::vector<float4> acc(ValidationProblem::kChecked);
+  NBL_CUDA_CHECK(cudaMemcpyAsync(acc.data(), scratch->accelerations(), acc.size() * sizeof(float4),
+                                 cudaMemcpyDeviceToHost, stream));
+  NBL_CUDA_CHECK(cudaStreamSynchronize(stream));
+  Accelerations computed;
+  computed.resize(acc.size());
+  for (std::size_t i = 0; i < acc.size(); ++i) computed.x[i] = acc[i].x, computed.y[i] = acc[i].y, computed.z[i] = acc[i].z;
+  return validation_error(*problem, computed);
+}
+
+}  // namespace nbl

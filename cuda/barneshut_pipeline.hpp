@@ -1,0 +1,69 @@
+// The six Barnes-Hut kernels in order (reference 000, Part II), for one variant's modules on one set of
+// buffers: bounding box, tree build (lock-based insertion, or Morton keys + radix tree), summarize,
+// sort, force groups, force, integrate; and the recovery from bad geometry: a cell pool that ran out
+// is grown and the tree rebuilt, a wait that hit its bound is retried once, NaN/inf is reported.
+// The backend runs the lab's bodies through this, and the same code runs the check problem a new
+// build is judged on.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "cuda/barneshut_buffers.hpp"
+#include "cuda/barneshut_variant.hpp"
+#include "cuda/bh_primitives.hpp"
+#include "cuda/device.hpp"
+#include "cuda/kernel_engine.hpp"
+#include "cuda/stage_timer.hpp"
+#include "sim/diagnostics.hpp"
+#include "sim/settings.hpp"
+#include "sim/step_stats.hpp"
+
+namespace nbl {
+
+// The kernel sources of a variant, one slot each (cuda/reloadable_kernels.hpp keeps them in this order).
+enum class BarnesHutSlot { bounding_box, build, summarize, sort, groups, force, integrate, count };
+std::vector<KernelSource> barneshut_sources(const BarnesHutVariant& variant);
+
+class BarnesHutPipeline {
+ public:
+  using Modules = std::vector<std::shared_ptr<KernelModule>>;  // indexed by BarnesHutSlot
+
+  // Sets the launch limits of these modules (dynamic shared memory, resident grids). Throws InputError
+  // when the force kernel needs more shared memory than the GPU allows.
+  BarnesHutPipeline(const BarnesHutVariant& variant, Modules modules, const DeviceInfo& device);
+
+  // Kernels 1-5: tree and forces for the current positions; with then_kick, kernel 6's second half-kick.
+  // Records the tree statistics (or non_finite) in `stats`; stage times when `timer` is given.
+  void forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream, StageTimer* timer, StepStats& stats,
+              bool then_kick = false);
+  // Kernel 6's first half: v += a dt/2, x += v dt.
+  void kick_drift(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream);
+  // The renderer's vertices (sim/render_vertices.hpp layout) into `positions` and `keys`.
+  void write_vertices(BarnesHutBuffers& b, float4* positions, float* keys, int mode, const bh::VertexScales& scales,
+                      cudaStream_t stream);
+
+  const BarnesHutVariant& variant() const { return variant_; }
+  const Modules& modules() const { return modules_; }
+
+ private:
+  const KernelModule& module(BarnesHutSlot slot) const { return *modules_[static_cast<std::size_t>(slot)]; }
+  bool has(BarnesHutSlot slot) const { return modules_[static_cast<std::size_t>(slot)] != nullptr; }
+  void build_tree(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream, StageTimer* timer);
+  int stream_blocks(std::size_t n) const;
+
+  BarnesHutVariant variant_;
+  Modules modules_;
+  int sm_count_ = 1;
+  int build_blocks_ = 1, summarize_blocks_ = 1, sort_blocks_ = 1;
+  bh::Primitives primitives_;
+};
+
+// Runs these modules on the check problem of sim/accuracy.hpp (softening, theta) in `scratch`.
+ForceError check_barneshut_build(const BarnesHutVariant& variant, const BarnesHutPipeline::Modules& modules,
+                                 const DeviceInfo& device, double softening, double theta,
+                                 std::unique_ptr<BarnesHutBuffers>& scratch, cudaStream_t stream);
+
+}  // namespace nbl

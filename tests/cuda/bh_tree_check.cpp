@@ -1,0 +1,133 @@
+#include "tests/cuda/bh_tree_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "cuda/kernels/bh_tree.hpp"
+
+namespace nbl::test {
+
+TreeCheck check_tree(const BarnesHutTreeCopy& t) {
+  TreeCheck check;
+  if (t.n == 0) return check;
+  const int n = t.n, lo = t.first_cell, hi = t.last_cell;
+  check.cells = hi - lo + 1;
+  auto problem = [&](const std::string& p) {
+    if (check.problems.size() < 20) check.problems.push_back(p);
+  };
+  auto node = [&](int id, int k) { return static_cast<double>(t.node[static_cast<std::size_t>(id) * 4 + k]); };
+  auto cell_index = [&](int id) { return static_cast<std::size_t>(id - n); };
+  std::vector<int> seen(static_cast<std::size_t>(n), 0);
+  struct Sum {
+    double m = 0, x = 0, y = 0, z = 0;
+    long long count = 0;
+  };
+  // Post-order over an explicit stack: children's sums first.
+  std::vector<Sum> sums(static_cast<std::size_t>(std::max(0, hi - lo + 1)));
+  std::vector<std::pair<int, bool>> stack{{t.root, false}};
+  while (!stack.empty()) {
+    auto [c, expanded] = stack.back();
+    stack.pop_back();
+    if (c < lo || c > hi) {
+      problem("cell id " + std::to_string(c) + " outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      continue;
+    }
+    const int* slots = &t.child[cell_index(c) * 8];
+    const int depth = t.depth[cell_index(c)];
+    if (!expanded) {
+      stack.push_back({c, true});
+      for (int j = 0; j < 8; ++j) {
+        if (slots[j] >= n) {
+          stack.push_back({slots[j], false});
+          if (t.depth[cell_index(slots[j])] != depth + 1)
+            problem("cell " + std::to_string(slots[j]) + " is not one level below its parent");
+        }
+      }
+      continue;
+    }
+    Sum s;       // the subtree in double, from the bodies up: the counts and the root's figures
+    Sum local;   // what this cell should hold given its children's stored (float) values
+    long long direct_bodies = 0;  // bodies this cell sums itself (float rounding grows with them)
+    auto add = [](Sum& to, double m, double x, double y, double z) {
+      to.m += m, to.x += m * x, to.y += m * y, to.z += m * z;
+    };
+    auto add_body = [&](int b) {
+      if (b < 0 || b >= n) return problem("bad body id " + std::to_string(b));
+      ++direct_bodies;
+      ++seen[static_cast<std::size_t>(b)];
+      add(s, node(b, 3), node(b, 0), node(b, 1), node(b, 2));
+      add(local, node(b, 3), node(b, 0), node(b, 1), node(b, 2));
+      ++s.count;
+    };
+    const int count = t.count[cell_index(c)];
+    if (t.morton_build && depth >= bh::kMaxDepth && count > 8) {
+      for (int k = 0; k < count; ++k) add_body(t.order[static_cast<std::size_t>(t.start[cell_index(c)] + k)]);  // beyond the 8 slots
+    } else {
+      for (int j = 0; j < 8; ++j) {
+        const int id = slots[j];
+        if (id == bh::kNull) continue;
+        if (id >= n) {
+          const Sum& cs = sums[static_cast<std::size_t>(id - lo)];
+          s.m += cs.m, s.x += cs.x, s.y += cs.y, s.z += cs.z, s.count += cs.count;
+          add(local, node(id, 3), node(id, 0), node(id, 1), node(id, 2));
+        } else {
+          for (int b = id; b >= 0; b = t.morton_build ? -1 : t.next[static_cast<std::size_t>(b)]) add_body(b);
+        }
+      }
+    }
+    sums[static_cast<std::size_t>(c - lo)] = s;
+    if (count != s.count)
+      problem("cell " + std::to_string(c) + " counts " + std::to_string(count) + " bodies, its children " +
+              std::to_string(s.count));
+    // Float sums: a cell may differ from its children by a few roundings per term it adds up.
+    const double mass_tolerance = (1e-6 + 1.2e-7 * static_cast<double>(direct_bodies)) * std::max(1e-30, local.m);
+    if (std::fabs(node(c, 3) - local.m) > mass_tolerance)
+      problem("cell " + std::to_string(c) + " mass " + std::to_string(node(c, 3)) + " != its children's " +
+              std::to_string(local.m));
+    if (local.m > 0) {
+      const double tolerance = 1e-4 * t.root_size;
+      if (std::fabs(node(c, 0) - local.x / local.m) > tolerance || std::fabs(node(c, 1) - local.y / local.m) > tolerance ||
+          std::fabs(node(c, 2) - local.z / local.m) > tolerance)
+        problem("cell " + std::to_string(c) + " centre of mass differs from its children's");
+    }
+  }
+  for (int b = 0; b < n; ++b)
+    if (seen[static_cast<std::size_t>(b)] != 1)
+      problem("body " + std::to_string(b) + " appears " + std::to_string(seen[static_cast<std::size_t>(b)]) +
+              " times in the tree");
+  if (t.sorted) {
+    std::vector<int> hits(static_cast<std::size_t>(n), 0);
+    for (int b : t.order)
+      if (b >= 0 && b < n) ++hits[static_cast<std::size_t>(b)];
+    for (int b = 0; b < n; ++b)
+      if (hits[static_cast<std::size_t>(b)] != 1) {
+        problem("the tree order lists body " + std::to_string(b) + " " + std::to_string(hits[static_cast<std::size_t>(b)]) +
+                " times");
+        break;
+      }
+  }
+  if (t.has_groups) {
+    std::vector<int> in_group(static_cast<std::size_t>(n), 0);
+    for (int g = 0; g < t.groups; ++g) {
+      const int first = t.group_first[static_cast<std::size_t>(g)], size = t.group_size[static_cast<std::size_t>(g)];
+      if (size < 1 || size > bh::kGroupSize) problem("group " + std::to_string(g) + " has " + std::to_string(size) + " bodies");
+      for (int k = first; k < first + size; ++k)
+        if (k >= 0 && k < n) ++in_group[static_cast<std::size_t>(t.order[static_cast<std::size_t>(k)])];
+    }
+    for (int b = 0; b < n; ++b)
+      if (in_group[static_cast<std::size_t>(b)] != 1) {
+        problem("body " + std::to_string(b) + " is in " + std::to_string(in_group[static_cast<std::size_t>(b)]) +
+                " force groups");
+        break;
+      }
+  }
+  const Sum& root = sums.empty() ? Sum{} : sums[static_cast<std::size_t>(t.root - lo)];
+  check.root_count = root.count;
+  check.root_mass = root.m;
+  if (root.m > 0)  // what the GPU stored for the root, checked by the caller against the bodies
+    for (int k = 0; k < 3; ++k) check.root_center_of_mass[k] = node(t.root, k);
+  return check;
+}
+
+}  // namespace nbl::test

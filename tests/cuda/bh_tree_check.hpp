@@ -1,0 +1,25 @@
+// Checks an octree the GPU Barnes-Hut backend built against its own definition, on the host: every
+// body appears exactly once; each cell's body count, mass and centre of mass equal those of its
+// children; each child cell is one level deeper; the root holds all the mass; the tree order and the
+// force groups list every body once. Test support: the backend hands out a copy of its tree
+// (BarnesHutBackend::copy_tree) and knows nothing of this check.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "cuda/barneshut_backend.hpp"
+
+namespace nbl::test {
+
+struct TreeCheck {
+  std::vector<std::string> problems;  // empty when nothing is wrong (at most 20 listed)
+  double root_mass = 0;
+  double root_center_of_mass[3] = {0, 0, 0};
+  long long root_count = 0;
+  long long cells = 0;
+};
+
+TreeCheck check_tree(const BarnesHutTreeCopy& tree);
+inline TreeCheck check_tree(BarnesHutBackend& backend) { return check_tree(backend.copy_tree()); }
+
+}  // namespace nbl::test
