@@ -8,7 +8,9 @@
 #   scripts/gpu-suite.sh run        run from gpu-bundle/ (on the GPU machine)
 #   QUICK=1 scripts/gpu-suite.sh run   fewer and smaller benchmarks
 #   PARTS="tests barneshut" scripts/gpu-suite.sh run   only some parts (tests allpairs barneshut render
-#                                   sanitizer; default all), e.g. to fit a time limit per call
+#                                   sanitizer compare; default all but compare), e.g. to fit a time limit
+#   BASELINE_BIN=path/to/nbodylab scripts/gpu-suite.sh build   also bundle an earlier build; the
+#                                   `compare` part then times both in one run, alternating A B A B
 #
 # Build for another GPU with CUDA_ARCH=80 (default 90: the H100 the figures in BENCHMARKS.md come from).
 set -uo pipefail
@@ -26,8 +28,20 @@ build() {
   cmake --build "$dir"
   rm -rf "$bundle"
   mkdir -p "$bundle/bin"
+  # The commit the binaries were built from, so every log of the run can name it.
+  git rev-parse --short=12 HEAD >"$bundle/COMMIT" 2>/dev/null || echo unknown >"$bundle/COMMIT"
+  git diff --quiet HEAD 2>/dev/null || sed -i 's/$/+uncommitted/' "$bundle/COMMIT"
+  if [[ -n ${BASELINE_BIN:-} ]]; then
+    git -C "$(dirname "$BASELINE_BIN")" rev-parse --short=12 HEAD >"$bundle/BASELINE_COMMIT" 2>/dev/null || echo unknown >"$bundle/BASELINE_COMMIT"
+  fi
   cp "$dir/nbodylab" "$bundle/bin/"
   find "$dir/tests" -maxdepth 2 -type f -name '*_test*' -executable -exec cp {} "$bundle/bin/" \;
+  if [[ -n ${BASELINE_BIN:-} ]]; then
+    mkdir -p "$bundle/baseline"
+    cp "$BASELINE_BIN" "$bundle/baseline/nbodylab"
+    strip "$bundle/baseline/nbodylab"
+  fi
+  strip "$bundle"/bin/*
   # The GL loaders (glvnd) and every library the binaries link that a bare CUDA machine lacks.
   bash "${FETCH_GL_RUNTIME:-../shared/tools/fetch-gl-runtime.sh}" "$bundle" "$bundle"/bin/* >/dev/null
   du -sh "$bundle" | sed 's/^/gpu bundle: /'
@@ -75,6 +89,35 @@ json_value() {
 
 want() { [[ " ${PARTS:-tests allpairs barneshut render sanitizer} " == *" $1 "* ]]; }
 
+# The baseline build against this one, same machine, same run: each measurement alternates A B A B,
+# so drift in clocks or temperature hits both alike. Prints one row per figure with both medians.
+compare() {
+  local base=$bundle/baseline/nbodylab now=$bundle/bin/nbodylab n=$1
+  [[ -x $base ]] || { row "compare" "no baseline bundled (BASELINE_BIN at build)"; return; }
+  local -a figures=()
+  for round in 1 2; do
+    for who in base now; do
+      local bin=$base; [[ $who == now ]] && bin=$now
+      step "compare-$who-ladder-$round" "$bin" bench ladder --scene plummer -n 65536 --json "$out/compare-$who-ladder-$round.json"
+      step "compare-$who-bh-$round" "$bin" bench --algo barneshut --backend gpu --scene plummer -n "$n" --theta 0.5 \
+        --steps 10 --warmup 2 --error-sample 1000 --json "$out/compare-$who-bh-$round.json"
+      step "compare-$who-render-$round" "$bin" render --scene collision --algo barneshut -n "$n" --frames 120 \
+        --size 1920x1080 --benchmark --report "$out/compare-$who-render-$round.json"
+    done
+  done
+  for who in base now; do
+    for round in 1 2; do
+      figures+=("$(printf '%-8s round %s  ladder best %s /s  BH step %s ms (p99 %s)  render frame %s FPS' "$who" "$round" \
+        "$(figure "$out/compare-$who-ladder-$round.json" ladder rung best interactions_per_s)" \
+        "$(figure "$out/compare-$who-bh-$round.json" "Per stage" stage total ms)" \
+        "$(figure "$out/compare-$who-bh-$round.json" Summary quantity "force error: 99th percentile" value)" \
+        "$(json_value "$out/compare-$who-render-$round.json" interactive_fps)")")
+    done
+  done
+  compare_rows=("${figures[@]}")
+}
+declare -a compare_rows=()
+
 run() {
   mkdir -p "$out"
   export NBODYLAB_ROOT=$root
@@ -88,6 +131,10 @@ run() {
   local big=1048576 huge=10000000
   ((quick)) && big=262144 huge=2000000
 
+  local commit; commit=$(cat "$bundle/COMMIT" 2>/dev/null || echo unknown)
+  local gpu; gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+  echo "nbodylab GPU suite: commit $commit on ${gpu:-no GPU}, $(date -u +%Y-%m-%dT%H:%MZ)" | tee "$out/run.txt"
+  [[ -f $bundle/BASELINE_COMMIT ]] && echo "baseline build: commit $(cat "$bundle/BASELINE_COMMIT")" | tee -a "$out/run.txt"
   step info "$bin/nbodylab" info
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >"$out/nvidia-smi.txt" 2>&1
 
@@ -142,8 +189,11 @@ run() {
     done
   fi
 
+  if want compare; then compare "$big"; fi
+
   echo
   echo "================ summary ================"
+  cat "$out/run.txt"
   printf '%s\n' "${summary_rows[@]}"
   echo "-----------------------------------------"
   printf '%-58s %s\n' "all-pairs best, n=65536: interactions/s" "$(figure "$out/ladder-64k.json" "ladder" rung best interactions_per_s)"
@@ -153,6 +203,10 @@ run() {
   printf '%-58s %s\n' "Barnes-Hut n=$huge: ms/step (target <= 120)" "$(figure "$out/bh-10m.json" "Per stage" stage total ms)"
   printf '%-58s %s\n' "render n=$big 1920x1080 (interop): interactive FPS (target >= 60)" "$(json_value "$out/render-1m.json" interactive_fps)"
   printf '%-58s %s\n' "render n=$big: vertex path" "$(json_value "$out/render-1m.json" vertex_path)"
+  if ((${#compare_rows[@]})); then
+    echo "----------------- baseline (base) vs this build (now), n=$big -----------------"
+    printf '%s\n' "${compare_rows[@]}"
+  fi
   return $failed
 }
 
