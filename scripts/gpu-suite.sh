@@ -16,6 +16,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+root_dir=$root
 phase=${1:-all}
 bundle=$root/gpu-bundle
 out=${OUT:-$root/gpu-results}
@@ -37,9 +38,14 @@ build() {
   cp "$dir/nbodylab" "$bundle/bin/"
   find "$dir/tests" -maxdepth 2 -type f -name '*_test*' -executable -exec cp {} "$bundle/bin/" \;
   if [[ -n ${BASELINE_BIN:-} ]]; then
-    mkdir -p "$bundle/baseline"
+    # The baseline runs with its own kernel sources, shaders and assets (NVRTC compiles them at run
+    # time): its checkout is the one the binary was built in.
+    local base_src; base_src=$(git -C "$(dirname "$BASELINE_BIN")" rev-parse --show-toplevel)
+    mkdir -p "$bundle/baseline/root/cuda"
     cp "$BASELINE_BIN" "$bundle/baseline/nbodylab"
     strip "$bundle/baseline/nbodylab"
+    cp -r "$base_src/cuda/kernels" "$bundle/baseline/root/cuda/"
+    cp -r "$base_src/physics" "$base_src/shaders" "$base_src/assets" "$bundle/baseline/root/"
   fi
   strip "$bundle"/bin/*
   # The GL loaders (glvnd) and every library the binaries link that a bare CUDA machine lacks.
@@ -98,6 +104,8 @@ compare() {
   for round in 1 2; do
     for who in base now; do
       local bin=$base; [[ $who == now ]] && bin=$now
+      local root=$bundle/baseline/root; [[ $who == now ]] && root=$root_dir
+      export NBODYLAB_ROOT=$root
       step "compare-$who-ladder-$round" "$bin" bench ladder --scene plummer -n 65536 --json "$out/compare-$who-ladder-$round.json"
       step "compare-$who-bh-$round" "$bin" bench --algo barneshut --backend gpu --scene plummer -n "$n" --theta 0.5 \
         --steps 10 --warmup 2 --error-sample 1000 --json "$out/compare-$who-bh-$round.json"
@@ -105,6 +113,7 @@ compare() {
         --size 1920x1080 --benchmark --report "$out/compare-$who-render-$round.json"
     done
   done
+  export NBODYLAB_ROOT=$root_dir
   for who in base now; do
     for round in 1 2; do
       figures+=("$(printf '%-8s round %s  ladder best %s /s  BH step %s ms (p99 %s)  render frame %s FPS' "$who" "$round" \
