@@ -86,9 +86,23 @@ void Lab::handle_input() {
 }
 
 void Lab::apply_settings() {
+  // A kernel build requested earlier finished on its worker thread: swap it in now, between steps.
+  if (auto outcome = simulation_.poll()) {
+    char latency[32];
+    std::snprintf(latency, sizeof latency, "%.2f s", outcome->latency_s);
+    if (outcome->accepted) {
+      status_ = "Now running " + outcome->label + " (built and checked in " + latency + ")";
+      vertices_stale_ = true;
+      kernels_refreshed_s_ = -1;
+    } else {
+      error_ = "Not applied: " + outcome->label + ": " + outcome->message;
+      editor_.refused(simulation_);
+    }
+    last_build_ = *outcome;
+  }
   bool restarted = false;
   if (editor_.pending()) vertices_stale_ = true;
-  if (auto refused = editor_.sync(simulation_, &restarted)) error_ = "Not applied: " + *refused;
+  if (auto refused = editor_.sync(simulation_, &restarted, /*asynchronous=*/true)) error_ = "Not applied: " + *refused;
   if (restarted) bodies_replaced();
   if (simulation_.backend().name() != backend_name_) {  // new algorithm or backend: old timings do not apply
     backend_name_ = simulation_.backend().name();
@@ -183,6 +197,7 @@ void Lab::build_panel() {
   facts.status = status_;
   facts.error = error_;
   facts.gl_error = gl_error_;
+  facts.builds = simulation_.builds();
   facts.auto_n_note = tuner_.note();
   facts.unicode_font = ui_.unicode_font();
   for (LabCommand c : panel_.build(facts, editor_)) request(c);

@@ -55,6 +55,7 @@ class Lab {
   const std::string& pause_reason() const { return pause_reason_; }
   const std::string& last_error() const { return error_; }
   const std::string& first_gl_error() const { return gl_error_; }
+  const std::optional<ConfigureOutcome>& last_build() const { return last_build_; }
   const std::string& last_status() const { return status_; }
   Viewport scene_viewport() const;  // the window minus the panel, in framebuffer pixels
 
@@ -104,6 +105,7 @@ class Lab {
   ViewSettings drawn_view_;
   std::string pause_reason_, status_, error_;
   std::string gl_error_;  // the first GL error caught (release builds check once per frame)
+  std::optional<ConfigureOutcome> last_build_;  // the last kernel build swapped in or refused
 
   FrameTimes times_;
   double render_cpu_ms_ = 0;

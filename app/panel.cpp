@@ -50,6 +50,18 @@ void wrapped(const ImVec4& color, const std::string& text) {
   ImGui::PopStyleColor();
 }
 
+// One kernel build in flight or just finished: what, where it stands, for how long; a refusal's reason
+// in its tooltip (the running build keeps running meanwhile).
+void build_line(const BuildProgress& b) {
+  const bool bad = b.state == BuildState::refused;
+  const bool done = b.state == BuildState::ready || b.state == BuildState::superseded;
+  char text[320];
+  std::snprintf(text, sizeof text, "%s %s: %s (%.1f s)", bad ? "x" : done ? "ok" : "...", b.label.c_str(),
+                to_string(b.state), b.age_s);
+  wrapped(bad ? kError : done ? kGood : kWarning, text);
+  if (!b.detail.empty()) tooltip(b.detail);
+}
+
 // A label in the left column and a value to its right, aligned across rows.
 void row(const char* label, const std::string& value) {
   ImGui::TextColored(kMuted, "%s", label);
@@ -212,6 +224,7 @@ void Panel::header(const PanelFacts& f) {
   if (f.paused) wrapped(f.pause_reason.empty() ? kWarning : kError, f.pause_reason.empty() ? "Paused (Space to resume)" : f.pause_reason);
   if (!f.error.empty()) wrapped(kError, f.error);
   if (!f.gl_error.empty()) wrapped(kError, "OpenGL error (the first one; drawing may be wrong): " + f.gl_error);
+  for (const BuildProgress& b : f.builds) build_line(b);
   if (!f.status.empty()) wrapped(kMuted, f.status);
   ImGui::Spacing();
 }

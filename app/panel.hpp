@@ -43,6 +43,7 @@ struct PanelFacts {
   std::string status;        // the last thing that happened ("screenshot saved to ...")
   std::string error;         // the last thing that went wrong
   std::string gl_error;      // the first OpenGL error the frame loop caught ("" when none)
+  std::vector<BuildProgress> builds;  // kernel builds in flight or just finished
   std::string auto_n_note;   // what the start-up body-count tuning did
   bool unicode_font = false;
 };

@@ -35,7 +35,16 @@ void SettingsEditor::load(const Settings& settings) {
   request_restart();
 }
 
-std::optional<std::string> SettingsEditor::sync(Simulation& simulation, bool* restarted) {
+void SettingsEditor::refused(const Simulation& simulation) {
+  const Settings kept = draft_;
+  draft_ = simulation.settings();
+  draft_.view = kept.view;
+  draft_.scene = kept.scene;
+  draft_.body_count = kept.body_count;
+  draft_.seed = kept.seed;
+}
+
+std::optional<std::string> SettingsEditor::sync(Simulation& simulation, bool* restarted, bool asynchronous) {
   if (restarted) *restarted = false;
   if (!dirty_) return std::nullopt;
   const Settings live = simulation.settings();
@@ -44,7 +53,8 @@ std::optional<std::string> SettingsEditor::sync(Simulation& simulation, bool* re
   if (!restart) keep_running_bodies(next, live);
   dirty_ = restart_ = false;
   try {
-    simulation.apply(next);
+    if (asynchronous && !restart) simulation.request(next);
+    else simulation.apply(next);
     if (restarted) *restarted = restart && Simulation::needs_reset(live, next);
     return std::nullopt;
   } catch (const Error& e) {

@@ -46,7 +46,12 @@ class SettingsEditor {
   // Hands pending edits to the simulation. Returns the message when the simulation refused them
   // (bad value, a kernel that does not compile, no GPU for --backend gpu); the draft then returns to
   // what is running, except for the view. Returns true in `restarted` when the bodies were rebuilt.
-  std::optional<std::string> sync(Simulation& simulation, bool* restarted = nullptr);
+  // With `asynchronous` (the lab), kernel builds happen beside the running code (Simulation::request):
+  // a refusal arrives later, through Simulation::poll(), and then refused() restores the draft.
+  std::optional<std::string> sync(Simulation& simulation, bool* restarted = nullptr, bool asynchronous = false);
+  // A requested build was refused: the draft returns to what runs (keeping the view and any pending
+  // scene / N / seed), as sync() does when apply() throws.
+  void refused(const Simulation& simulation);
 
   // The settings as they run, with the view as the panel has it: what "Save settings" writes.
   Settings current(const Simulation& simulation) const;

@@ -135,6 +135,44 @@ void Simulation::apply(const Settings& settings) {
   settings_ = settings;
   dt_ = *resolved.dt;
   softening_ = *resolved.softening;
+  pending_.reset();  // whatever was building is superseded by what runs now
+}
+
+bool Simulation::request(const Settings& settings) {
+  validate(settings);
+  const bool new_backend = needs_reset(settings_, settings) || settings.algorithm != settings_.algorithm ||
+                           settings.backend != settings_.backend;
+  if (new_backend) {
+    apply(settings);
+    pending_.reset();
+    return true;
+  }
+  Settings resolved = settings;
+  resolved.dt = effective_dt(settings, body_count());
+  resolved.softening = effective_softening(settings, body_count());
+  if (backend_->configure_async(resolved)) {  // nothing to build: it runs now
+    settings_ = settings;
+    dt_ = *resolved.dt;
+    softening_ = *resolved.softening;
+    pending_.reset();
+    return true;
+  }
+  pending_ = settings;
+  pending_dt_ = *resolved.dt;
+  pending_softening_ = *resolved.softening;
+  return false;
+}
+
+std::optional<ConfigureOutcome> Simulation::poll() {
+  std::optional<ConfigureOutcome> outcome = backend_->poll_configure();
+  if (!outcome || !pending_) return outcome;
+  if (outcome->accepted) {
+    settings_ = *pending_;
+    dt_ = pending_dt_;
+    softening_ = pending_softening_;
+  }
+  pending_.reset();
+  return outcome;
 }
 
 void Simulation::reset() {

@@ -3,6 +3,8 @@
 // hands it to apply(). Knows nothing of GL or ImGui.
 #pragma once
 #include <memory>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "sim/backend.hpp"
@@ -22,6 +24,18 @@ class Simulation {
   // Throws (InputError, Error) without changing anything when the new settings cannot be applied.
   void apply(const Settings& settings);
   static bool needs_reset(const Settings& before, const Settings& after);
+
+  // Like apply(), without stalling on kernel builds (the lab): toggles and physics that need new kernel
+  // code are compiled and checked on worker threads while the running code keeps stepping, and poll()
+  // adopts them between steps. A restart, or a new algorithm or backend, applies at once. Returns true
+  // when the settings run now. Throws like apply() for bad settings.
+  bool request(const Settings& settings);
+  // Between steps: adopts the newest requested build when it is ready, or reports that it was refused
+  // (then the running settings stay). Nothing when no request is pending or it is still building.
+  std::optional<ConfigureOutcome> poll();
+  bool building() const { return pending_.has_value(); }
+  const Settings& requested() const { return pending_ ? *pending_ : settings_; }
+  std::vector<BuildProgress> builds() const { return backend_->builds(); }
   void reset();  // back to the initial conditions of the current settings
 
   StepStats step();
@@ -54,6 +68,8 @@ class Simulation {
   Bodies initial_;
   double time_ = 0, dt_ = 0, softening_ = 0;
   std::string notice_;
+  std::optional<Settings> pending_;  // requested, building (resolved dt and softening below)
+  double pending_dt_ = 0, pending_softening_ = 0;
 };
 
 // The number of bodies the settings ask for, or this machine's interactive default when unset.

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cuda/allpairs_pass.hpp"
+#include "cuda/async_builds.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
@@ -27,6 +28,17 @@ static_assert(ap::kKeySpeed == static_cast<int>(ColorMode::speed) &&
                   ap::kKeyTreeDepth == static_cast<int>(ColorMode::tree_depth),
               "the kernels' colour key numbers must follow ColorMode");
 
+namespace {
+
+// A variant compiled and checked on a worker thread, ready to swap in.
+struct AllPairsBuild {
+  AllPairsVariant variant;
+  std::unique_ptr<ReloadableKernels> kernels;
+  std::string report;
+};
+
+}  // namespace
+
 struct AllPairsBackend::Impl {
   std::shared_ptr<KernelEngine> engine;
   DeviceInfo device;
@@ -45,6 +57,8 @@ struct AllPairsBackend::Impl {
   bool acc_valid = false;
   ColorScales scales;
   std::vector<std::string> notices;  // reported with the next step
+  AsyncBuilds<AllPairsBuild> builds{shared_build_queue()};
+  Settings pending;  // what the build in flight was requested with
 
   const KernelModule& module() const { return kernels->module(0); }
   AllPairsPass pass() const { return AllPairsPass(variant, module()); }
@@ -72,6 +86,37 @@ struct AllPairsBackend::Impl {
     kernels = std::move(candidate);
     blocks_per_sm = pass().force_blocks_per_sm();
     acc_valid = false;
+  }
+
+  // The work of an asynchronous switch, run on a worker: everything it touches is its own or a copy.
+  AsyncBuilds<AllPairsBuild>::Make make_build(const AllPairsVariant& v, double softening) const {
+    return [engine = engine, v, softening, sm_count = device.sm_count,
+            last_good = kernels ? kernels->last_good() : std::nullopt](BuildTicket& ticket) {
+      auto build = std::make_unique<AllPairsBuild>();
+      build->variant = v;
+      build->kernels = std::make_unique<ReloadableKernels>(*engine, std::vector<KernelSource>{v.source});
+      ticket.set(BuildState::checking);
+      CudaStream stream;
+      AllPairsState scratch;
+      const BuildVerdict verdict = build->kernels->adopt(
+          [&](const ReloadableKernels::Modules& m) {
+            return check_allpairs_build(v, *m[0], softening, sm_count, scratch, stream.get());
+          },
+          force_error_bound(Algorithm::allpairs, v.fp64, 0.0), last_good);
+      if (!verdict.accepted) throw BuildRefused(verdict.report);
+      build->report = verdict.report;
+      return build;
+    };
+  }
+
+  // After a swap: the variants one click away compile in the background (into the kernel caches).
+  void prefetch_neighbours(const ToggleValues& toggles) {
+    BuildQueue& queue = shared_build_queue();
+    queue.clear_prefetch();
+    for (const ToggleValues& t : toggle_neighbours(toggles, Algorithm::allpairs)) {
+      KernelSource source = select_allpairs_variant(t, softening).source;
+      queue.prefetch([engine = engine, source] { engine->compile(source); });
+    }
   }
 
   void ensure_accelerations() {
@@ -140,6 +185,43 @@ void AllPairsBackend::configure(const Settings& settings) {
   s.state.eps2 = softening * softening;
   s.state.dt = settings.dt.value_or(0.0);
 }
+
+bool AllPairsBackend::configure_async(const Settings& settings) {
+  Impl& s = *impl_;
+  const double softening = settings.softening.value_or(0.0);
+  const AllPairsVariant v = select_allpairs_variant(settings.toggles, softening);
+  if (s.kernels && v.source.same_code(s.variant.source)) {
+    s.builds.cancel();  // back to what runs: a build in flight no longer matters
+    configure(settings);
+    return true;
+  }
+  s.pending = settings;
+  s.builds.request(v.description, s.make_build(v, softening));  // checked with the softening it will run with
+  return false;
+}
+
+std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
+  Impl& s = *impl_;
+  auto finished = s.builds.take_finished();
+  if (!finished) return std::nullopt;
+  ConfigureOutcome outcome{static_cast<bool>(finished->build), finished->label, finished->refusal, finished->latency_s};
+  if (!finished->build) return outcome;
+  AllPairsBuild& b = *finished->build;
+  s.state.adapt_to(b.variant, s.stream.get());  // layout and precision, on the device
+  s.variant = b.variant;
+  s.kernels = std::move(b.kernels);
+  s.blocks_per_sm = s.pass().force_blocks_per_sm();
+  s.softening = s.pending.softening.value_or(0.0);
+  s.state.eps2 = s.softening * s.softening;
+  s.state.dt = s.pending.dt.value_or(0.0);
+  s.acc_valid = false;
+  s.notices.insert(s.notices.end(), s.variant.notices.begin(), s.variant.notices.end());
+  outcome.message = b.report;
+  s.prefetch_neighbours(s.pending.toggles);
+  return outcome;
+}
+
+std::vector<BuildProgress> AllPairsBackend::builds() const { return impl_->builds.progress(); }
 
 void AllPairsBackend::set_bodies(const Bodies& bodies) {
   Impl& s = *impl_;

@@ -30,6 +30,9 @@ class AllPairsBackend final : public Backend {
   Algorithm algorithm() const override { return Algorithm::allpairs; }
   bool on_gpu() const override { return true; }
   void configure(const Settings& settings) override;
+  bool configure_async(const Settings& settings) override;
+  std::optional<ConfigureOutcome> poll_configure() override;
+  std::vector<BuildProgress> builds() const override;
   void set_bodies(const Bodies& bodies) override;
   void get_bodies(Bodies& bodies) override;
   std::size_t body_count() const override;

@@ -7,8 +7,10 @@
 #include <cmath>
 #include <initializer_list>
 
+#include "cuda/async_builds.hpp"
 #include "cuda/barneshut_buffers.hpp"
 #include "cuda/barneshut_pipeline.hpp"
+#include "cuda/barneshut_tree_copy.hpp"
 #include "cuda/barneshut_variant.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/device.hpp"
@@ -33,6 +35,14 @@ bool same_code(const BarnesHutVariant& a, const BarnesHutVariant& b) {
 
 std::size_t slot(BarnesHutSlot s) { return static_cast<std::size_t>(s); }
 
+// A variant compiled and checked on a worker thread, ready to swap in.
+struct BarnesHutBuild {
+  BarnesHutVariant variant;
+  std::unique_ptr<ReloadableKernels> kernels;
+  std::unique_ptr<BarnesHutPipeline> pipeline;
+  std::string report;
+};
+
 }  // namespace
 
 struct BarnesHutBackend::Impl {
@@ -54,6 +64,39 @@ struct BarnesHutBackend::Impl {
   int last_max_depth = 1;
   bool acc_valid = false;
   std::vector<std::string> notices;
+  AsyncBuilds<BarnesHutBuild> builds{shared_build_queue()};
+  Settings pending;  // what the build in flight was requested with
+
+  // The work of an asynchronous switch, run on a worker: everything it touches is its own or a copy.
+  AsyncBuilds<BarnesHutBuild>::Make make_build(const BarnesHutVariant& v, double eps, double angle) const {
+    return [engine = engine, v, eps, angle, device = device,
+            last_good = kernels ? kernels->last_good() : std::nullopt](BuildTicket& ticket) {
+      auto build = std::make_unique<BarnesHutBuild>();
+      build->variant = v;
+      build->kernels = std::make_unique<ReloadableKernels>(*engine, barneshut_sources(v));
+      ticket.set(BuildState::checking);
+      CudaStream stream;
+      std::unique_ptr<BarnesHutBuffers> scratch;
+      const BuildVerdict verdict = build->kernels->adopt(
+          [&](const ReloadableKernels::Modules& m) {
+            return check_barneshut_build(v, m, device, eps, angle, scratch, stream.get());
+          },
+          force_error_bound(Algorithm::barneshut, false, angle), last_good);
+      if (!verdict.accepted) throw BuildRefused(verdict.report);
+      build->pipeline = std::make_unique<BarnesHutPipeline>(v, build->kernels->modules(), device);
+      build->report = verdict.report;
+      return build;
+    };
+  }
+
+  // After a swap: the variants one click away compile in the background (into the kernel caches).
+  void prefetch_neighbours(const ToggleValues& toggles) {
+    BuildQueue& queue = shared_build_queue();
+    queue.clear_prefetch();
+    for (const ToggleValues& t : toggle_neighbours(toggles, Algorithm::barneshut))
+      for (const KernelSource& source : barneshut_sources(barneshut_variant(t, softening > 0.0)))
+        if (!source.file.empty()) queue.prefetch([engine = engine, source] { engine->compile(source); });
+  }
 
   ReloadableKernels::Evaluate evaluator(const BarnesHutVariant& v) {
     return [this, &v](const ReloadableKernels::Modules& modules) {
@@ -140,6 +183,43 @@ void BarnesHutBackend::configure(const Settings& settings) {
   if (physics_changed) s.acc_valid = false;
 }
 
+bool BarnesHutBackend::configure_async(const Settings& settings) {
+  Impl& s = *impl_;
+  const double softening = settings.softening.value_or(0.0);
+  const BarnesHutVariant v = barneshut_variant(settings.toggles, softening > 0.0);
+  if (s.kernels && same_code(v, s.variant)) {
+    s.builds.cancel();  // back to what runs: a build in flight no longer matters
+    configure(settings);
+    return true;
+  }
+  s.pending = settings;
+  s.builds.request(v.label, s.make_build(v, softening, settings.opening_angle));
+  return false;
+}
+
+std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
+  Impl& s = *impl_;
+  auto finished = s.builds.take_finished();
+  if (!finished) return std::nullopt;
+  ConfigureOutcome outcome{static_cast<bool>(finished->build), finished->label, finished->refusal, finished->latency_s};
+  if (!finished->build) return outcome;
+  BarnesHutBuild& b = *finished->build;
+  if (s.buffers.size()) s.buffers.fit_variant(b.variant);
+  s.variant = b.variant;
+  s.kernels = std::move(b.kernels);
+  s.pipeline = std::move(b.pipeline);
+  s.softening = s.pending.softening.value_or(0.0);
+  s.theta = s.pending.opening_angle;
+  s.physics = {static_cast<float>(s.pending.dt.value_or(0.0)), static_cast<float>(s.softening * s.softening),
+               static_cast<float>(s.theta)};
+  s.acc_valid = false;
+  outcome.message = b.report;
+  s.prefetch_neighbours(s.pending.toggles);
+  return outcome;
+}
+
+std::vector<BuildProgress> BarnesHutBackend::builds() const { return impl_->builds.progress(); }
+
 void BarnesHutBackend::set_bodies(const Bodies& bodies) {
   Impl& s = *impl_;
   const std::size_t n = bodies.size();
@@ -214,40 +294,12 @@ void BarnesHutBackend::write_vertices(VertexTarget target, ColorMode mode) {
 
 std::vector<CellBox> BarnesHutBackend::tree_cells(int max_depth) {
   Impl& s = *impl_;
-  const std::size_t n = s.buffers.size();
-  if (n == 0 || max_depth < 0) return {};
+  if (s.buffers.size() == 0 || max_depth < 0) return {};
   if (!s.acc_valid) {
     StepStats stats;
     s.forces(nullptr, stats);
   }
-  const bh::Control ctl = s.buffers.read_control(s.stream.get());
-  const int first = s.variant.morton_build ? 0 : ctl.bottom - static_cast<int>(n);
-  const int last = s.variant.morton_build ? ctl.cells - 1 : ctl.root - static_cast<int>(n);
-  if (last < first) return {};
-  const std::size_t count = static_cast<std::size_t>(last - first + 1);
-  std::vector<int> depth(count);
-  std::vector<float4> com(count);
-  NBL_CUDA_CHECK(cudaMemcpyAsync(depth.data(), s.buffers.depth_buffer().data() + first, count * sizeof(int),
-                                 cudaMemcpyDeviceToHost, s.stream.get()));
-  NBL_CUDA_CHECK(cudaMemcpyAsync(com.data(), s.buffers.node_buffer().data() + n + first, count * sizeof(float4),
-                                 cudaMemcpyDeviceToHost, s.stream.get()));
-  s.stream.synchronize();
-  // A cell's centre of mass lies inside the cell, so snapping it to the grid of the cell's level
-  // recovers the cell's box (cell centres are not stored: kernel 2 recomputes them on the way down).
-  const float lo[3] = {ctl.root_x - 0.5f * ctl.root_size, ctl.root_y - 0.5f * ctl.root_size,
-                       ctl.root_z - 0.5f * ctl.root_size};
-  std::vector<CellBox> boxes;
-  for (std::size_t c = 0; c < count; ++c) {
-    if (depth[c] > max_depth) continue;
-    const float size = std::ldexp(ctl.root_size, -depth[c]);
-    const float p[3] = {com[c].x, com[c].y, com[c].z};
-    CellBox box{};
-    for (int k = 0; k < 3; ++k) box.center[k] = lo[k] + (std::floor((p[k] - lo[k]) / size) + 0.5f) * size;
-    box.half_size = 0.5f * size;
-    box.depth = depth[c];
-    boxes.push_back(box);
-  }
-  return boxes;
+  return overlay_cells(s.buffers, s.variant, max_depth, s.stream.get());
 }
 
 std::vector<KernelInfo> BarnesHutBackend::kernel_info() const {
@@ -275,40 +327,10 @@ std::vector<KernelInfo> BarnesHutBackend::kernel_info() const {
 
 BarnesHutTreeCopy BarnesHutBackend::copy_tree() {
   Impl& s = *impl_;
-  BarnesHutTreeCopy copy;
-  const std::size_t n = s.buffers.size();
-  if (n == 0) return copy;
+  if (s.buffers.size() == 0) return {};
   StepStats stats;
   s.forces(nullptr, stats);
-  const cudaStream_t stream = s.stream.get();
-  const bh::Control ctl = s.buffers.read_control(stream);
-  copy.n = static_cast<int>(n);
-  copy.morton_build = s.variant.morton_build;
-  copy.sorted = s.variant.sort;
-  copy.root = ctl.root;
-  copy.first_cell = s.variant.morton_build ? copy.n : ctl.bottom;
-  copy.last_cell = s.variant.morton_build ? copy.n + ctl.cells - 1 : ctl.root;
-  copy.root_size = ctl.root_size;
-  copy.root_center[0] = ctl.root_x, copy.root_center[1] = ctl.root_y, copy.root_center[2] = ctl.root_z;
-  const std::vector<float4> node = s.buffers.node_buffer().to_host(stream);
-  copy.node.reserve(node.size() * 4);
-  for (const float4& p : node) copy.node.insert(copy.node.end(), {p.x, p.y, p.z, p.w});
-  copy.child = s.buffers.child_buffer().to_host(stream);
-  copy.depth = s.buffers.depth_buffer().to_host(stream);
-  copy.count = s.buffers.count_buffer().to_host(stream);
-  copy.start = s.buffers.start_buffer().to_host(stream);
-  copy.order = s.buffers.sorted_buffer().to_host(stream);
-  if (!s.variant.morton_build) copy.next = s.buffers.next_buffer().to_host(stream);
-  copy.has_groups = s.buffers.groups_buffer().size() > 0;
-  if (copy.has_groups) {
-    copy.groups = ctl.groups;
-    const std::vector<int2> groups = s.buffers.groups_buffer().to_host(stream);
-    for (int g = 0; g < ctl.groups; ++g) {
-      copy.group_first.push_back(groups[g].x);
-      copy.group_size.push_back(groups[g].y);
-    }
-  }
-  return copy;
+  return nbl::copy_tree(s.buffers, s.variant, s.stream.get());
 }
 
 bool BarnesHutBackend::poll_reload(bool force) {

@@ -9,30 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "cuda/barneshut_tree_copy.hpp"
 #include "sim/backend.hpp"
 
 namespace nbl {
 
 class KernelEngine;
-
-// The octree as the kernels left it, copied to the host (tests check it against its definition:
-// tests/cuda/bh_tree_check.hpp; the overlay reads cells from it).
-struct BarnesHutTreeCopy {
-  int n = 0;
-  bool morton_build = true;
-  bool sorted = true;       // bodies were put in tree order (`order` is meaningful)
-  bool has_groups = false;  // force groups were formed
-  int first_cell = 0, last_cell = 0, root = 0;  // cell ids [first_cell, last_cell]
-  int groups = 0;
-  float root_size = 0;
-  float root_center[3] = {0, 0, 0};
-  std::vector<float> node;  // 4 per id (x, y, z, mass), bodies then cells
-  std::vector<int> child;   // 8 per cell, indexed by id - n
-  std::vector<int> depth, count, start;  // per cell, indexed by id - n
-  std::vector<int> order;   // body ids in tree order
-  std::vector<int> next;    // insertion build: chained bodies (-1 ends), empty for Morton
-  std::vector<int> group_first, group_size;
-};
 
 class BarnesHutBackend final : public Backend {
  public:
@@ -52,6 +34,9 @@ class BarnesHutBackend final : public Backend {
   std::size_t body_count() const override;
 
   void configure(const Settings& settings) override;
+  bool configure_async(const Settings& settings) override;
+  std::optional<ConfigureOutcome> poll_configure() override;
+  std::vector<BuildProgress> builds() const override;
   void set_bodies(const Bodies& bodies) override;
   void get_bodies(Bodies& bodies) override;
   StepStats step() override;

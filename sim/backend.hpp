@@ -3,11 +3,13 @@
 // to all four through this interface only; nothing here names CUDA, GL or ImGui.
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "sim/bodies.hpp"
+#include "sim/build_progress.hpp"
 #include "sim/settings.hpp"
 #include "sim/step_stats.hpp"
 
@@ -52,6 +54,20 @@ class Backend {
   // Adopt new kernel toggles and physics parameters. Cheap when nothing changed; may compile a kernel.
   // The caller (Simulation) always passes dt and softening set: scene defaults are resolved before.
   virtual void configure(const Settings& settings) = 0;
+
+  // The same without stalling (the lab): a change that needs new kernel code is compiled and checked
+  // on worker threads while the running kernels keep stepping, and poll_configure() swaps it in between
+  // two steps. Returns true when the settings took effect at once (nothing to build). Backends without
+  // kernel builds apply at once.
+  virtual bool configure_async(const Settings& settings) {
+    configure(settings);
+    return true;
+  }
+  // The newest asynchronous request's outcome, once: adopted (the settings now run) or refused (the
+  // previous ones still run). Call between steps.
+  virtual std::optional<ConfigureOutcome> poll_configure() { return std::nullopt; }
+  // Builds in flight or just finished (the panel's progress line).
+  virtual std::vector<BuildProgress> builds() const { return {}; }
 
   virtual void set_bodies(const Bodies& bodies) = 0;
   virtual void get_bodies(Bodies& bodies) = 0;

@@ -3,10 +3,12 @@
 // the kernel code that reads its macro. Every toggle changes the code that runs: it becomes a
 // preprocessor macro (`macro`) or a compiler option in the NVRTC compile, never a run-time `if`.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace nbl {
 
@@ -267,5 +269,26 @@ struct ToggleValues {
   }
   bool operator==(const ToggleValues&) const = default;
 };
+
+// The settings one click away from `t` for `algorithm`'s toggles: each flag flipped, each choice moved
+// to the one before or after it, each number moved one step down or up (within range). What the lab
+// compiles in the background after a switch, so the next click most likely finds its build ready.
+inline std::vector<ToggleValues> toggle_neighbours(const ToggleValues& t, Algorithm algorithm) {
+  std::vector<ToggleValues> out;
+  for (std::size_t i = 0; i < kToggleCount; ++i) {
+    const ToggleDef& def = kToggles[i];
+    if (def.algorithm != algorithm) continue;
+    const int value = t.values[i];
+    const int step = def.kind == ToggleKind::integer ? def.step : 1;
+    for (int next : {value - step, value + step}) {
+      if (def.kind == ToggleKind::flag) next = value ? 0 : 1;
+      if (next < def.min_value || next > def.max_value || next == value) continue;
+      ToggleValues n = t;
+      n.values[i] = next;
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+    }
+  }
+  return out;
+}
 
 }  // namespace nbl

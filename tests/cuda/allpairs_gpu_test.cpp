@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <fstream>
+#include <iterator>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -349,6 +352,73 @@ TEST_F(AllPairsGpu, HotReloadSwapsInAValidatedEditAndKeepsTheOldBuildOtherwise) 
   EXPECT_FALSE(backend.kernel_info()[0].reload_failed);
   expect_matches_reference(backend, now, 0.05);
   EXPECT_FALSE(backend.step().non_finite);
+}
+
+// Polls an asynchronous switch between steps (the lab's frame loop in miniature); at most a minute.
+std::optional<ConfigureOutcome> step_until_swapped(Backend& backend, int& steps) {
+  for (int i = 0; i < 6000; ++i) {
+    if (auto outcome = backend.poll_configure()) return outcome;
+    EXPECT_FALSE(backend.step().non_finite);
+    ++steps;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return std::nullopt;
+}
+
+TEST_F(AllPairsGpu, AnAsynchronousSwitchBuildsBesideTheRunningVariantAndSwapsBetweenSteps) {
+  const Bodies bodies = random_bodies(4096, fresh_seed());
+  AllPairsBackend backend(settings_for(ToggleValues{}), engine());
+  backend.set_bodies(bodies);
+  const std::string before = backend.variant().description;
+  ToggleValues t;
+  t["unroll"] = 7;  // a variant nobody compiled yet in this process
+  t.set({"layout", "soa"});  // and a layout switch: the bodies are converted on the device
+  ASSERT_FALSE(backend.configure_async(settings_for(t)));
+  EXPECT_EQ(backend.variant().description, before);  // the running variant is untouched meanwhile
+  EXPECT_FALSE(backend.builds().empty());
+  int steps = 0;
+  const auto outcome = step_until_swapped(backend, steps);
+  ASSERT_TRUE(outcome);
+  EXPECT_TRUE(outcome->accepted) << outcome->message;
+  EXPECT_NE(backend.variant().description, before);
+  EXPECT_EQ(backend.variant().layout, BodyLayout::soa);
+  Bodies now;
+  backend.get_bodies(now);
+  expect_matches_reference(backend, now, 0.05);
+  // Back to what runs: applies at once, nothing to build.
+  EXPECT_TRUE(backend.configure_async(settings_for(t)));
+}
+
+TEST_F(AllPairsGpu, ARefusedAsynchronousSwitchLeavesTheRunningVariant) {
+  test::ScratchDir dir("nbl-gpu-async");
+  auto copy = test::engine_on_copy(dir.path() / "kernels", "");
+  {  // the untiled kernel counts every interaction twice; the running (tiled) one is fine
+    const auto file = dir.path() / "kernels" / "allpairs_global.cu";
+    std::ifstream in(file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string from = "interact_run(";
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos);
+    const std::string call = text.substr(at, text.find('\n', at) - at);  // the whole statement, one line
+    text.replace(at, call.size(), call + "\n  " + call);
+    std::ofstream(file, std::ios::trunc) << text;
+  }
+  const Bodies bodies = random_bodies(2048, fresh_seed());
+  AllPairsBackend backend(settings_for(ToggleValues{}), copy);
+  backend.set_bodies(bodies);
+  const std::string before = backend.variant().description;
+  ToggleValues t;
+  t.set({"tiling", "none"});
+  ASSERT_FALSE(backend.configure_async(settings_for(t)));
+  int steps = 0;
+  const auto outcome = step_until_swapped(backend, steps);
+  ASSERT_TRUE(outcome);
+  EXPECT_FALSE(outcome->accepted);
+  EXPECT_NE(outcome->message.find("refused"), std::string::npos) << outcome->message;
+  EXPECT_EQ(backend.variant().description, before);
+  Bodies now;
+  backend.get_bodies(now);
+  expect_matches_reference(backend, now, 0.05);
 }
 
 }  // namespace

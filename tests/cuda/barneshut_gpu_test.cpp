@@ -2,12 +2,14 @@
 // of the tree, on fresh random inputs every run (the seed is printed on failure). Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <iterator>
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "cuda/barneshut_backend.hpp"
 #include "cuda/barneshut_variant.hpp"
@@ -342,6 +344,32 @@ TEST_F(BarnesHutGpu, HotReloadSwapsInACheckedEditAndKeepsTheOldBuildOtherwise) {
   EXPECT_FALSE(force_info().reload_failed);
   EXPECT_LE(gpu_force_error(backend, now, 0.01).p99, kBound.p99);
   EXPECT_FALSE(backend.step().non_finite);
+}
+
+TEST_F(BarnesHutGpu, AnAsynchronousSwitchBuildsBesideTheRunningPipelineAndSwapsBetweenSteps) {
+  const Bodies bodies = make_scene(Scene::plummer, 20000, fresh_seed());
+  BarnesHutBackend backend(bh_settings(0.5));
+  backend.set_bodies(bodies);
+  Settings s = bh_settings(0.5);
+  s.toggles.set({"bh_build", "insertion"});  // another build strategy: its scratch is swapped too
+  s.toggles.set({"bh_traversal", "warp"});
+  ASSERT_FALSE(backend.configure_async(s));
+  EXPECT_FALSE(backend.builds().empty());
+  std::optional<ConfigureOutcome> outcome;
+  for (int i = 0; i < 6000 && !outcome; ++i) {  // at most a minute
+    EXPECT_FALSE(backend.step().non_finite);  // the running pipeline keeps stepping meanwhile
+    outcome = backend.poll_configure();
+    if (!outcome) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(outcome);
+  EXPECT_TRUE(outcome->accepted) << outcome->message;
+  const StepStats stats = backend.step();
+  EXPECT_FALSE(stats.non_finite);
+  EXPECT_TRUE(stats.stage_ms("sort") > 0) << "the insertion build sorts in its own kernel";
+  Bodies now;
+  backend.get_bodies(now);
+  EXPECT_LE(gpu_force_error(backend, now, 0.01).p99, kBound.p99);
+  EXPECT_TRUE(test::check_tree(backend).problems.empty());
 }
 
 }  // namespace

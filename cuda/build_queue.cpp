@@ -1,0 +1,155 @@
+#include "cuda/build_queue.hpp"
+
+#include <cstdio>
+#include <exception>
+
+namespace nbl {
+
+namespace {
+
+constexpr std::size_t kMaxPrefetch = 64;  // neighbours of one setting; more means the settings moved on
+
+}  // namespace
+
+void BuildTicket::set(BuildState state, std::string detail) {
+  std::lock_guard lock(mutex_);
+  state_ = state;
+  if (!detail.empty()) detail_ = std::move(detail);
+}
+
+BuildProgress BuildTicket::progress() const {
+  std::lock_guard lock(mutex_);
+  return {label_, superseded_ ? BuildState::superseded : state_, detail_, seconds_since_request()};
+}
+
+BuildState BuildTicket::state() const {
+  std::lock_guard lock(mutex_);
+  return superseded_ ? BuildState::superseded : state_;
+}
+
+bool BuildTicket::finished() const {
+  const BuildState s = state();
+  return s == BuildState::ready || s == BuildState::refused || s == BuildState::superseded;
+}
+
+void BuildTicket::supersede() { superseded_ = true; }
+
+double BuildTicket::seconds_since_request() const {
+  return std::chrono::duration<double>(Clock::now() - requested_).count();
+}
+
+// -------------------------------------------------------------------------------------------------
+
+BuildQueue::BuildQueue(int workers) {
+  for (int i = 0; i < std::max(workers, 1); ++i) threads_.emplace_back([this] { serve_requests(); });
+  threads_.emplace_back([this] { serve_prefetch(); });
+}
+
+BuildQueue::~BuildQueue() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    for (auto& r : requests_) r.ticket->supersede();
+    requests_.clear();
+    prefetch_.clear();
+  }
+  wake_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void BuildQueue::request(const void* owner, std::shared_ptr<BuildTicket> ticket, Work work) {
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = requests_.begin(); it != requests_.end();) {
+      if (it->owner == owner) {
+        it->ticket->supersede();
+        it = requests_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    requests_.push_back({owner, std::move(ticket), std::move(work)});
+  }
+  wake_.notify_all();
+}
+
+void BuildQueue::prefetch(Work work) {
+  {
+    std::lock_guard lock(mutex_);
+    if (prefetch_.size() >= kMaxPrefetch) return;
+    prefetch_.push_back(std::move(work));
+  }
+  wake_.notify_all();
+}
+
+void BuildQueue::clear_prefetch() {
+  std::lock_guard lock(mutex_);
+  prefetch_.clear();
+}
+
+std::size_t BuildQueue::waiting_requests() const {
+  std::lock_guard lock(mutex_);
+  return requests_.size();
+}
+
+std::size_t BuildQueue::waiting_prefetch() const {
+  std::lock_guard lock(mutex_);
+  return prefetch_.size();
+}
+
+void BuildQueue::wait_idle() {
+  std::unique_lock lock(mutex_);
+  idle_.wait(lock, [this] { return requests_.empty() && running_requests_ == 0; });
+}
+
+void BuildQueue::serve_requests() {
+  for (;;) {
+    Request job;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !requests_.empty(); });
+      if (stopping_) return;
+      job = std::move(requests_.front());
+      requests_.pop_front();
+      ++running_requests_;
+    }
+    if (!job.ticket->superseded()) {
+      try {
+        job.work();
+      } catch (const std::exception& e) {
+        job.ticket->set(BuildState::refused, e.what());
+      }
+    }
+    {
+      std::lock_guard lock(mutex_);
+      --running_requests_;
+    }
+    idle_.notify_all();
+  }
+}
+
+void BuildQueue::serve_prefetch() {
+  for (;;) {
+    Work work;
+    {
+      std::unique_lock lock(mutex_);
+      // Prefetching only runs while no request waits: a user's click always finds a free worker.
+      wake_.wait(lock, [this] { return stopping_ || (!prefetch_.empty() && requests_.empty()); });
+      if (stopping_) return;
+      work = std::move(prefetch_.front());
+      prefetch_.pop_front();
+    }
+    try {
+      work();
+    } catch (const std::exception&) {
+      // A neighbour that does not compile is only a missed cache entry: the request will say why.
+    }
+  }
+}
+
+BuildQueue& shared_build_queue() {
+  static BuildQueue queue(1);
+  return queue;
+}
+
+}  // namespace nbl
