@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "cuda/allpairs_pass.hpp"
 #include "cuda/async_builds.hpp"
@@ -59,6 +60,16 @@ struct AllPairsBackend::Impl {
   std::vector<std::string> notices;  // reported with the next step
   AsyncBuilds<AllPairsBuild> builds{shared_build_queue()};
   Settings pending;  // what the build in flight was requested with
+  Settings running;  // what runs now
+  bool reloading = false;  // the build in flight is the running variant, rebuilt from edited files
+
+  // Hot reload without a stall: an edited file is rebuilt and checked on a worker like any switch.
+  void request_reload_if_edited() {
+    if (!kernels || builds.busy() || !kernels->files_changed()) return;
+    pending = running;
+    reloading = true;
+    builds.request(variant.description + " (edited on disk)", make_build(variant, softening));
+  }
 
   const KernelModule& module() const { return kernels->module(0); }
   AllPairsPass pass() const { return AllPairsPass(variant, module()); }
@@ -184,6 +195,7 @@ void AllPairsBackend::configure(const Settings& settings) {
   if (softening != previous_softening) s.acc_valid = false;
   s.state.eps2 = softening * softening;
   s.state.dt = settings.dt.value_or(0.0);
+  s.running = settings;
 }
 
 bool AllPairsBackend::configure_async(const Settings& settings) {
@@ -196,6 +208,7 @@ bool AllPairsBackend::configure_async(const Settings& settings) {
     return true;
   }
   s.pending = settings;
+  s.reloading = false;
   s.builds.request(v.description, s.make_build(v, softening));  // checked with the softening it will run with
   return false;
 }
@@ -205,7 +218,14 @@ std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
   auto finished = s.builds.take_finished();
   if (!finished) return std::nullopt;
   ConfigureOutcome outcome{static_cast<bool>(finished->build), finished->label, finished->refusal, finished->latency_s};
-  if (!finished->build) return outcome;
+  const bool reload = std::exchange(s.reloading, false);
+  if (!finished->build) {
+    if (reload) {
+      s.kernels->mark_failed(finished->refusal);
+      s.notices.push_back(s.variant.source.file + " was edited but its build is refused; the previous build keeps running");
+    }
+    return outcome;
+  }
   AllPairsBuild& b = *finished->build;
   s.state.adapt_to(b.variant, s.stream.get());  // layout and precision, on the device
   s.variant = b.variant;
@@ -217,7 +237,9 @@ std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
   s.acc_valid = false;
   s.notices.insert(s.notices.end(), s.variant.notices.begin(), s.variant.notices.end());
   outcome.message = b.report;
-  s.prefetch_neighbours(s.pending.toggles);
+  s.running = s.pending;
+  if (reload) s.notices.push_back(s.variant.source.file + " reloaded: " + b.report);
+  else s.prefetch_neighbours(s.pending.toggles);
   return outcome;
 }
 
@@ -237,7 +259,7 @@ StepStats AllPairsBackend::step() {
   StepStats stats;
   const std::size_t n = s.state.size();
   if (n > 0) {
-    s.poll_reload(false);
+    s.request_reload_if_edited();
     s.ensure_accelerations();
     const AllPairsPass pass = s.pass();
     const cudaStream_t stream = s.stream.get();

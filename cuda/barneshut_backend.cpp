@@ -4,6 +4,7 @@
 #include <vector_functions.h>
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <initializer_list>
 
@@ -66,6 +67,16 @@ struct BarnesHutBackend::Impl {
   std::vector<std::string> notices;
   AsyncBuilds<BarnesHutBuild> builds{shared_build_queue()};
   Settings pending;  // what the build in flight was requested with
+  Settings running;  // what runs now
+  bool reloading = false;  // the build in flight is the running variant, rebuilt from edited files
+
+  // Hot reload without a stall: an edited file is rebuilt and checked on a worker like any switch.
+  void request_reload_if_edited() {
+    if (!kernels || builds.busy() || !kernels->files_changed()) return;
+    pending = running;
+    reloading = true;
+    builds.request(variant.label + " (edited on disk)", make_build(variant, softening, theta));
+  }
 
   // The work of an asynchronous switch, run on a worker: everything it touches is its own or a copy.
   AsyncBuilds<BarnesHutBuild>::Make make_build(const BarnesHutVariant& v, double eps, double angle) const {
@@ -181,6 +192,7 @@ void BarnesHutBackend::configure(const Settings& settings) {
   s.physics = {static_cast<float>(settings.dt.value_or(0.0)), static_cast<float>(softening * softening),
                static_cast<float>(theta)};
   if (physics_changed) s.acc_valid = false;
+  s.running = settings;
 }
 
 bool BarnesHutBackend::configure_async(const Settings& settings) {
@@ -193,6 +205,7 @@ bool BarnesHutBackend::configure_async(const Settings& settings) {
     return true;
   }
   s.pending = settings;
+  s.reloading = false;
   s.builds.request(v.label, s.make_build(v, softening, settings.opening_angle));
   return false;
 }
@@ -202,7 +215,14 @@ std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
   auto finished = s.builds.take_finished();
   if (!finished) return std::nullopt;
   ConfigureOutcome outcome{static_cast<bool>(finished->build), finished->label, finished->refusal, finished->latency_s};
-  if (!finished->build) return outcome;
+  const bool reload = std::exchange(s.reloading, false);
+  if (!finished->build) {
+    if (reload) {
+      s.kernels->mark_failed(finished->refusal);
+      s.notices.push_back("an edited Barnes-Hut kernel's build is refused; the previous build keeps running");
+    }
+    return outcome;
+  }
   BarnesHutBuild& b = *finished->build;
   if (s.buffers.size()) s.buffers.fit_variant(b.variant);
   s.variant = b.variant;
@@ -214,7 +234,9 @@ std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
                static_cast<float>(s.theta)};
   s.acc_valid = false;
   outcome.message = b.report;
-  s.prefetch_neighbours(s.pending.toggles);
+  s.running = s.pending;
+  if (reload) s.notices.push_back("edited Barnes-Hut kernels reloaded: " + b.report);
+  else s.prefetch_neighbours(s.pending.toggles);
   return outcome;
 }
 
@@ -243,8 +265,7 @@ StepStats BarnesHutBackend::step() {
   Impl& s = *impl_;
   StepStats stats;
   if (s.buffers.size() > 0) {
-    bool swapped = false;
-    s.poll_reload(false, swapped);
+    s.request_reload_if_edited();
     if (!s.acc_valid) {
       StepStats initial;
       s.forces(nullptr, initial);  // a(x) at the starting positions, for the first kick

@@ -514,6 +514,23 @@ WatchedProgram::Change WatchedProgram::poll(bool force) {
   }
 }
 
+bool WatchedProgram::files_changed(bool force) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && now - last_check_ < min_interval_) return false;
+  last_check_ = now;
+  std::vector<std::filesystem::path> files;
+  for (const auto& s : stamps_) files.push_back(s.path);
+  auto now_stamps = stamps(files);
+  if (now_stamps == stamps_) return false;
+  stamps_ = std::move(now_stamps);
+  return true;
+}
+
+void WatchedProgram::mark_failed(const std::string& why) {
+  failed_ = true;
+  failure_log_ = why;
+}
+
 void WatchedProgram::accept() {
   if (!candidate_) return;
   current_ = std::move(candidate_);

@@ -183,6 +183,12 @@ class WatchedProgram {
 
   enum class Change { none, compiled, failed };
   Change poll(bool force = false);
+  // Whether a file changed since the last look (at most every min_interval unless `force`), without
+  // compiling: the caller compiles elsewhere (a worker thread). The new stamps count as seen.
+  bool files_changed(bool force = false);
+  // Records that the files on disk do not make a build that runs (the compiler log, or the check's
+  // refusal): kernel_info shows it until the files change again.
+  void mark_failed(const std::string& why);
 
   const std::shared_ptr<const CompiledProgram>& current() const { return current_; }
   const std::shared_ptr<const CompiledProgram>& candidate() const { return candidate_; }

@@ -74,6 +74,21 @@ ReloadableKernels::Outcome ReloadableKernels::poll(const Evaluate& evaluate, con
   return out;
 }
 
+bool ReloadableKernels::files_changed(bool force) {
+  bool any = false;
+  for (Slot& slot : slots_)
+    if (slot.watched && slot.watched->files_changed(force)) any = slot.changed = true;
+  return any;
+}
+
+void ReloadableKernels::mark_failed(const std::string& why) {
+  for (Slot& slot : slots_)
+    if (slot.watched && slot.changed) {
+      slot.watched->mark_failed(why);
+      slot.changed = false;
+    }
+}
+
 KernelInfo ReloadableKernels::info(std::size_t slot, std::string_view entry) const {
   const Slot& s = slots_.at(slot);
   if (!s.watched) return {};

@@ -54,6 +54,12 @@ class ReloadableKernels {
   // changed and compiled is tried with the other slots' running modules, judged, swapped in or refused.
   Outcome poll(const Evaluate& evaluate, const ForceErrorBound& bound, bool force = false);
 
+  // The asynchronous path (the lab): whether any file changed (see WatchedProgram::files_changed); the
+  // backend then builds the same variant from the edited files on a worker. When that build is
+  // refused, mark_failed() shows why on the changed slots until their files change again.
+  bool files_changed(bool force = false);
+  void mark_failed(const std::string& why);
+
   // The generated-code report of one entry point of a slot, with the reload failure (compiler log or
   // refusal) when the file on disk is not what runs.
   KernelInfo info(std::size_t slot, std::string_view entry) const;
@@ -64,6 +70,7 @@ class ReloadableKernels {
     std::unique_ptr<WatchedProgram> watched;
     std::shared_ptr<KernelModule> module;
     bool reported_failure = false;
+    bool changed = false;  // files_changed() saw an edit that no build has settled yet
   };
   std::vector<Slot> slots_;
   Modules modules_;
