@@ -14,19 +14,32 @@ void keep_running_bodies(Settings& next, const Settings& live) {
 
 }  // namespace
 
+void SettingsEditor::set(const SettingDef& setting, const SettingValue& value) {
+  setting.access.set(draft_, value);
+  if (setting.group == SettingGroup::live) changed();  // restart waits for request_restart(); view never syncs
+}
+
 void SettingsEditor::set_toggle(const ToggleDef& toggle, int value) {
   draft_.toggles.values[static_cast<std::size_t>(&toggle - kToggles.data())] = value;
   changed();
 }
-void SettingsEditor::set_algorithm(Algorithm algorithm) { draft_.algorithm = algorithm; changed(); }
-void SettingsEditor::set_backend(BackendKind backend) { draft_.backend = backend; changed(); }
-void SettingsEditor::set_opening_angle(double theta) { draft_.opening_angle = theta; changed(); }
-void SettingsEditor::set_dt(std::optional<double> dt) { draft_.dt = dt; changed(); }
-void SettingsEditor::set_softening(std::optional<double> softening) { draft_.softening = softening; changed(); }
-void SettingsEditor::set_steps_per_frame(int steps) { draft_.steps_per_frame = steps; changed(); }
-void SettingsEditor::set_scene(Scene scene) { draft_.scene = scene; }
-void SettingsEditor::set_body_count(std::optional<std::int64_t> n) { draft_.body_count = n; }
-void SettingsEditor::set_seed(std::uint64_t seed) { draft_.seed = seed; }
+
+namespace {
+template <typename T>
+SettingValue value_of(const T& v) {
+  return setting_access::to_value(v);
+}
+}  // namespace
+
+void SettingsEditor::set_algorithm(Algorithm algorithm) { set(SettingId("algorithm").def(), value_of(algorithm)); }
+void SettingsEditor::set_backend(BackendKind backend) { set(SettingId("backend").def(), value_of(backend)); }
+void SettingsEditor::set_opening_angle(double theta) { set(SettingId("theta").def(), value_of(theta)); }
+void SettingsEditor::set_dt(std::optional<double> dt) { set(SettingId("dt").def(), value_of(dt)); }
+void SettingsEditor::set_softening(std::optional<double> softening) { set(SettingId("softening").def(), value_of(softening)); }
+void SettingsEditor::set_steps_per_frame(int steps) { set(SettingId("steps_per_frame").def(), value_of(steps)); }
+void SettingsEditor::set_scene(Scene scene) { set(SettingId("scene").def(), value_of(scene)); }
+void SettingsEditor::set_body_count(std::optional<std::int64_t> n) { set(SettingId("bodies").def(), value_of(n)); }
+void SettingsEditor::set_seed(std::uint64_t seed) { set(SettingId("seed").def(), value_of(seed)); }
 
 bool SettingsEditor::restart_pending(const Settings& live) const { return Simulation::needs_reset(live, draft_); }
 

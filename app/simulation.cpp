@@ -44,9 +44,7 @@ void check_fits(std::size_t n, std::size_t bytes_per_body, std::size_t available
 
 std::size_t resolve_body_count(const Settings& settings, bool have_gpu) {
   if (settings.body_count) return static_cast<std::size_t>(*settings.body_count);
-  if (settings.scene == Scene::kepler) return 2;
-  if (have_gpu) return settings.algorithm == Algorithm::barneshut ? 1u << 20 : 1u << 17;
-  return settings.algorithm == Algorithm::barneshut ? 1u << 14 : 1u << 12;
+  return default_body_count(settings.scene, settings.algorithm, have_gpu);
 }
 
 Simulation::Simulation(const Settings& settings, const std::string& load_file)
@@ -91,6 +89,17 @@ Settings Simulation::resolved_settings() const {
   Settings s = settings_;
   s.dt = dt_;
   s.softening = softening_;
+  return s;
+}
+
+std::string Simulation::body_count_origin() const {
+  if (settings_.body_count || !load_file_.empty()) return "";
+  return default_body_count_reason(settings_.scene, settings_.algorithm, backend_->on_gpu());
+}
+
+Settings Simulation::effective_settings() const {
+  Settings s = resolved_settings();
+  s.body_count = static_cast<std::int64_t>(body_count());
   return s;
 }
 

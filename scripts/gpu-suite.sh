@@ -11,6 +11,8 @@
 #                                   sanitizer; default all), e.g. to fit a time limit per call
 #
 # Build for another GPU with CUDA_ARCH=80 (default 90: the H100 the figures in BENCHMARKS.md come from).
+# Kept under benchmarks/, a run's $OUT feeds scripts/measured_figures.py (the panel's measured figures);
+# $OUT/commit.txt says which commit its binaries were built at.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -27,6 +29,10 @@ build() {
   rm -rf "$bundle"
   mkdir -p "$bundle/bin"
   cp "$dir/nbodylab" "$bundle/bin/"
+  local commit
+  commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+  git -C "$root" diff --quiet HEAD 2>/dev/null || commit+="-dirty"
+  echo "$commit" >"$bundle/commit.txt"
   find "$dir/tests" -maxdepth 2 -type f -name '*_test*' -executable -exec cp {} "$bundle/bin/" \;
   # The GL loaders (glvnd) and every library the binaries link that a bare CUDA machine lacks.
   bash "${FETCH_GL_RUNTIME:-../shared/tools/fetch-gl-runtime.sh}" "$bundle" "$bundle"/bin/* >/dev/null
@@ -88,6 +94,7 @@ run() {
   local big=1048576 huge=10000000
   ((quick)) && big=262144 huge=2000000
 
+  [[ -f $bundle/commit.txt ]] && cp "$bundle/commit.txt" "$out/commit.txt"
   step info "$bin/nbodylab" info
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >"$out/nvidia-smi.txt" 2>&1
 
