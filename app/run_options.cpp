@@ -72,10 +72,11 @@ int parse_toggle_value(const ToggleDef& t, const std::string& text) {
 
 void RunOptions::add_to(CLI::App& app, bool with_toggles) {
   settings_option_ = app.add_option("--settings", settings_file_,
-                                    "Load settings from this JSON file first; other options override it");
+                                    "Load settings from this JSON file first; other options override it")
+                         ->type_name("FILE");
   settings_.add_to(app, {SettingGroup::restart, SettingGroup::live}, false, defaults_);
-  app.add_option("--load", load_file_, "Start from this Tipsy snapshot instead of a scene");
-  app.add_option("--save", save_file_, "Write the final state to this Tipsy file");
+  app.add_option("--load", load_file_, "Start from this Tipsy snapshot instead of a scene")->type_name("FILE");
+  app.add_option("--save", save_file_, "Write the final state to this Tipsy file")->type_name("FILE");
   if (with_toggles) {
     for (const auto& t : kToggles) {
       const std::string key(t.key);

@@ -159,10 +159,4 @@ void SettingOptions::apply(Settings& settings) const {
   }
 }
 
-std::vector<const SettingDef*> SettingOptions::settings() const {
-  std::vector<const SettingDef*> out;
-  for (const Given& g : given_) out.push_back(g.setting);
-  return out;
-}
-
 }  // namespace nbl

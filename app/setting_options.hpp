@@ -21,8 +21,6 @@ class SettingOptions {
               const std::string& help_group = "");
   // Writes the options that were given into `settings`. Throws InputError naming the option.
   void apply(Settings& settings) const;
-  // The rows this command has an option for.
-  std::vector<const SettingDef*> settings() const;
 
  private:
   struct Given {
