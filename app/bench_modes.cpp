@@ -55,7 +55,8 @@ const Switch kSwitches[] = {
 
 Table bhswitches_table(const Settings& base, const BenchOptions& options) {
   std::map<std::string, std::vector<StepStats>> cache;  // keyed by the toggles' JSON: each run once
-  BenchResult first;  // what every run shares: n, backend (the steps are in the cache)
+  std::size_t bodies = 0;  // what every configuration shares, for the table's note
+  std::string backend;
   auto measure = [&](void (*edit)(ToggleValues&)) -> const std::vector<StepStats>& {
     Settings s = base;
     s.algorithm = Algorithm::barneshut;
@@ -67,7 +68,8 @@ Table bhswitches_table(const Settings& base, const BenchOptions& options) {
     o.force_error_sample = 0;
     std::fprintf(stderr, "bench bhswitches: %zu configurations measured...\r", cache.size());
     BenchResult r = run_bench(s, o);
-    if (cache.empty()) first = r;
+    bodies = r.bodies;
+    backend = r.backend;
     return cache[key] = std::move(r.steps);
   };
   Table t("Barnes-Hut switches: speedup from turning each one on (median step times)");
@@ -86,8 +88,8 @@ Table bhswitches_table(const Settings& base, const BenchOptions& options) {
   // The run's facts in the table itself, as the ladder's: a kept JSON or log says what it measured.
   char theta[32];
   std::snprintf(theta, sizeof theta, "%g", base.opening_angle);
-  t.note(std::string(to_string(base.scene)) + " scene, n = " + std::to_string(first.bodies) + ", seed " +
-         std::to_string(base.seed) + ", theta " + theta + ", " + first.backend);
+  t.note(std::string(to_string(base.scene)) + " scene, n = " + std::to_string(bodies) + ", seed " +
+         std::to_string(base.seed) + ", theta " + theta + ", " + backend);
   t.note("Each configuration: the defaults with the switch's row changed; 'off' is the same with the switch off.");
   t.note("Speedup = time off / time on, so > 1 means the switch helps on this GPU.");
   return t;

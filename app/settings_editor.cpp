@@ -6,10 +6,10 @@ namespace nbl {
 
 namespace {
 
-void keep_running_bodies(Settings& next, const Settings& live) {
-  next.scene = live.scene;
-  next.body_count = live.body_count;
-  next.seed = live.seed;
+// The restart group of kSettings (scene, N, seed): what makes the bodies.
+void copy_restart_fields(Settings& to, const Settings& from) {
+  for (const SettingDef& s : kSettings)
+    if (s.group == SettingGroup::restart) s.access.set(to, s.access.get(from));
 }
 
 }  // namespace
@@ -24,22 +24,15 @@ void SettingsEditor::set_toggle(const ToggleDef& toggle, int value) {
   changed();
 }
 
-namespace {
-template <typename T>
-SettingValue value_of(const T& v) {
-  return setting_access::to_value(v);
-}
-}  // namespace
-
-void SettingsEditor::set_algorithm(Algorithm algorithm) { set(SettingId("algorithm").def(), value_of(algorithm)); }
-void SettingsEditor::set_backend(BackendKind backend) { set(SettingId("backend").def(), value_of(backend)); }
-void SettingsEditor::set_opening_angle(double theta) { set(SettingId("theta").def(), value_of(theta)); }
-void SettingsEditor::set_dt(std::optional<double> dt) { set(SettingId("dt").def(), value_of(dt)); }
-void SettingsEditor::set_softening(std::optional<double> softening) { set(SettingId("softening").def(), value_of(softening)); }
-void SettingsEditor::set_steps_per_frame(int steps) { set(SettingId("steps_per_frame").def(), value_of(steps)); }
-void SettingsEditor::set_scene(Scene scene) { set(SettingId("scene").def(), value_of(scene)); }
-void SettingsEditor::set_body_count(std::optional<std::int64_t> n) { set(SettingId("bodies").def(), value_of(n)); }
-void SettingsEditor::set_seed(std::uint64_t seed) { set(SettingId("seed").def(), value_of(seed)); }
+void SettingsEditor::set_algorithm(Algorithm algorithm) { set(SettingId("algorithm").def(), setting_access::to_value(algorithm)); }
+void SettingsEditor::set_backend(BackendKind backend) { set(SettingId("backend").def(), setting_access::to_value(backend)); }
+void SettingsEditor::set_opening_angle(double theta) { set(SettingId("theta").def(), setting_access::to_value(theta)); }
+void SettingsEditor::set_dt(std::optional<double> dt) { set(SettingId("dt").def(), setting_access::to_value(dt)); }
+void SettingsEditor::set_softening(std::optional<double> softening) { set(SettingId("softening").def(), setting_access::to_value(softening)); }
+void SettingsEditor::set_steps_per_frame(int steps) { set(SettingId("steps_per_frame").def(), setting_access::to_value(steps)); }
+void SettingsEditor::set_scene(Scene scene) { set(SettingId("scene").def(), setting_access::to_value(scene)); }
+void SettingsEditor::set_body_count(std::optional<std::int64_t> n) { set(SettingId("bodies").def(), setting_access::to_value(n)); }
+void SettingsEditor::set_seed(std::uint64_t seed) { set(SettingId("seed").def(), setting_access::to_value(seed)); }
 
 bool SettingsEditor::restart_pending(const Settings& live) const { return Simulation::needs_reset(live, draft_); }
 
@@ -54,7 +47,7 @@ std::optional<std::string> SettingsEditor::sync(Simulation& simulation, bool* re
   const Settings live = simulation.settings();
   Settings next = draft_;
   const bool restart = restart_;
-  if (!restart) keep_running_bodies(next, live);
+  if (!restart) copy_restart_fields(next, live);
   dirty_ = restart_ = false;
   try {
     simulation.apply(next);
@@ -67,11 +60,7 @@ std::optional<std::string> SettingsEditor::sync(Simulation& simulation, bool* re
     const Settings kept = draft_;
     draft_ = simulation.settings();
     draft_.view = kept.view;
-    if (!restart) {
-      draft_.scene = kept.scene;
-      draft_.body_count = kept.body_count;
-      draft_.seed = kept.seed;
-    }
+    if (!restart) copy_restart_fields(draft_, kept);
     return std::string(e.what());
   }
 }

@@ -9,6 +9,7 @@
 #include "sim/cpu_backends.hpp"
 #include "sim/error.hpp"
 #include "sim/scenes.hpp"
+#include "sim/settings_table.hpp"
 #include "sim/tipsy.hpp"
 
 namespace nbl {
@@ -104,7 +105,9 @@ Settings Simulation::effective_settings() const {
 }
 
 bool Simulation::needs_reset(const Settings& before, const Settings& after) {
-  return before.scene != after.scene || before.body_count != after.body_count || before.seed != after.seed;
+  for (const SettingDef& s : kSettings)
+    if (s.group == SettingGroup::restart && !(s.access.get(before) == s.access.get(after))) return true;
+  return false;
 }
 
 // Everything new is built on the side and committed only once it all succeeded: a failure (n too large,

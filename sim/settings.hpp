@@ -77,6 +77,17 @@ inline constexpr std::array kColorModeNames = {
     named(ColorMode::warp_id, "warp"),      named(ColorMode::tree_depth, "depth"),
 };
 
+// Each table lists its enum's values in declaration order from 0, so an array indexed by the enum (the
+// colour maps by ColorMode) has exactly one slot per name.
+template <std::size_t N>
+consteval bool in_enum_order(const std::array<EnumName, N>& names) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i].value != static_cast<int>(i)) return false;
+  return true;
+}
+static_assert(in_enum_order(kSceneNames) && in_enum_order(kAlgorithmNames) && in_enum_order(kBackendNames) &&
+              in_enum_order(kColorModeNames));
+
 // Names as they appear in JSON and on the command line.
 std::string_view to_string(Scene s);
 std::string_view to_string(Algorithm a);
