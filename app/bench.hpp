@@ -25,6 +25,7 @@ struct BenchOptions {
 struct BenchResult {
   std::string backend, notice;
   std::size_t bodies = 0;
+  std::string bodies_origin;  // why n is what it is when -n was not given ("" when it was)
   double dt = 0, softening = 0;
   std::vector<StepStats> steps;  // measured steps only
   EnergyReport energy_start, energy_end;

@@ -55,6 +55,8 @@ const Switch kSwitches[] = {
 
 Table bhswitches_table(const Settings& base, const BenchOptions& options) {
   std::map<std::string, std::vector<StepStats>> cache;  // keyed by the toggles' JSON: each run once
+  std::size_t bodies = 0;  // what every configuration shares, for the table's note
+  std::string backend;
   auto measure = [&](void (*edit)(ToggleValues&)) -> const std::vector<StepStats>& {
     Settings s = base;
     s.algorithm = Algorithm::barneshut;
@@ -65,7 +67,10 @@ Table bhswitches_table(const Settings& base, const BenchOptions& options) {
     BenchOptions o = options;
     o.force_error_sample = 0;
     std::fprintf(stderr, "bench bhswitches: %zu configurations measured...\r", cache.size());
-    return cache[key] = run_bench(s, o).steps;
+    BenchResult r = run_bench(s, o);
+    bodies = r.bodies;
+    backend = r.backend;
+    return cache[key] = std::move(r.steps);
   };
   Table t("Barnes-Hut switches: speedup from turning each one on (median step times)");
   t.column("switch", "switch").column("tutorial", "tutorial 50k/500k/5M").column("kernel", "kernel")
@@ -80,6 +85,11 @@ Table bhswitches_table(const Settings& base, const BenchOptions& options) {
     t.add(k_on, 3).add(k_off, 3).add(k_off / k_on, 2).add(s_on, 3).add(s_off, 3).add(s_off / s_on, 2);
   }
   std::fprintf(stderr, "%60s\r", "");
+  // The run's facts in the table itself, as the ladder's: a kept JSON or log says what it measured.
+  char theta[32];
+  std::snprintf(theta, sizeof theta, "%g", base.opening_angle);
+  t.note(std::string(to_string(base.scene)) + " scene, n = " + std::to_string(bodies) + ", seed " +
+         std::to_string(base.seed) + ", theta " + theta + ", " + backend);
   t.note("Each configuration: the defaults with the switch's row changed; 'off' is the same with the switch off.");
   t.note("Speedup = time off / time on, so > 1 means the switch helps on this GPU.");
   return t;

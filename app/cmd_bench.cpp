@@ -64,6 +64,7 @@ BenchResult run_bench(const Settings& settings, const BenchOptions& options, con
   result.notice = sim.notice();
   result.backend = sim.backend().name();
   result.bodies = sim.body_count();
+  result.bodies_origin = sim.body_count_origin();
   result.dt = sim.dt();
   result.softening = sim.softening();
 
@@ -186,6 +187,8 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
   for (const auto& [text, count] : notices)
     summary.note("note: " + text + (count > 1 ? " (" + std::to_string(count) + " steps)" : ""));
   if (!r.notice.empty()) summary.note("note: " + r.notice);
+  if (!r.bodies_origin.empty())
+    summary.note("bodies: " + with_commas(static_cast<std::int64_t>(r.bodies)) + ", " + r.bodies_origin);
   tables.push_back(summary);
   return tables;
 }

@@ -26,7 +26,7 @@ Command add_render_command(CLI::App& root) {
       "  nbodylab render --frames 600 --out collision.mp4 --orbit 0.2\n"
       "  nbodylab render -n 1048576 --frames 300 --benchmark   (where a frame's time goes)");
   state->run.add_to(*app);
-  state->view.add_to(*app);
+  state->view.add_to(*app, false);
   RenderJob& job = state->job;
   app->add_option("--frames", job.frames, "Frames to render (the first shows the initial conditions)")->capture_default_str();
   app->add_option("--size", state->size, "Frame size WIDTHxHEIGHT")->capture_default_str();

@@ -16,17 +16,16 @@ Command add_window_command(CLI::App& root) {
     RunOptions run;
     ViewOptions view;
     std::string size = "1600x900";
-    bool fullscreen = false, no_vsync = false, no_interop = false, paused = false;
+    bool fullscreen = false, no_interop = false, paused = false;
     int frames = 0;
     std::string screenshot, screenshot_dir = ".";
   };
   auto state = std::make_shared<State>();
   state->run.add_to(root);
-  state->view.add_to(root);
+  state->view.add_to(root, true);
   const std::string group = "Window";
   root.add_option("--size", state->size, "Window size WIDTHxHEIGHT")->capture_default_str()->group(group);
   root.add_flag("--fullscreen", state->fullscreen, "Start fullscreen (F11 toggles)")->group(group);
-  root.add_flag("--no-vsync", state->no_vsync, "Do not wait for the display's refresh (V toggles)")->group(group);
   root.add_flag("--no-interop", state->no_interop, "Copy the bodies through host memory even when CUDA-GL interop works")->group(group);
   root.add_flag("--paused", state->paused, "Start paused (Space resumes)")->group(group);
   root.add_option("--frames", state->frames, "Close after this many frames (scripts, tests)")->group(group);
@@ -37,7 +36,6 @@ Command add_window_command(CLI::App& root) {
             LabOptions options;
             options.settings = state->run.resolve();
             state->view.apply(options.settings);
-            if (state->no_vsync) options.settings.view.vsync = false;
             const FrameSize size = parse_frame_size(state->size);
             options.window.width = size.width;
             options.window.height = size.height;

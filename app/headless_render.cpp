@@ -193,7 +193,9 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   report.backend = simulation.backend().name();
   report.bodies = simulation.body_count();
   log << "nbodylab render: " << job.frames << " frame(s) of " << job.size.width << "x" << job.size.height << ", "
-      << to_string(job.settings.scene) << ", " << with_commas(report.bodies) << " bodies, " << report.backend << "\n"
+      << to_string(job.settings.scene) << ", " << with_commas(report.bodies) << " bodies"
+      << (simulation.body_count_origin().empty() ? "" : " (" + simulation.body_count_origin() + ")") << ", "
+      << report.backend << "\n"
       << "  " << report.context << "\n";
   if (!simulation.notice().empty()) log << "  " << simulation.notice() << "\n";
 

@@ -16,7 +16,6 @@ namespace nbl {
 
 namespace {
 
-constexpr float kPanelWidth = 430.0f;  // in screen units at scale 1
 constexpr double kKernelInfoRefreshS = 0.5;
 constexpr std::size_t kForceErrorBudget = std::size_t(1) << 28;  // sample x n interactions per measurement
 constexpr std::size_t kLadderBodies = std::size_t(1) << 16;  // as `nbodylab bench ladder` by default
@@ -46,7 +45,7 @@ Lab::Lab(const LabOptions& options)
       device_(query_device()),
       backend_name_(simulation_.backend().name()),
       paused_(options.start_paused) {
-  panel_.set_width(kPanelWidth * window_.content_scale());
+  panel_.set_width(Panel::kWidth * window_.content_scale());
 }
 
 int Lab::run() {
@@ -103,6 +102,7 @@ void Lab::apply_settings() {
   bool restarted = false;
   if (editor_.pending()) vertices_stale_ = true;
   if (auto refused = editor_.sync(simulation_, &restarted, /*asynchronous=*/true)) error_ = "Not applied: " + *refused;
+  if (window_.vsync() != editor_.view().vsync) window_.set_vsync(editor_.view().vsync);  // a view setting the window owns
   if (restarted) bodies_replaced();
   if (simulation_.backend().name() != backend_name_) {  // new algorithm or backend: old timings do not apply
     backend_name_ = simulation_.backend().name();
@@ -267,8 +267,7 @@ void Lab::execute(LabCommand command) {
     case LabCommand::fit_camera: fit_pending_ = true; break;
     case LabCommand::toggle_fullscreen: window_.toggle_fullscreen(); break;
     case LabCommand::toggle_vsync:
-      editor_.view().vsync = !editor_.view().vsync;
-      window_.set_vsync(editor_.view().vsync);
+      editor_.view().vsync = !editor_.view().vsync;  // the next frame hands it to the window
       status_ = std::string("VSync ") + (editor_.view().vsync ? "on" : "off");
       break;
     case LabCommand::screenshot: request_screenshot(next_screenshot_path(options_.screenshot_dir)); break;
@@ -295,7 +294,6 @@ void Lab::execute(LabCommand command) {
 void Lab::load_settings_from(const std::string& file) {
   try {
     editor_.load(load_settings(file, editor_.current(simulation_)));
-    window_.set_vsync(editor_.view().vsync);
     status_ = "Settings loaded from " + file;
     error_.clear();
   } catch (const Error& e) {

@@ -9,9 +9,11 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "app/setting_widgets.hpp"
 #include "app/text_format.hpp"
 #include "app/toggle_state.hpp"
 #include "physics/gravity.hpp"
+#include "sim/measured_figures.hpp"
 #include "sim/resources.hpp"
 
 namespace nbl {
@@ -69,26 +71,32 @@ void row(const char* label, const std::string& value) {
   ImGui::TextUnformatted(value.c_str());
 }
 
-template <typename E>
-bool enum_combo(const char* label, E& value, int count) {
-  bool changed = false;
-  if (ImGui::BeginCombo(label, std::string(to_string(value)).c_str())) {
-    for (int i = 0; i < count; ++i) {
-      const E e = static_cast<E>(i);
-      if (ImGui::Selectable(std::string(to_string(e)).c_str(), e == value)) {
-        changed = e != value;
-        value = e;
-      }
+// What we measured for the toggles (assets/measured/figures.json), read once; a file that cannot be read
+// is said in every tooltip rather than stopping the lab.
+struct MeasuredFiguresFile {
+  MeasuredFigures figures;
+  std::string problem;
+};
+
+const MeasuredFiguresFile& measured_figures() {
+  static const MeasuredFiguresFile file = [] {
+    MeasuredFiguresFile f;
+    try {
+      f.figures = MeasuredFigures::load(find_resource("assets/measured/figures.json"));
+    } catch (const std::exception& e) {
+      f.problem = e.what();
     }
-    ImGui::EndCombo();
-  }
-  return changed;
+    return f;
+  }();
+  return file;
 }
 
 std::string toggle_tooltip(const ToggleDef& t, const std::string& inert) {
   std::string text(t.help);
   if (!t.tutorial.empty()) text += "\n\nTutorial: " + std::string(t.tutorial);
-  if (!t.measured.empty()) text += "\nH100 (BENCHMARKS.md): " + std::string(t.measured);
+  const MeasuredFiguresFile& measured = measured_figures();
+  if (!measured.problem.empty()) text += "\n\nMeasured figures unavailable: " + measured.problem;
+  else if (const std::string figures = measured.figures.describe(t.key); !figures.empty()) text += "\n\nMeasured: " + figures;
   text += "\n\n" + (t.macro.empty() ? std::string("Becomes an NVRTC compiler option.")
                                     : "Kernel macro: " + std::string(t.macro));
   if (!inert.empty()) text += "\n\nInert now: " + inert;
@@ -131,6 +139,123 @@ void toggle_widget(const ToggleDef& t, SettingsEditor& editor, bool inert, const
   }
   ImGui::EndDisabled();
   tooltip(tip);
+}
+
+// What a setting's tooltip says: what it does, when it applies, what "auto" means.
+std::string setting_tooltip(const SettingDef& s) {
+  std::string text(s.help);
+  if (s.group == SettingGroup::restart) text += "\n\nApplies on restart (Reset, R).";
+  if (s.unset_means) text += "\n\nauto: " + s.unset_means() + ".";
+  return text;
+}
+
+// One scalar setting's widget, as its row in kSettings says (app/setting_widgets.hpp). `running` holds
+// what the unset settings resolved to, which an "auto" widget shows greyed out.
+void setting_widget(const SettingWidget& w, SettingsEditor& editor, const Settings& running, bool unicode_font) {
+  const SettingDef& s = *w.setting;
+  const std::string label(unicode_font && !s.symbol_label.empty() ? s.symbol_label : s.label);
+  const SettingValue value = s.access.get(editor.draft());
+  const std::string tip = setting_tooltip(s);
+  ImGui::PushID(s.key.data(), s.key.data() + s.key.size());
+  switch (w.kind) {
+    case PanelWidget::combo: {
+      const int current = std::get<EnumValue>(value).value;
+      if (ImGui::BeginCombo(label.c_str(), std::string(choice_name(s, current)).c_str())) {
+        for (const EnumName& c : s.choices)
+          if (ImGui::Selectable(std::string(c.label.empty() ? c.name : c.label).c_str(), c.value == current))
+            editor.set(s, EnumValue{c.value});
+        ImGui::EndCombo();
+      }
+      tooltip(tip);
+      break;
+    }
+    case PanelWidget::radio: {
+      const int current = std::get<EnumValue>(value).value;
+      ImGui::TextColored(kMuted, "%s", label.c_str());
+      tooltip(tip);
+      for (const EnumName& c : s.choices) {
+        ImGui::SameLine();
+        if (ImGui::RadioButton(std::string(c.label.empty() ? c.name : c.label).c_str(), c.value == current))
+          editor.set(s, EnumValue{c.value});
+      }
+      break;
+    }
+    case PanelWidget::checkbox: {
+      bool on = std::get<bool>(value);
+      if (ImGui::Checkbox(label.c_str(), &on)) editor.set(s, on);
+      tooltip(tip);
+      break;
+    }
+    case PanelWidget::slider:
+    case PanelWidget::log_slider: {
+      const ImGuiSliderFlags flags =
+          ImGuiSliderFlags_AlwaysClamp | (w.kind == PanelWidget::log_slider ? ImGuiSliderFlags_Logarithmic : 0);
+      SettingValue edited = value;
+      bool moved = false;
+      if (s.kind == SettingKind::integer) {
+        int v = static_cast<int>(std::get<std::int64_t>(value));
+        const std::string format = v == 0 && !s.zero_means.empty() ? std::string(s.zero_means) : "%d";
+        moved = ImGui::SliderInt(label.c_str(), &v, static_cast<int>(w.min), static_cast<int>(w.max), format.c_str(), flags);
+        edited = static_cast<std::int64_t>(v);
+      } else {
+        float v = static_cast<float>(std::get<double>(value));
+        moved = ImGui::SliderFloat(label.c_str(), &v, static_cast<float>(w.min), static_cast<float>(w.max), "%.2f", flags);
+        edited = static_cast<double>(v);
+      }
+      // A live setting follows the drag in the draft and reaches the simulation on release: dragging
+      // theta or the steps per frame reconfigures the run once, not every frame.
+      if (s.group != SettingGroup::live) {
+        if (moved) editor.set(s, edited);
+      } else {
+        if (moved) s.access.set(editor.draft(), edited);
+        if (ImGui::IsItemDeactivatedAfterEdit()) editor.set(s, s.access.get(editor.draft()));
+      }
+      tooltip(tip);
+      break;
+    }
+    case PanelWidget::input: {
+      const bool automatic = std::holds_alternative<Unset>(value);
+      const SettingValue shown = automatic ? s.access.get(running) : value;
+      ImGui::BeginDisabled(automatic);
+      if (w.has_auto) ImGui::SetNextItemWidth(ImGui::CalcItemWidth() - ImGui::GetFontSize() * 4.0f);  // room for "auto"
+      if (s.kind == SettingKind::integer) {
+        std::int64_t v = std::holds_alternative<std::int64_t>(shown) ? std::get<std::int64_t>(shown) : s.integer_min;
+        const std::int64_t step = std::max<std::int64_t>(1, v / 8);
+        if (ImGui::InputScalar(label.c_str(), ImGuiDataType_S64, &v, &step, &step, "%" PRId64))
+          editor.set(s, std::clamp(v, s.integer_min, s.integer_max));
+      } else if (s.kind == SettingKind::unsigned64) {
+        std::uint64_t v = std::get<std::uint64_t>(shown);
+        if (ImGui::InputScalar(label.c_str(), ImGuiDataType_U64, &v)) editor.set(s, v);
+      } else {
+        double v = std::holds_alternative<double>(shown) ? std::get<double>(shown) : 0.0;
+        // Out of range is refused when it is applied, with the setting's range in the message.
+        if (ImGui::InputDouble(label.c_str(), &v, 0.0, 0.0, "%.3e", ImGuiInputTextFlags_EnterReturnsTrue)) editor.set(s, v);
+      }
+      ImGui::EndDisabled();
+      tooltip(tip);
+      if (w.has_auto) {
+        ImGui::SameLine();
+        bool is_auto = automatic;
+        if (ImGui::Checkbox("auto", &is_auto)) editor.set(s, is_auto ? SettingValue{Unset{}} : shown);
+        tooltip("Leave it to the rule: " + s.unset_means() + ".");
+      }
+      break;
+    }
+  }
+  ImGui::PopID();
+}
+
+// Draws a group's widgets in the table's order; consecutive checkboxes share a line.
+void setting_widgets_of(SettingGroup group, Algorithm algorithm, SettingsEditor& editor, const Settings& running,
+                        bool unicode_font) {
+  bool after_checkbox = false;
+  for (const SettingWidget& w : setting_widgets(group)) {
+    if (w.setting->only_for && *w.setting->only_for != algorithm) continue;
+    const bool checkbox = w.kind == PanelWidget::checkbox;
+    if (checkbox && after_checkbox) ImGui::SameLine();
+    setting_widget(w, editor, running, unicode_font);
+    after_checkbox = checkbox;
+  }
 }
 
 // A horizontal bar split into coloured parts (the frame-time split).
@@ -231,18 +356,10 @@ void Panel::header(const PanelFacts& f) {
 
 void Panel::simulation_section(const PanelFacts& f, SettingsEditor& editor) {
   const Simulation& sim = *f.simulation;
-  Settings& d = editor.draft();
+  const Settings running = sim.effective_settings();
+  const Algorithm algorithm = editor.draft().algorithm;
 
-  Scene scene = d.scene;
-  if (enum_combo("Scene", scene, 6)) editor.set_scene(scene);
-  std::int64_t n = d.body_count.value_or(static_cast<std::int64_t>(sim.body_count()));
-  const std::int64_t step = std::max<std::int64_t>(1024, n / 8);
-  if (ImGui::InputScalar("Bodies (N)", ImGuiDataType_S64, &n, &step, &step, "%" PRId64)) editor.set_body_count(std::max<std::int64_t>(n, 1));
-  tooltip("Applies on restart (Reset). Without -n the lab picks as many bodies as this machine draws at 30 FPS or more.");
-  std::uint64_t seed = d.seed;
-  if (ImGui::InputScalar("Seed", ImGuiDataType_U64, &seed)) editor.set_seed(seed);
-  tooltip("Random seed of the initial conditions; applies on restart.");
-
+  setting_widgets_of(SettingGroup::restart, algorithm, editor, running, f.unicode_font);
   const bool restart = editor.restart_pending(sim.settings());
   if (restart) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.65f, 0.42f, 0.12f, 0.9f));
   if (ImGui::Button(restart ? "Restart with these" : "Reset")) ask(LabCommand::reset);
@@ -255,48 +372,7 @@ void Panel::simulation_section(const PanelFacts& f, SettingsEditor& editor) {
   if (ImGui::Button("Step")) ask(LabCommand::step);
   ImGui::EndDisabled();
 
-  int steps = d.steps_per_frame;
-  if (ImGui::SliderInt("Steps / frame", &steps, 1, 32, "%d", ImGuiSliderFlags_AlwaysClamp)) editor.set_steps_per_frame(steps);
-
-  // dt and softening: the scene's choice unless the user sets one.
-  auto physical = [&](const char* label, const char* auto_id, std::optional<double> value, double running, auto set,
-                      const char* help) {
-    bool custom = value.has_value();
-    double v = value.value_or(running);
-    ImGui::BeginDisabled(!custom);
-    ImGui::SetNextItemWidth(ImGui::CalcItemWidth() - ImGui::GetFontSize() * 4.0f);  // room for "auto"
-    if (ImGui::InputDouble(label, &v, 0.0, 0.0, "%.3e", ImGuiInputTextFlags_EnterReturnsTrue) && v > 0) set(v);
-    ImGui::EndDisabled();
-    tooltip(help);
-    ImGui::SameLine();
-    bool automatic = !custom;
-    if (ImGui::Checkbox(auto_id, &automatic)) set(automatic ? std::nullopt : std::optional<double>(running));
-    tooltip("Use the scene's recommended value for this N.");
-  };
-  physical("dt", "auto##dt", d.dt, sim.dt(), [&](std::optional<double> v) { editor.set_dt(v); },
-           "Leapfrog time step (N-body units). Too large and close encounters blow up (the lab pauses on NaN).");
-  physical(f.unicode_font ? "softening ε" : "softening", "auto##eps", d.softening, sim.softening(),
-           [&](std::optional<double> v) { editor.set_softening(v); },
-           "Plummer softening length: forces stop growing below this distance.");
-
-  if (d.algorithm == Algorithm::barneshut) {
-    float theta = static_cast<float>(d.opening_angle);
-    ImGui::SliderFloat(f.unicode_font ? "θ (opening angle)" : "theta (opening)", &theta, 0.0f, 1.5f, "%.2f");
-    if (ImGui::IsItemEdited()) d.opening_angle = theta;
-    if (ImGui::IsItemDeactivatedAfterEdit()) editor.set_opening_angle(theta);
-    tooltip("A cell stands in for its bodies when size / distance < theta. 0 opens every cell (exact, slow); "
-            "larger is faster and less accurate: watch the force error under Accuracy.");
-  }
-
-  int algorithm = static_cast<int>(d.algorithm);
-  ImGui::TextColored(kMuted, "Algorithm");
-  ImGui::SameLine();
-  if (ImGui::RadioButton("all-pairs", &algorithm, static_cast<int>(Algorithm::allpairs))) editor.set_algorithm(Algorithm::allpairs);
-  ImGui::SameLine();
-  if (ImGui::RadioButton("Barnes-Hut", &algorithm, static_cast<int>(Algorithm::barneshut))) editor.set_algorithm(Algorithm::barneshut);
-  BackendKind backend = d.backend;
-  if (enum_combo("Backend", backend, 3)) editor.set_backend(backend);
-  tooltip("auto: the GPU when there is one, else the CPU. The bodies carry over when you switch.");
+  setting_widgets_of(SettingGroup::live, algorithm, editor, running, f.unicode_font);
 
   ImGui::Separator();
   ImGui::InputText("##settings_file", &settings_file_);
@@ -321,26 +397,13 @@ void Panel::simulation_section(const PanelFacts& f, SettingsEditor& editor) {
 }
 
 void Panel::view_section(const PanelFacts& f, SettingsEditor& editor) {
-  ViewSettings& v = editor.view();
-  enum_combo("Colour", v.color_mode, 6);
-  tooltip("What a body's colour shows: speed, acceleration, mass, body index (memory order), the warp that "
-          "computes it, or the octree depth of its leaf.");
-  ImGui::SliderFloat("Point size", &v.point_size, 0.25f, 6.0f, "%.2f", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
-  ImGui::SliderFloat("Exposure", &v.exposure, 0.05f, 20.0f, "%.2f", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
-  tooltip("Bodies add light into a float framebuffer; exposure scales it before the tone curve 1 - exp(-x).");
-  ImGui::SliderInt("Octree depth", &v.octree_depth, 0, 12, v.octree_depth ? "%d" : "off", ImGuiSliderFlags_AlwaysClamp);
-  tooltip("Draw the Barnes-Hut cells down to this depth (1: the root), coloured by depth.");
+  const ViewSettings& v = editor.draft().view;
+  setting_widgets_of(SettingGroup::view, editor.draft().algorithm, editor, f.simulation->effective_settings(), f.unicode_font);
   if (v.octree_depth > 0 && f.simulation->settings().algorithm != Algorithm::barneshut)
     wrapped(kMuted, "All-pairs builds no tree: switch to Barnes-Hut to see cells.");
   else if (f.scene->overlay().cells_left_out > 0)
     wrapped(kWarning, "Showing the first " + with_commas(static_cast<std::int64_t>(f.scene->overlay().cells_drawn)) +
                           " cells; " + with_commas(static_cast<std::int64_t>(f.scene->overlay().cells_left_out)) + " deeper ones left out.");
-  ImGui::Checkbox("Bounding box", &v.show_bounding_box);
-  ImGui::SameLine();
-  ImGui::Checkbox("Axes", &v.show_axes);
-  ImGui::SameLine();
-  bool vsync = v.vsync;
-  if (ImGui::Checkbox("VSync", &vsync)) ask(LabCommand::toggle_vsync);
   if (ImGui::Button("Fit camera (F)")) ask(LabCommand::fit_camera);
   ImGui::SameLine();
   if (ImGui::Button("Screenshot (F12)")) ask(LabCommand::screenshot);

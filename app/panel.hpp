@@ -50,6 +50,8 @@ struct PanelFacts {
 
 class Panel {
  public:
+  static constexpr float kWidth = 430.0f;  // in screen units at content scale 1; the lab scales it
+
   // Builds this frame's panel; returns what its buttons asked for.
   std::vector<LabCommand> build(const PanelFacts& facts, SettingsEditor& editor);
 
@@ -74,7 +76,7 @@ class Panel {
   void ask(LabCommand c) { commands_.push_back(c); }
 
   std::vector<LabCommand> commands_;
-  float width_ = 420.0f;
+  float width_ = kWidth;
   bool visible_ = true;
   std::string settings_file_ = "nbodylab-settings.json";
   std::string preset_file_;

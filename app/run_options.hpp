@@ -1,12 +1,14 @@
-// The options every command that runs a simulation shares (scene, n, seed, dt, softening, theta,
-// algorithm, backend, every kernel toggle, a settings file, Tipsy load/save). Each command owns one
-// RunOptions; resolve() applies them in a fixed order: defaults, then --settings FILE, then the options
-// given on the command line, then validation (InputError on anything out of range).
+// The options every command that runs a simulation shares: the scalar settings of the restart and live
+// groups (scene, -n, seed, dt, softening, theta, algorithm, backend, steps per frame: one per row of
+// kSettings), every kernel toggle (one per row of kToggles), a settings file, Tipsy load/save. Each
+// command owns one RunOptions; resolve() applies them in a fixed order: defaults, then --settings FILE,
+// then the options given on the command line, then validation (InputError on anything out of range).
 #pragma once
 #include <CLI/CLI.hpp>
 #include <map>
 #include <string>
 
+#include "app/setting_options.hpp"
 #include "sim/settings.hpp"
 
 namespace nbl {
@@ -24,19 +26,19 @@ class RunOptions {
 
  private:
   Settings defaults_;
+  CLI::Option* settings_option_ = nullptr;
   std::string settings_file_;
-  std::string scene_, algorithm_, backend_;
-  std::int64_t body_count_ = 0;
-  std::uint64_t seed_ = 0;
-  double dt_ = 0, softening_ = 0, theta_ = 0;
-  int steps_per_frame_ = 1;
+  SettingOptions settings_;
   std::string load_file_, save_file_;
   std::map<std::string, std::string> toggle_text_;
-  std::map<std::string, CLI::Option*> given_;
+  std::map<std::string, CLI::Option*> toggle_options_;
 };
 
+// A toggle's option as messages name it: the dashed spelling, "--block-size" (--block_size works too).
+std::string toggle_option_name(const ToggleDef& toggle);
+
 // Parses one toggle value as written on a command line ("on", "8", "soa") into its stored int.
-// Throws InputError naming the toggle and the values it accepts.
+// Throws InputError naming the toggle's option and the values it accepts.
 int parse_toggle_value(const ToggleDef& toggle, const std::string& text);
 
 }  // namespace nbl

@@ -6,27 +6,33 @@ namespace nbl {
 
 namespace {
 
-void keep_running_bodies(Settings& next, const Settings& live) {
-  next.scene = live.scene;
-  next.body_count = live.body_count;
-  next.seed = live.seed;
+// The restart group of kSettings (scene, N, seed): what makes the bodies.
+void copy_restart_fields(Settings& to, const Settings& from) {
+  for (const SettingDef& s : kSettings)
+    if (s.group == SettingGroup::restart) s.access.set(to, s.access.get(from));
 }
 
 }  // namespace
+
+void SettingsEditor::set(const SettingDef& setting, const SettingValue& value) {
+  setting.access.set(draft_, value);
+  if (setting.group == SettingGroup::live) changed();  // restart waits for request_restart(); view never syncs
+}
 
 void SettingsEditor::set_toggle(const ToggleDef& toggle, int value) {
   draft_.toggles.values[static_cast<std::size_t>(&toggle - kToggles.data())] = value;
   changed();
 }
-void SettingsEditor::set_algorithm(Algorithm algorithm) { draft_.algorithm = algorithm; changed(); }
-void SettingsEditor::set_backend(BackendKind backend) { draft_.backend = backend; changed(); }
-void SettingsEditor::set_opening_angle(double theta) { draft_.opening_angle = theta; changed(); }
-void SettingsEditor::set_dt(std::optional<double> dt) { draft_.dt = dt; changed(); }
-void SettingsEditor::set_softening(std::optional<double> softening) { draft_.softening = softening; changed(); }
-void SettingsEditor::set_steps_per_frame(int steps) { draft_.steps_per_frame = steps; changed(); }
-void SettingsEditor::set_scene(Scene scene) { draft_.scene = scene; }
-void SettingsEditor::set_body_count(std::optional<std::int64_t> n) { draft_.body_count = n; }
-void SettingsEditor::set_seed(std::uint64_t seed) { draft_.seed = seed; }
+
+void SettingsEditor::set_algorithm(Algorithm algorithm) { set(SettingId("algorithm").def(), setting_access::to_value(algorithm)); }
+void SettingsEditor::set_backend(BackendKind backend) { set(SettingId("backend").def(), setting_access::to_value(backend)); }
+void SettingsEditor::set_opening_angle(double theta) { set(SettingId("theta").def(), setting_access::to_value(theta)); }
+void SettingsEditor::set_dt(std::optional<double> dt) { set(SettingId("dt").def(), setting_access::to_value(dt)); }
+void SettingsEditor::set_softening(std::optional<double> softening) { set(SettingId("softening").def(), setting_access::to_value(softening)); }
+void SettingsEditor::set_steps_per_frame(int steps) { set(SettingId("steps_per_frame").def(), setting_access::to_value(steps)); }
+void SettingsEditor::set_scene(Scene scene) { set(SettingId("scene").def(), setting_access::to_value(scene)); }
+void SettingsEditor::set_body_count(std::optional<std::int64_t> n) { set(SettingId("bodies").def(), setting_access::to_value(n)); }
+void SettingsEditor::set_seed(std::uint64_t seed) { set(SettingId("seed").def(), setting_access::to_value(seed)); }
 
 bool SettingsEditor::restart_pending(const Settings& live) const { return Simulation::needs_reset(live, draft_); }
 
@@ -50,7 +56,7 @@ std::optional<std::string> SettingsEditor::sync(Simulation& simulation, bool* re
   const Settings live = simulation.settings();
   Settings next = draft_;
   const bool restart = restart_;
-  if (!restart) keep_running_bodies(next, live);
+  if (!restart) copy_restart_fields(next, live);
   dirty_ = restart_ = false;
   try {
     if (asynchronous && !restart) simulation.request(next);
@@ -64,11 +70,7 @@ std::optional<std::string> SettingsEditor::sync(Simulation& simulation, bool* re
     const Settings kept = draft_;
     draft_ = simulation.settings();
     draft_.view = kept.view;
-    if (!restart) {
-      draft_.scene = kept.scene;
-      draft_.body_count = kept.body_count;
-      draft_.seed = kept.seed;
-    }
+    if (!restart) copy_restart_fields(draft_, kept);
     return std::string(e.what());
   }
 }

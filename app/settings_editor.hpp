@@ -3,16 +3,18 @@
 // sync() once per frame, which hands the result to Simulation::apply(). Tests drive the lab through
 // the same functions. Nothing here knows ImGui.
 //
-// What applies when: kernel toggles, dt, softening, theta, algorithm, backend and steps per frame
-// apply at the next sync(); scene, N and seed wait for a restart (the Reset button or R), because
-// they throw the current bodies away; view settings never touch the simulation (the renderer reads
-// them from draft()).
+// What applies when is each setting's group in kSettings (sim/settings_table.hpp): kernel toggles and
+// the live group (dt, softening, theta, algorithm, backend, steps per frame) apply at the next sync();
+// the restart group (scene, N, seed) waits for a restart (the Reset button or R), because it throws the
+// current bodies away; the view group never touches the simulation (the renderer and the window read it
+// from draft()).
 #pragma once
 #include <optional>
 #include <string>
 
 #include "app/simulation.hpp"
 #include "sim/settings.hpp"
+#include "sim/settings_table.hpp"
 
 namespace nbl {
 
@@ -26,7 +28,11 @@ class SettingsEditor {
   void changed() { dirty_ = true; }
   bool pending() const { return dirty_; }  // edits that the next sync() hands over
 
+  // One scalar setting, applied as its group says. The panel's widgets keep to the setting's range; a
+  // value outside it is refused by the next sync(), which says why.
+  void set(const SettingDef& setting, const SettingValue& value);
   void set_toggle(const ToggleDef& toggle, int value);
+  // Typed shorthands of set(), for code that names the field.
   void set_algorithm(Algorithm algorithm);
   void set_backend(BackendKind backend);
   void set_opening_angle(double theta);

@@ -9,6 +9,7 @@
 #include "sim/cpu_backends.hpp"
 #include "sim/error.hpp"
 #include "sim/scenes.hpp"
+#include "sim/settings_table.hpp"
 #include "sim/tipsy.hpp"
 
 namespace nbl {
@@ -44,9 +45,7 @@ void check_fits(std::size_t n, std::size_t bytes_per_body, std::size_t available
 
 std::size_t resolve_body_count(const Settings& settings, bool have_gpu) {
   if (settings.body_count) return static_cast<std::size_t>(*settings.body_count);
-  if (settings.scene == Scene::kepler) return 2;
-  if (have_gpu) return settings.algorithm == Algorithm::barneshut ? 1u << 20 : 1u << 17;
-  return settings.algorithm == Algorithm::barneshut ? 1u << 14 : 1u << 12;
+  return default_body_count(settings.scene, settings.algorithm, have_gpu);
 }
 
 Simulation::Simulation(const Settings& settings, const std::string& load_file)
@@ -94,8 +93,21 @@ Settings Simulation::resolved_settings() const {
   return s;
 }
 
+std::string Simulation::body_count_origin() const {
+  if (settings_.body_count || !load_file_.empty()) return "";
+  return default_body_count_reason(settings_.scene, settings_.algorithm, backend_->on_gpu());
+}
+
+Settings Simulation::effective_settings() const {
+  Settings s = resolved_settings();
+  s.body_count = static_cast<std::int64_t>(body_count());
+  return s;
+}
+
 bool Simulation::needs_reset(const Settings& before, const Settings& after) {
-  return before.scene != after.scene || before.body_count != after.body_count || before.seed != after.seed;
+  for (const SettingDef& s : kSettings)
+    if (s.group == SettingGroup::restart && !(s.access.get(before) == s.access.get(after))) return true;
+  return false;
 }
 
 // Everything new is built on the side and committed only once it all succeeded: a failure (n too large,

@@ -43,10 +43,16 @@ class Simulation {
   Backend& backend() { return *backend_; }
   const Backend& backend() const { return *backend_; }
   const Settings& settings() const { return settings_; }
+  // The settings with what the unset ones resolved to (N, dt, softening): what the panel shows as "auto".
+  Settings effective_settings() const;
   std::size_t body_count() const { return backend_->body_count(); }
   double time() const { return time_; }
   double dt() const { return dt_; }
   double softening() const { return softening_; }
+
+  // Why N is what it is when neither -n nor a snapshot chose it ("the default for Barnes-Hut on a GPU;
+  // -n chooses"), for the summary lines of bench and render; "" when the user chose.
+  std::string body_count_origin() const;
 
   // One line for the user when the backend is not what they asked for (e.g. "no GPU: ...").
   const std::string& notice() const { return notice_; }

@@ -1,10 +1,11 @@
-// Command-line options for what the picture looks like, shared by the window and `nbodylab render`:
-// colour mode, exposure, point size, octree overlay, bounding box, axes, and the --size parser.
+// Command-line options for what the picture looks like, shared by the window and `nbodylab render`: the
+// view group of kSettings (colour mode, point size, exposure, octree overlay, bounding box, axes, and for
+// the window vsync), and the --size parser.
 #pragma once
 #include <CLI/CLI.hpp>
-#include <map>
 #include <string>
 
+#include "app/setting_options.hpp"
 #include "sim/settings.hpp"
 
 namespace nbl {
@@ -22,16 +23,13 @@ FrameSize parse_frame_size(const std::string& text, const std::string& option = 
 
 class ViewOptions {
  public:
-  void add_to(CLI::App& app);
+  // `window`: the window's options, vsync included (render has no display to wait for).
+  void add_to(CLI::App& app, bool window);
   // Applies the options that were given on top of `settings` (after --settings FILE), then validates.
   void apply(Settings& settings) const;
 
  private:
-  std::string color_;
-  float exposure_ = 1, point_size_ = 1;
-  int octree_depth_ = 0;
-  bool bounding_box_ = false, axes_ = false;
-  std::map<std::string, CLI::Option*> given_;
+  SettingOptions settings_;
 };
 
 }  // namespace nbl

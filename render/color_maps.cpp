@@ -49,8 +49,8 @@ ColorMapSet parse_color_maps(const std::string& text, const std::string& origin)
     throw fail("expected an object with \"maps\" and \"color_modes\"");
   const json& maps = j["maps"];
   ColorMapSet set;
-  for (int m = 0; m < kColorModeCount; ++m) {
-    const std::string mode(to_string(static_cast<ColorMode>(m)));
+  for (const EnumName& color_mode : kColorModeNames) {
+    const std::string mode(color_mode.name);
     if (!j["color_modes"].contains(mode)) throw fail("color_modes has no entry for \"" + mode + "\"");
     const json& entry = j["color_modes"][mode];
     if (!entry.is_string()) throw fail("color_modes." + mode + " must name a map");
@@ -70,7 +70,7 @@ ColorMapSet parse_color_maps(const std::string& text, const std::string& origin)
       }
       stops.push_back(stop);
     }
-    set.by_mode[m] = sample_stops(name, std::move(stops), map.value("discrete", false));
+    set.by_mode[static_cast<std::size_t>(color_mode.value)] = sample_stops(name, std::move(stops), map.value("discrete", false));
   }
   return set;
 }

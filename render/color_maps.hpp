@@ -18,7 +18,7 @@ struct ColorMap {
 };
 
 inline constexpr int kColorMapTexels = 256;
-inline constexpr int kColorModeCount = 6;
+inline constexpr std::size_t kColorModeCount = kColorModeNames.size();
 
 struct ColorMapSet {
   std::array<ColorMap, kColorModeCount> by_mode;  // indexed by ColorMode

@@ -13,6 +13,8 @@
 #                                   `compare` part then times both in one run, alternating A B A B
 #
 # Build for another GPU with CUDA_ARCH=80 (default 90: the H100 the figures in BENCHMARKS.md come from).
+# Kept under benchmarks/, a run's $OUT feeds scripts/measured_figures.py (the panel's measured figures);
+# $OUT/commit.txt says which commit its binaries were built at.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -29,13 +31,14 @@ build() {
   cmake --build "$dir"
   rm -rf "$bundle"
   mkdir -p "$bundle/bin"
-  # The commit the binaries were built from, so every log of the run can name it.
-  git rev-parse --short=12 HEAD >"$bundle/COMMIT" 2>/dev/null || echo unknown >"$bundle/COMMIT"
-  git diff --quiet HEAD 2>/dev/null || sed -i 's/$/+uncommitted/' "$bundle/COMMIT"
   if [[ -n ${BASELINE_BIN:-} ]]; then
     git -C "$(dirname "$BASELINE_BIN")" rev-parse --short=12 HEAD >"$bundle/BASELINE_COMMIT" 2>/dev/null || echo unknown >"$bundle/BASELINE_COMMIT"
   fi
   cp "$dir/nbodylab" "$bundle/bin/"
+  local commit  # the commit the binaries were built from, so every log of the run can name it
+  commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+  git -C "$root" diff --quiet HEAD 2>/dev/null || commit+="-dirty"
+  echo "$commit" >"$bundle/commit.txt"
   find "$dir/tests" -maxdepth 2 -type f -name '*_test*' -executable -exec cp {} "$bundle/bin/" \;
   if [[ -n ${BASELINE_BIN:-} ]]; then
     # The baseline runs with its own kernel sources, shaders and assets (NVRTC compiles them at run
@@ -140,10 +143,11 @@ run() {
   local big=1048576 huge=10000000
   ((quick)) && big=262144 huge=2000000
 
-  local commit; commit=$(cat "$bundle/COMMIT" 2>/dev/null || echo unknown)
+  local commit; commit=$(cat "$bundle/commit.txt" 2>/dev/null || echo unknown)
   local gpu; gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
   echo "nbodylab GPU suite: commit $commit on ${gpu:-no GPU}, $(date -u +%Y-%m-%dT%H:%MZ)" | tee "$out/run.txt"
   [[ -f $bundle/BASELINE_COMMIT ]] && echo "baseline build: commit $(cat "$bundle/BASELINE_COMMIT")" | tee -a "$out/run.txt"
+  [[ -f $bundle/commit.txt ]] && cp "$bundle/commit.txt" "$out/commit.txt"
   step info "$bin/nbodylab" info
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >"$out/nvidia-smi.txt" 2>&1
 

@@ -11,6 +11,9 @@
 namespace nbl {
 
 std::string read_text_file(const std::filesystem::path& file) {
+  // A directory opens (Linux lets an ifstream open one) and reads as nothing: say what it is instead.
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) throw InputError("cannot read " + file.string() + ": it is a directory, not a file");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError("cannot open " + file.string() + ": " + std::strerror(errno));
   std::ostringstream s;

@@ -1,7 +1,11 @@
 // Everything a run is made of, as plain fields (DESIGN.md, Architecture: settings -> simulation ->
 // renderer -> panel). The panel and the CLI edit a Settings value; the simulation reads it; JSON saves
-// it (settings_io.hpp). Validation happens once, where a value enters (validate() below).
+// it (settings_io.hpp). What each scalar field is called, which values it takes and how it is edited is
+// written once, in kSettings (settings_table.hpp); validation happens once, where a value enters
+// (validate() below).
 #pragma once
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -40,6 +44,50 @@ struct Settings {
   ViewSettings view;
 };
 
+// An enum value and its name as written in JSON and on the command line. The name tables below are the
+// one list of each enum's values: to_string, parsing, the CLI, the JSON and the panel's lists iterate
+// over them, so a new value is one row here.
+struct EnumName {
+  int value;  // the enum value, as an int so that one setting table can hold every enum's names
+  std::string_view name;
+  std::string_view label = {};  // as the panel shows it, when not the name
+};
+
+template <typename E>
+constexpr EnumName named(E value, std::string_view name, std::string_view label = {}) {
+  return {static_cast<int>(value), name, label};
+}
+
+inline constexpr std::array kSceneNames = {
+    named(Scene::collision, "collision"), named(Scene::galaxy, "galaxy"), named(Scene::plummer, "plummer"),
+    named(Scene::sphere, "sphere"),       named(Scene::cube, "cube"),     named(Scene::kepler, "kepler"),
+};
+inline constexpr std::array kAlgorithmNames = {
+    named(Algorithm::allpairs, "allpairs", "all-pairs"),
+    named(Algorithm::barneshut, "barneshut", "Barnes-Hut"),
+};
+inline constexpr std::array kBackendNames = {
+    named(BackendKind::automatic, "auto"),
+    named(BackendKind::gpu, "gpu"),
+    named(BackendKind::cpu, "cpu"),
+};
+inline constexpr std::array kColorModeNames = {
+    named(ColorMode::speed, "speed"),       named(ColorMode::acceleration, "acceleration"),
+    named(ColorMode::mass, "mass"),         named(ColorMode::body_index, "index"),
+    named(ColorMode::warp_id, "warp"),      named(ColorMode::tree_depth, "depth"),
+};
+
+// Each table lists its enum's values in declaration order from 0, so an array indexed by the enum (the
+// colour maps by ColorMode) has exactly one slot per name.
+template <std::size_t N>
+consteval bool in_enum_order(const std::array<EnumName, N>& names) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i].value != static_cast<int>(i)) return false;
+  return true;
+}
+static_assert(in_enum_order(kSceneNames) && in_enum_order(kAlgorithmNames) && in_enum_order(kBackendNames) &&
+              in_enum_order(kColorModeNames));
+
 // Names as they appear in JSON and on the command line.
 std::string_view to_string(Scene s);
 std::string_view to_string(Algorithm a);
@@ -56,8 +104,16 @@ std::string algorithm_names();
 std::string backend_names();
 std::string color_mode_names();
 
-// Throws InputError naming the first offending field: n <= 0, dt <= 0 or not finite, softening < 0,
-// theta < 0 or > 2, a toggle value outside its range, steps_per_frame < 1, ...
+// The N a run gets without -n: as many bodies as this kind of machine runs interactively (the window
+// then measures its first frames and adjusts, app/body_count_tuner.hpp).
+std::size_t default_body_count(Scene scene, Algorithm algorithm, bool on_gpu);
+// That rule in words, with its numbers (for --help).
+std::string default_body_count_rule();
+// Why a run without -n got the N it did ("the default for Barnes-Hut on a GPU"), for summary lines.
+std::string default_body_count_reason(Scene scene, Algorithm algorithm, bool on_gpu);
+
+// Throws InputError naming the first offending field: any scalar setting outside its range in kSettings
+// (n <= 0, dt <= 0 or not finite, theta outside [0, 2], ...), or a toggle value outside its range.
 void validate(const Settings& settings);
 
 }  // namespace nbl

@@ -1,17 +1,105 @@
 #include "sim/settings_io.hpp"
 
-#include <fstream>
+#include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <vector>
 
 #include "sim/error.hpp"
 #include "sim/file_util.hpp"
+#include "sim/settings_table.hpp"
 
 namespace nbl {
 
 using nlohmann::json;
 
 namespace {
+
+[[noreturn]] void refuse(const std::string& path, const std::string& problem) {
+  throw InputError("settings: '" + path + "' " + problem);
+}
+
+[[noreturn]] void wrong_type(const std::string& path, const char* expected, const json& got) {
+  refuse(path, std::string("must be ") + expected + " (got " + got.dump() + ")");
+}
+
+// A JSON integer in 64 bits, before anything narrows it; nullopt when it is too large for an int64_t
+// (an unsigned number above 2^63 - 1), so that a huge value is refused rather than wrapped.
+std::optional<std::int64_t> as_int64(const json& j) {
+  if (j.is_number_unsigned()) {
+    const auto u = j.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
+    return static_cast<std::int64_t>(u);
+  }
+  return j.get<std::int64_t>();
+}
+
+// The value a JSON field holds for one setting: the JSON type checked, the range not yet.
+SettingValue value_from_json(const SettingDef& s, const json& j, const std::string& path) {
+  if (j.is_null()) {
+    if (s.unset_means) return Unset{};
+    wrong_type(path, "given (it has no automatic value)", j);
+  }
+  switch (s.kind) {
+    case SettingKind::choice: {
+      if (!j.is_string()) wrong_type(path, "a string", j);
+      const auto name = j.get<std::string>();
+      for (const auto& c : s.choices)
+        if (c.name == name) return EnumValue{c.value};
+      refuse(path, "must be one of: " + choice_names(s) + " (got \"" + name + "\")");
+    }
+    case SettingKind::integer: {
+      if (!j.is_number_integer()) wrong_type(path, "an integer", j);
+      const auto v = as_int64(j);
+      if (!v) refuse(path, setting_requirement(s) + " (got " + j.dump() + ")");
+      return *v;
+    }
+    case SettingKind::unsigned64:
+      if (!j.is_number_unsigned()) refuse(path, setting_requirement(s) + " (got " + j.dump() + ")");
+      return j.get<std::uint64_t>();
+    case SettingKind::real:
+      if (!j.is_number()) wrong_type(path, "a number", j);
+      return j.get<double>();
+    case SettingKind::flag:
+      if (!j.is_boolean()) wrong_type(path, "true or false", j);
+      return j.get<bool>();
+  }
+  wrong_type(path, "a value", j);
+}
+
+void setting_from_json(const SettingDef& s, const json& j, const std::string& path, Settings& out) {
+  const SettingValue value = value_from_json(s, j, path);
+  const std::string problem = check_setting(s, value);
+  if (!problem.empty()) refuse(path, problem);
+  s.access.set(out, value);
+}
+
+json setting_to_json(const SettingDef& s, const SettingValue& value) {
+  struct ToJson {
+    const SettingDef& s;
+    json operator()(Unset) const { return nullptr; }
+    json operator()(bool v) const { return v; }
+    json operator()(std::int64_t v) const { return v; }
+    json operator()(std::uint64_t v) const { return v; }
+    json operator()(double v) const { return v; }
+    json operator()(EnumValue c) const { return std::string(choice_name(s, c.value)); }
+  };
+  return std::visit(ToJson{s}, value);
+}
+
+// A key the file has that is not where it belongs: say where it goes when it is a toggle or a setting
+// of another section, the usual slip when writing a settings file by hand.
+[[noreturn]] void unknown_key(const std::string& section, const std::string& key) {
+  const std::string path = section.empty() ? key : section + "." + key;
+  std::string hint;
+  if (section != "toggles" && find_toggle(key)) {
+    hint = ": kernel toggles go under \"toggles\", as in {\"toggles\": {\"" + key + "\": ...}}";
+  } else if (const SettingDef* s = find_setting(key)) {
+    hint = s->group == SettingGroup::view ? ": view settings go under \"view\", as in {\"view\": {\"" + key + "\": ...}}"
+                                          : ": '" + key + "' is a top-level key, as in {\"" + key + "\": ...}";
+  }
+  throw InputError("settings: unknown " + std::string(section == "toggles" ? "toggle" : "key") + " '" + path + "'" + hint);
+}
 
 json toggles_to_json(const ToggleValues& values) {
   json out = json::object();
@@ -21,144 +109,103 @@ json toggles_to_json(const ToggleValues& values) {
     switch (t.kind) {
       case ToggleKind::flag: out[std::string(t.key)] = v != 0; break;
       case ToggleKind::integer: out[std::string(t.key)] = v; break;
-      case ToggleKind::choice: out[std::string(t.key)] = std::string(t.choices[v].name); break;
+      case ToggleKind::choice: out[std::string(t.key)] = std::string(t.choices[static_cast<std::size_t>(v)].name); break;
     }
   }
   return out;
-}
-
-[[noreturn]] void wrong_type(const std::string& key, const char* expected, const json& got) {
-  throw InputError("settings: '" + key + "' must be " + expected + " (got " + got.dump() + ")");
-}
-
-double get_number(const json& j, const std::string& key) {
-  if (!j.is_number()) wrong_type(key, "a number", j);
-  return j.get<double>();
-}
-
-std::int64_t get_integer(const json& j, const std::string& key) {
-  if (!j.is_number_integer()) wrong_type(key, "an integer", j);
-  return j.get<std::int64_t>();
-}
-
-bool get_bool(const json& j, const std::string& key) {
-  if (!j.is_boolean()) wrong_type(key, "true or false", j);
-  return j.get<bool>();
-}
-
-std::string get_string(const json& j, const std::string& key) {
-  if (!j.is_string()) wrong_type(key, "a string", j);
-  return j.get<std::string>();
-}
-
-template <typename E, typename Parse>
-E get_enum(const json& j, const std::string& key, Parse parse, const std::string& names) {
-  const auto text = get_string(j, key);
-  const auto value = parse(text);
-  if (!value) throw InputError("settings: '" + key + "' must be one of: " + names + " (got \"" + text + "\")");
-  return *value;
 }
 
 void toggles_from_json(const json& j, ToggleValues& values) {
   if (!j.is_object()) wrong_type("toggles", "an object", j);
   for (const auto& [key, value] : j.items()) {
     const ToggleDef* t = find_toggle(key);
-    if (!t) throw InputError("settings: unknown toggle 'toggles." + key + "'");
+    if (!t) unknown_key("toggles", key);
     const std::size_t index = static_cast<std::size_t>(t - kToggles.data());
     const std::string path = "toggles." + key;
     switch (t->kind) {
-      case ToggleKind::flag: values.values[index] = get_bool(value, path) ? 1 : 0; break;
-      case ToggleKind::integer: values.values[index] = static_cast<int>(get_integer(value, path)); break;
+      case ToggleKind::flag:
+        if (!value.is_boolean()) wrong_type(path, "true or false", value);
+        values.values[index] = value.get<bool>() ? 1 : 0;
+        break;
+      case ToggleKind::integer: {
+        if (!value.is_number_integer()) wrong_type(path, "an integer", value);
+        const auto v = as_int64(value);
+        const std::string problem = v ? toggle_problem(*t, *v) : toggle_requirement(*t) + " (got " + value.dump() + ")";
+        if (!problem.empty()) refuse(path, problem);
+        values.values[index] = static_cast<int>(*v);
+        break;
+      }
       case ToggleKind::choice: {
-        const auto name = get_string(value, path);
-        int found = -1;
-        std::string names;
-        for (std::size_t c = 0; c < t->choices.size(); ++c) {
-          if (t->choices[c].name == name) found = static_cast<int>(c);
-          names += (c ? ", " : "") + std::string(t->choices[c].name);
-        }
-        if (found < 0) throw InputError("settings: '" + path + "' must be one of: " + names + " (got \"" + name + "\")");
-        values.values[index] = found;
+        if (!value.is_string()) wrong_type(path, "a string", value);
+        const auto name = value.get<std::string>();
+        const auto found = std::find_if(t->choices.begin(), t->choices.end(), [&](const auto& c) { return c.name == name; });
+        if (found == t->choices.end()) refuse(path, toggle_requirement(*t) + " (got \"" + name + "\")");
+        values.values[index] = static_cast<int>(found - t->choices.begin());
         break;
       }
     }
   }
 }
 
+// Parses the text, following the keys as it goes so that a number the parser itself refuses (1e400 is
+// beyond a double: nlohmann reports out_of_range.406, not a syntax error) can be blamed on its key.
+json parse_settings_text(const std::string& text) {
+  std::vector<std::string> keys;  // from the top-level object to the value being read
+  const json::parser_callback_t follow = [&keys](int depth, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::key) {
+      keys.resize(static_cast<std::size_t>(std::max(depth - 1, 0)));
+      keys.push_back(parsed.get<std::string>());
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, follow);
+  } catch (const json::parse_error& e) {
+    throw InputError(std::string("settings: not valid JSON: ") + e.what());
+  } catch (const json::exception& e) {
+    std::string where;
+    for (const auto& k : keys) where += (where.empty() ? "" : ".") + k;
+    std::string what = e.what();
+    if (const auto quote = what.find("parsing '"); e.id == 406 && quote != std::string::npos) {
+      const std::string number = what.substr(quote + 9, what.rfind('\'') - quote - 9);
+      what = "the number " + number + " is out of range (a number can hold about +-1.8e308)";
+    }
+    throw InputError("settings: " + (where.empty() ? std::string() : "'" + where + "': ") + what);
+  }
+}
+
 }  // namespace
 
 std::string settings_to_json(const Settings& s) {
-  json j;
-  j["scene"] = std::string(to_string(s.scene));
-  j["bodies"] = s.body_count ? json(*s.body_count) : json(nullptr);
-  j["seed"] = s.seed;
-  j["dt"] = s.dt ? json(*s.dt) : json(nullptr);
-  j["softening"] = s.softening ? json(*s.softening) : json(nullptr);
-  j["theta"] = s.opening_angle;
-  j["algorithm"] = std::string(to_string(s.algorithm));
-  j["backend"] = std::string(to_string(s.backend));
-  j["steps_per_frame"] = s.steps_per_frame;
+  json j = json::object();
+  json view = json::object();
+  for (const SettingDef& setting : kSettings) {
+    json& section = setting.group == SettingGroup::view ? view : j;
+    section[std::string(setting.key)] = setting_to_json(setting, setting.access.get(s));
+  }
   j["toggles"] = toggles_to_json(s.toggles);
-  j["view"] = {{"color_mode", std::string(to_string(s.view.color_mode))},
-               {"point_size", s.view.point_size},
-               {"exposure", s.view.exposure},
-               {"octree_depth", s.view.octree_depth},
-               {"show_bounding_box", s.view.show_bounding_box},
-               {"show_axes", s.view.show_axes},
-               {"vsync", s.view.vsync}};
+  j["view"] = view;
   return j.dump(2) + "\n";
 }
 
 Settings settings_from_json(const std::string& text, const Settings& base) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(std::string("settings: not valid JSON: ") + e.what());
-  }
+  const json j = parse_settings_text(text);
   if (!j.is_object()) wrong_type("(top level)", "an object", j);
   Settings s = base;
   for (const auto& [key, value] : j.items()) {
-    if (key == "scene") {
-      s.scene = get_enum<Scene>(value, key, parse_scene, scene_names());
-    } else if (key == "bodies") {
-      if (value.is_null()) s.body_count.reset();
-      else s.body_count = get_integer(value, key);
-    } else if (key == "seed") {
-      if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<std::int64_t>() >= 0))
-        wrong_type(key, "a non-negative integer", value);
-      s.seed = value.get<std::uint64_t>();
-    } else if (key == "dt") {
-      if (value.is_null()) s.dt.reset();
-      else s.dt = get_number(value, key);
-    } else if (key == "softening") {
-      if (value.is_null()) s.softening.reset();
-      else s.softening = get_number(value, key);
-    } else if (key == "theta") {
-      s.opening_angle = get_number(value, key);
-    } else if (key == "algorithm") {
-      s.algorithm = get_enum<Algorithm>(value, key, parse_algorithm, algorithm_names());
-    } else if (key == "backend") {
-      s.backend = get_enum<BackendKind>(value, key, parse_backend, backend_names());
-    } else if (key == "steps_per_frame") {
-      s.steps_per_frame = static_cast<int>(get_integer(value, key));
-    } else if (key == "toggles") {
+    if (key == "toggles") {
       toggles_from_json(value, s.toggles);
     } else if (key == "view") {
       if (!value.is_object()) wrong_type(key, "an object", value);
-      for (const auto& [vk, vv] : value.items()) {
-        const std::string path = "view." + vk;
-        if (vk == "color_mode") s.view.color_mode = get_enum<ColorMode>(vv, path, parse_color_mode, color_mode_names());
-        else if (vk == "point_size") s.view.point_size = static_cast<float>(get_number(vv, path));
-        else if (vk == "exposure") s.view.exposure = static_cast<float>(get_number(vv, path));
-        else if (vk == "octree_depth") s.view.octree_depth = static_cast<int>(get_integer(vv, path));
-        else if (vk == "show_bounding_box") s.view.show_bounding_box = get_bool(vv, path);
-        else if (vk == "show_axes") s.view.show_axes = get_bool(vv, path);
-        else if (vk == "vsync") s.view.vsync = get_bool(vv, path);
-        else throw InputError("settings: unknown key '" + path + "'");
+      for (const auto& [view_key, view_value] : value.items()) {
+        const SettingDef* setting = find_setting(view_key);
+        if (!setting || setting->group != SettingGroup::view) unknown_key("view", view_key);
+        setting_from_json(*setting, view_value, "view." + view_key, s);
       }
     } else {
-      throw InputError("settings: unknown key '" + key + "'");
+      const SettingDef* setting = find_setting(key);
+      if (!setting || setting->group == SettingGroup::view) unknown_key("", key);
+      setting_from_json(*setting, value, key, s);
     }
   }
   try {
@@ -170,8 +217,9 @@ Settings settings_from_json(const std::string& text, const Settings& base) {
 }
 
 Settings load_settings(const std::filesystem::path& file, const Settings& base) {
+  const std::string text = read_text_file(file);  // its errors name the file already
   try {
-    return settings_from_json(read_text_file(file), base);
+    return settings_from_json(text, base);
   } catch (const InputError& e) {
     throw InputError(file.string() + ": " + e.what());
   }

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -39,7 +41,8 @@ struct ToggleDef {
   std::string_view macro;     // the kernel macro it defines, or "" when it becomes a compiler option
   std::string_view help;      // what it does and why it matters (panel tooltip, --help)
   std::string_view tutorial;  // what reference 000 measured for it, "" when the tutorial did not
-  std::string_view measured = {};  // what we measured on the H100 (BENCHMARKS.md), "" when not measured
+  // What we measured for it is data, not code: assets/measured/figures.json (sim/measured_figures.hpp),
+  // generated from the kept benchmark logs by scripts/measured_figures.py.
 };
 
 namespace toggle_choices {
@@ -94,103 +97,85 @@ inline constexpr std::array kToggles = {
   ToggleDef{"parallelism", "Parallelism", Algorithm::allpairs, "Porting", ToggleKind::choice, 1, 0, 1, 1,
     toggle_choices::parallelism, "NBL_PARALLELISM",
     "One GPU thread computes every body (the first port), or one thread per body.",
-    "N threads vs 1 thread: 7781x (CC 1.3), 6495x (CC 2.0), 12150x (CC 3.0)",
-    "N threads vs 1 thread: 177,281x at n = 1M, 55,560x at 64k"},
+    "N threads vs 1 thread: 7781x (CC 1.3), 6495x (CC 2.0), 12150x (CC 3.0)"},
   ToggleDef{"layout", "Data layout", Algorithm::allpairs, "Memory", ToggleKind::choice, 2, 0, 2, 1,
     toggle_choices::layout, "NBL_LAYOUT",
     "How bodies sit in memory: one struct per body, one array per field, or one 16-byte float4 "
     "(x, y, z, mass) per body that a thread loads in a single instruction.",
-    "SoA vs AoS: 0.83x (CC 1.3), 0.96x (CC 2.0), 0.82x (CC 3.0)",
-    "SoA vs AoS (global loads): 0.91x at 1M, 1.32x at 64k; float4 vs SoA (shared tiles, 1 body/thread): 0.95x, 0.93x; float4 pays once a thread computes several bodies"},
+    "SoA vs AoS: 0.83x (CC 1.3), 0.96x (CC 2.0), 0.82x (CC 3.0)"},
   ToggleDef{"params", "Parameters", Algorithm::allpairs, "Memory", ToggleKind::choice, 1, 0, 1, 1,
     toggle_choices::params, "NBL_PARAMS",
     "Pass n, softening and the array pointers as kernel arguments or once into __constant__ memory.",
-    "1.015x (CC 1.3), 1.016x (CC 2.0), 0.971x (CC 3.0)",
-    "0.91x at 1M, 0.99x at 64k"},
+    "1.015x (CC 1.3), 1.016x (CC 2.0), 0.971x (CC 3.0)"},
   ToggleDef{"rsqrt", "rsqrtf", Algorithm::allpairs, "Arithmetic", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_RSQRT",
     "Use the hardware reciprocal square root (MUFU.RSQ, about 2 ulp) instead of 1.0f / sqrtf().",
-    "0.99x (CC 1.3), 1.83x (CC 2.0), 1.64x (CC 3.0)",
-    "1.34x at 1M, 1.50x at 64k"},
+    "0.99x (CC 1.3), 1.83x (CC 2.0), 1.64x (CC 3.0)"},
   ToggleDef{"self_interaction", "Self-interaction", Algorithm::allpairs, "Control flow", ToggleKind::choice, 2, 0, 2, 1,
     toggle_choices::self_interaction, "NBL_SELF",
     "How body i skips itself: a branch in the inner loop, the loop split in two around i, or no test at "
     "all because softening makes the self-term exactly zero (needs softening > 0).",
-    "two loops: 0.55x (CC 1.3), 1.00x (CC 2.0/3.0); if-elimination: 1.38x, 1.54x, 1.64x",
-    "two loops: 1.13x at 1M, 1.29x at 64k; if-elimination: 1.32x, 1.59x"},
+    "two loops: 0.55x (CC 1.3), 1.00x (CC 2.0/3.0); if-elimination: 1.38x, 1.54x, 1.64x"},
   ToggleDef{"tiling", "Tiling", Algorithm::allpairs, "Memory", ToggleKind::choice, 1, 0, 2, 1,
     toggle_choices::tiling, "NBL_TILING",
     "Each block stages a tile of bodies in shared memory (one coalesced load serves the whole block), or "
     "each warp passes bodies lane to lane with __shfl_sync and needs no shared memory at all.",
-    "shared-memory blocking: 3.7x (CC 1.3), 1.1x (CC 2.0), 1.6x (CC 3.0)",
-    "shared tiles vs global: 1.49x at 1M, 1.55x at 64k; warp shuffle vs shared tiles: 0.97x, 0.93x"},
+    "shared-memory blocking: 3.7x (CC 1.3), 1.1x (CC 2.0), 1.6x (CC 3.0)"},
   ToggleDef{"unroll", "Unroll factor", Algorithm::allpairs, "Control flow", ToggleKind::integer, 32, 1, 128, 1,
     kNoChoices, "NBL_UNROLL",
     "#pragma unroll factor on the inner loop: fewer loop instructions per interaction, more registers.",
-    "unroll 8: 1.07x, 1.16x, 1.07x; unroll 128: 1.01x, 1.04x, 0.93x",
-    "unroll 8: 1.16x at 1M, 1.15x at 64k; unroll 128: 1.05x, 1.19x; with 4-8 bodies per thread, 16 or 32 is best"},
+    "unroll 8: 1.07x, 1.16x, 1.07x; unroll 128: 1.01x, 1.04x, 0.93x"},
   ToggleDef{"fma_order", "FMA-friendly terms", Algorithm::allpairs, "Arithmetic", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_FMA_ORDER",
     "Write dx*dx + (dy*dy + (dz*dz + eps2)) so every multiply-add fuses into one FMA.",
-    "1.03x (CC 1.3), 1.05x (CC 2.0), 1.06x (CC 3.0)",
-    "1.05x at 1M, 1.04x at 64k"},
+    "1.03x (CC 1.3), 1.05x (CC 2.0), 1.06x (CC 3.0)"},
   ToggleDef{"fast_math", "Float flags", Algorithm::allpairs, "Arithmetic", ToggleKind::choice, 1, 0, 2, 1,
     toggle_choices::fast_math, "",
     "Compiler flags: flush denormals to zero (-ftz=true) or --use_fast_math (ftz, approximate division "
     "and square root).",
-    "-ftz: 1.00x (CC 1.3), 1.18x (CC 2.0), 1.15x (CC 3.0)",
-    "-ftz: 1.15x at 1M, 1.17x at 64k"},
+    "-ftz: 1.00x (CC 1.3), 1.18x (CC 2.0), 1.15x (CC 3.0)"},
   ToggleDef{"bodies_per_thread", "Bodies per thread", Algorithm::allpairs, "Beyond the tutorial", ToggleKind::integer, 4, 1, 8, 1,
     kNoChoices, "NBL_BODIES_PER_THREAD",
     "Each thread computes several bodies (register blocking): every body it loads is reused that many "
-    "times from registers, trading occupancy for instruction-level parallelism (Volkov).", "",
-    "4 vs 1 (float4): 1.07x at 1M and at 64k; 8 per thread is as fast at 1M"},
+    "times from registers, trading occupancy for instruction-level parallelism (Volkov).", ""},
   ToggleDef{"block_size", "Block size", Algorithm::allpairs, "Launch", ToggleKind::integer, 256, 32, 1024, 32,
     kNoChoices, "NBL_BLOCK_SIZE",
     "Threads per block; also the tile length for shared-memory tiling.",
-    "the tutorial used 256 threads throughout",
-    "128 vs 256 threads (4 bodies/thread): 0.96x at 1M, 0.97x at 64k"},
+    "the tutorial used 256 threads throughout"},
   ToggleDef{"precision", "Precision", Algorithm::allpairs, "Arithmetic", ToggleKind::choice, 0, 0, 1, 1,
     toggle_choices::precision, "NBL_PRECISION",
-    "Compute interactions in float or double (positions stay float); double shows what accuracy costs.", "",
-    "fp64 vs fp32: 0.32x at 1M, 0.34x at 64k (error 1e-14 instead of 1e-6)"},
+    "Compute interactions in float or double (positions stay float); double shows what accuracy costs.", ""},
 
   // ---------------- Barnes-Hut (reference 000, Part II) ----------------
   ToggleDef{"bh_build", "Tree build", Algorithm::barneshut, "Tree build", ToggleKind::choice, 1, 0, 1, 1,
     toggle_choices::bh_build, "NBL_BH_BUILD",
     "Insert bodies top-down with per-child locks (the tutorial's kernel 2), or sort Morton codes and "
-    "build the hierarchy from the sorted keys (Karras 2012): no locks, no retries.", "",
-    "Morton vs insertion, whole step at 1M: 1.41x (6.25 vs 8.82 ms)"},
+    "build the hierarchy from the sorted keys (Karras 2012): no locks, no retries.", ""},
   ToggleDef{"bh_throttle", "Throttling barrier", Algorithm::barneshut, "Tree build", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_THROTTLE",
     "A __syncthreads() after each insertion attempt in the lock-based build, so threads that failed to "
     "get a lock do not hammer it while the winner builds its subtree.",
-    "0.97x (50k), 1.03x (500k), 1.04x (5M)",
-    "tree build 1.40x at 1M (whole step 1.04x)"},
+    "0.97x (50k), 1.03x (500k), 1.04x (5M)"},
   ToggleDef{"bh_combined_fence", "Combined fence", Algorithm::barneshut, "Tree build", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_COMBINED_FENCE",
     "One __threadfence() per block-wide round of insertions instead of one per inserted subtree.",
-    "1.54x (50k), 1.57x (500k), 1.50x (5M)",
-    "tree build 1.02x at 1M"},
+    "1.54x (50k), 1.57x (500k), 1.50x (5M)"},
   ToggleDef{"bh_waitfree", "Wait-free pre-pass", Algorithm::barneshut, "Summarize", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_WAITFREE",
     "Summarize first folds in every child that is already complete without waiting, and only then waits "
     "for the rest, caching which children were ready.",
-    "1.02x (50k), 1.21x (500k), 1.31x (5M)",
-    "summarize 2.75x at 1M (whole step 1.04x)"},
+    "1.02x (50k), 1.21x (500k), 1.31x (5M)"},
   ToggleDef{"bh_sort", "Sort bodies", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_SORT",
     "Process bodies in tree order so each warp's threads walk nearly the same path.",
-    "3.60x (50k), 6.28x (500k), 8.21x (5M)",
-    "force 7.07x at 1M with the warp walk, 197x with group lists"},
+    "3.60x (50k), 6.28x (500k), 8.21x (5M)"},
   ToggleDef{"bh_traversal", "Force traversal", Algorithm::barneshut, "Force", ToggleKind::choice, 2, 0, 2, 1,
     toggle_choices::bh_traversal, "",
     "Each thread walks the tree alone; or the whole warp walks the union of its threads' paths, a warp "
     "vote (__all_sync) deciding whether a cell is far enough for every lane (the tutorial); or the warp "
     "walks once for its group of 32 bodies, 32 nodes per step, collecting an interaction list that it "
     "then evaluates like the all-pairs kernel (beyond the tutorial). Each is its own kernel file.",
-    "warp-synchronous execution: 6.23x (50k), 8.04x (500k), 8.60x (5M)",
-    "warp vs per-thread walk: force 2.86x at 1M; group lists vs warp walk: 2.41x"},
+    "warp-synchronous execution: 6.23x (50k), 8.04x (500k), 8.60x (5M)"},
   ToggleDef{"bh_leaf_capacity", "Leaf capacity", Algorithm::barneshut, "Tree build", ToggleKind::integer, 4, 1, 8, 1,
     kNoChoices, "NBL_BH_LEAF_CAPACITY",
     "Morton build: a cell holding at most this many bodies is not split further. 1 is the classic "
@@ -198,13 +183,11 @@ inline constexpr std::array kToggles = {
   ToggleDef{"bh_rsqrt", "rsqrtf", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_RSQRT",
     "Hardware reciprocal square root in the force walk.",
-    "1.43x (50k), 1.47x (500k), 1.46x (5M)",
-    "force 2.05x at 1M"},
+    "1.43x (50k), 1.47x (500k), 1.46x (5M)"},
   ToggleDef{"bh_avoid_volatile", "Avoid volatile", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_AVOID_VOLATILE",
     "Read tree data that no longer changes through ordinary (cached) loads instead of volatile ones.",
-    "1.14x (50k), 1.19x (500k), 1.18x (5M)",
-    "force 2.34x at 1M"},
+    "1.14x (50k), 1.19x (500k), 1.18x (5M)"},
   ToggleDef{"bh_block_size", "Block size (force)", Algorithm::barneshut, "Launch", ToggleKind::integer, 256, 32, 1024, 32,
     kNoChoices, "NBL_BH_BLOCK_SIZE",
     "Threads per block of the force kernel.", "the tutorial used 256 threads x 5 blocks per SM"},
@@ -219,6 +202,12 @@ inline const ToggleDef* find_toggle(std::string_view key) {
     if (t.key == key) return &t;
   return nullptr;
 }
+
+// The values a toggle takes, in words: "must lie in [32, 1024] in steps of 32", "must be one of: aos, soa".
+std::string toggle_requirement(const ToggleDef& toggle);
+// "" when `value` is one the toggle takes; else what is wrong: "must lie in [1, 128] (got 0)". Takes the
+// 64-bit value a reader parsed, so that a number too large for an int is refused, never cut to one.
+std::string toggle_problem(const ToggleDef& toggle, std::int64_t value);
 
 // A toggle named in code: checked at compile time, so a typo does not build.
 struct ToggleId {

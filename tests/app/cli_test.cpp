@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include <fstream>
+#include <vector>
 
 #include "png_file.hpp"
 #include "sim/resources.hpp"
@@ -104,6 +105,67 @@ TEST_F(Cli, ABrokenShaderNamesTheFileAndQuotesTheLog) {
   EXPECT_NE(r.output.find((root / "shaders" / "bodies.frag").string()), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("does not compile"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("error"), std::string::npos) << "the driver's log should follow: " << r.output;
+}
+
+// Issue 17, items 6, 7, 8 and 14: a settings file the program cannot use is bad input (exit code 2),
+// with a message that names the file and the key and says what was wrong.
+TEST_F(Cli, BadSettingsFilesAreBadInputNamingTheFileAndKey) {
+  struct Case {
+    const char* json;
+    std::vector<const char*> words;
+  };
+  const std::vector<Case> cases = {
+      {R"({"theta": 1e400})", {"'theta'", "1e400"}},
+      {R"({"steps_per_frame": 4294967297})", {"'steps_per_frame'", "4294967297", "[1, 1000]"}},
+      {R"({"toggles": {"block_size": 4294967552}})", {"'toggles.block_size'", "4294967552"}},
+      {R"({"view": {"octree_depth": 4294967297}})", {"'view.octree_depth'", "4294967297", "[0, 32]"}},
+      {R"({"view": {"octree_depth": 40}})", {"'view.octree_depth'", "(got 40)"}},
+      {R"({"unroll": 8})", {"'unroll'", "\"toggles\""}},
+  };
+  const fs::path file = dir_ / "settings.json";
+  for (const Case& c : cases) {
+    std::ofstream(file) << c.json;
+    const Outcome r = run("bench --backend cpu -n 64 --steps 1 --settings " + file.string());
+    EXPECT_EQ(r.code, 2) << c.json << "\n" << r.output;
+    EXPECT_NE(r.output.find(file.string()), std::string::npos) << c.json << "\n" << r.output;
+    for (const char* word : c.words) EXPECT_NE(r.output.find(word), std::string::npos) << c.json << ": " << word << "\n" << r.output;
+  }
+  const Outcome folder = run("bench --backend cpu -n 64 --steps 1 --settings " + dir_.string());
+  EXPECT_EQ(folder.code, 2) << folder.output;
+  EXPECT_NE(folder.output.find("directory"), std::string::npos) << folder.output;
+  EXPECT_EQ(folder.output.find("JSON"), std::string::npos) << folder.output;
+}
+
+// Issue 17, item 11: the command line refuses seeds outside 0 .. 2^64 - 1 as the JSON does.
+TEST_F(Cli, SeedsOutsideSixtyFourBitsAreRefused) {
+  for (const char* seed : {"-1", "18446744073709551616"}) {
+    const Outcome r = run(std::string("bench --backend cpu -n 64 --steps 1 --seed ") + seed);
+    EXPECT_EQ(r.code, 2) << seed << "\n" << r.output;
+    EXPECT_NE(r.output.find("--seed"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(run("bench --backend cpu -n 64 --steps 1 --warmup 0 --error-sample 0 --seed 18446744073709551615").code, 0);
+}
+
+// Issue 17, item 14: a toggle's error names its option in the dashed form, however it was typed.
+TEST_F(Cli, ToggleErrorsNameTheDashedOption) {
+  for (const char* option : {"--block_size", "--block-size"}) {
+    const Outcome r = run(std::string("bench --backend cpu -n 64 --steps 1 ") + option + " 4294967552");
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find("--block-size must lie in [32, 1024]"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("(got 4294967552)"), std::string::npos) << r.output;
+  }
+}
+
+// Issue 17, item 14: --help shows integer toggles as INT and states what -n defaults to; a run without
+// -n says which N it chose and why.
+TEST_F(Cli, TheDefaultBodyCountIsStated) {
+  const Outcome help = run("--help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.output.find("--unroll INT"), std::string::npos) << help.output;
+  EXPECT_NE(help.output.find("1048576 for Barnes-Hut"), std::string::npos) << help.output;
+  const Outcome r = run("bench --backend cpu --algo allpairs --scene plummer --steps 1 --warmup 0 --error-sample 0");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("bodies: 4,096, the default for all-pairs on the CPU"), std::string::npos) << r.output;
 }
 
 TEST_F(Cli, WindowRunsFramesAndSavesAScreenshot) {

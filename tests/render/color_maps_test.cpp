@@ -9,8 +9,8 @@ namespace {
 
 TEST(ColorMaps, ShippedFileHasAMapForEveryColorMode) {
   const ColorMapSet maps = load_color_maps();
-  for (int m = 0; m < kColorModeCount; ++m) {
-    const ColorMap& map = maps.by_mode[static_cast<std::size_t>(m)];
+  for (const EnumName& mode : kColorModeNames) {
+    const ColorMap& map = maps[static_cast<ColorMode>(mode.value)];
     EXPECT_FALSE(map.name.empty());
     ASSERT_EQ(map.texels.size(), static_cast<std::size_t>(kColorMapTexels));
     for (const auto& t : map.texels)
@@ -21,8 +21,7 @@ TEST(ColorMaps, ShippedFileHasAMapForEveryColorMode) {
 
 std::string maps_json(const std::string& stops, bool discrete = false) {
   std::string modes;
-  for (int m = 0; m < kColorModeCount; ++m)
-    modes += std::string(m ? "," : "") + "\"" + std::string(to_string(static_cast<ColorMode>(m))) + "\":\"a\"";
+  for (const EnumName& mode : kColorModeNames) modes += std::string(modes.empty() ? "" : ",") + "\"" + std::string(mode.name) + "\":\"a\"";
   return "{\"color_modes\":{" + modes + "},\"maps\":{\"a\":{\"discrete\":" + (discrete ? "true" : "false") +
          ",\"stops\":" + stops + "}}}";
 }

@@ -128,9 +128,48 @@ TEST(SettingsJson, OutOfRangeValuesAreInputErrors) {
   EXPECT_NE(parse_error(R"({"bodies": -5})").find("at least 1"), std::string::npos);
   EXPECT_NE(parse_error(R"({"dt": 0})").find("dt"), std::string::npos);
   EXPECT_NE(parse_error(R"({"softening": -1})").find("softening"), std::string::npos);
-  EXPECT_NE(parse_error(R"({"steps_per_frame": 0})").find("steps per frame"), std::string::npos);
-  EXPECT_NE(parse_error(R"({"toggles": {"unroll": 0}})").find("'unroll'"), std::string::npos);
+  EXPECT_NE(parse_error(R"({"steps_per_frame": 0})").find("'steps_per_frame' must lie in [1, 1000]"), std::string::npos);
+  EXPECT_NE(parse_error(R"({"toggles": {"unroll": 0}})").find("'toggles.unroll'"), std::string::npos);
   EXPECT_NE(parse_error(R"({"toggles": {"block_size": 100}})").find("steps of 32"), std::string::npos);
+}
+
+// Issue 17, item 6: a number is checked in 64 bits before it is narrowed to the field's int.
+TEST(SettingsJson, LargeIntegersAreRefusedNotWrapped) {
+  const std::string steps = parse_error(R"({"steps_per_frame": 4294967297})");
+  EXPECT_NE(steps.find("'steps_per_frame'"), std::string::npos) << steps;
+  EXPECT_NE(steps.find("4294967297"), std::string::npos) << steps;
+  const std::string block = parse_error(R"({"toggles": {"block_size": 4294967552}})");
+  EXPECT_NE(block.find("'toggles.block_size'"), std::string::npos) << block;
+  EXPECT_NE(block.find("4294967552"), std::string::npos) << block;
+  const std::string depth = parse_error(R"({"view": {"octree_depth": 4294967297}})");
+  EXPECT_NE(depth.find("'view.octree_depth'"), std::string::npos) << depth;
+  EXPECT_NE(depth.find("[0, 32]"), std::string::npos) << depth;
+  // Beyond int64 too: nlohmann keeps 2^64 - 1 as an unsigned, which must not become -1.
+  EXPECT_NE(parse_error(R"({"bodies": 18446744073709551615})").find("'bodies'"), std::string::npos);
+  EXPECT_NE(parse_error(R"({"toggles": {"unroll": 18446744073709551615}})").find("'toggles.unroll'"), std::string::npos);
+  EXPECT_EQ(settings_from_json(R"({"seed": 18446744073709551615})").seed, 18446744073709551615ull);
+}
+
+// Issue 17, item 7: a number beyond a double is the parser's out_of_range, not a syntax error; it must
+// still be an InputError (exit code 2) that names the key.
+TEST(SettingsJson, ANumberBeyondADoubleNamesItsKey) {
+  const std::string theta = parse_error(R"({"theta": 1e400})");
+  EXPECT_NE(theta.find("'theta'"), std::string::npos) << theta;
+  EXPECT_NE(theta.find("1e400"), std::string::npos) << theta;
+  const std::string exposure = parse_error(R"({"theta": 0.5, "view": {"point_size": 2, "exposure": -1e999}})");
+  EXPECT_NE(exposure.find("'view.exposure'"), std::string::npos) << exposure;
+}
+
+// Issue 17, item 14: the messages a hand-written file gets say what was wrong and where things go.
+TEST(SettingsJson, KeysInTheWrongSectionSayWhereTheyBelong) {
+  const std::string toggle = parse_error(R"({"unroll": 8})");
+  EXPECT_NE(toggle.find("'unroll'"), std::string::npos) << toggle;
+  EXPECT_NE(toggle.find("\"toggles\""), std::string::npos) << toggle;
+  EXPECT_NE(parse_error(R"({"exposure": 2})").find("\"view\""), std::string::npos);
+  EXPECT_NE(parse_error(R"({"view": {"theta": 1}})").find("top-level"), std::string::npos);
+  EXPECT_NE(parse_error(R"({"toggles": {"dt": 0.1}})").find("top-level"), std::string::npos);
+  const std::string depth = parse_error(R"({"view": {"octree_depth": 40}})");
+  EXPECT_NE(depth.find("(got 40)"), std::string::npos) << depth;
 }
 
 TEST(SettingsJson, FailedParseLeavesBaseUntouched) {
@@ -154,6 +193,19 @@ TEST_F(SettingsFile, SaveThenLoadRoundTrips) {
   const Settings s = everything_changed();
   save_settings(dir_ / "s.json", s);
   expect_same(load_settings(dir_ / "s.json"), s);
+}
+
+// Issue 17, item 8: a directory is not "invalid JSON".
+TEST_F(SettingsFile, ADirectoryIsSaidToBeOne) {
+  try {
+    load_settings(dir_);
+    FAIL() << "no error for a directory";
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("directory"), std::string::npos) << message;
+    EXPECT_NE(message.find(dir_.string()), std::string::npos) << message;
+    EXPECT_EQ(message.find("JSON"), std::string::npos) << message;
+  }
 }
 
 TEST_F(SettingsFile, LoadErrorsNameTheFile) {
