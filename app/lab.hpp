@@ -38,7 +38,7 @@ struct LabOptions {
 class Lab {
  public:
   explicit Lab(const LabOptions& options);  // throws InputError / Error before or while opening the window
-  int run();                                // the frame loop; returns the exit code
+  int run();  // the frame loop; returns the exit code
   void frame();
 
   // What keys and buttons do, for tests and scripts; runs at the end of the next frame.
@@ -55,6 +55,9 @@ class Lab {
   const std::string& pause_reason() const { return pause_reason_; }
   const std::string& last_error() const { return error_; }
   const std::string& last_status() const { return status_; }
+  // Why LabOptions::final_screenshot was not saved ("" when it was, or none was asked for): the
+  // caller reports it and exits non-zero, so a script that asked for it never sees success.
+  const std::string& final_screenshot_error() const { return final_screenshot_error_; }
   Viewport scene_viewport() const;  // the window minus the panel, in framebuffer pixels
 
  private:
@@ -102,6 +105,7 @@ class Lab {
   bool vertices_stale_ = true;  // the vertex buffer no longer shows the state (a step, new bodies, a view change)
   ViewSettings drawn_view_;
   std::string pause_reason_, status_, error_;
+  std::string final_screenshot_error_;  // why options_.final_screenshot was not saved ("" if it was)
 
   FrameTimes times_;
   double render_cpu_ms_ = 0;

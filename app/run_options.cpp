@@ -85,6 +85,9 @@ void RunOptions::add_to(CLI::App& app, bool with_toggles) {
       app.add_option("--steps-per-frame", steps_per_frame_, "Simulation steps per drawn frame (speed-up)");
   given_["load"] = app.add_option("--load", load_file_, "Start from this Tipsy snapshot instead of a scene");
   given_["save"] = app.add_option("--save", save_file_, "Write the final state to this Tipsy file");
+  given_["kernels"] = app.add_option("--kernels", kernels_dir_,
+                                     "Compile (and hot-reload) the GPU kernels from this folder, made by "
+                                     "`nbodylab kernels --export DIR`");
   if (with_toggles) {
     for (const auto& t : kToggles) {
       const std::string key(t.key);
@@ -129,6 +132,7 @@ Settings RunOptions::resolve() const {
   if (given("eps")) s.softening = softening_;
   if (given("theta")) s.opening_angle = theta_;
   if (given("steps_per_frame")) s.steps_per_frame = steps_per_frame_;
+  if (given("kernels")) s.kernels_dir = kernels_dir_;
   for (const auto& t : kToggles) {
     const std::string key(t.key);
     if (given("toggle:" + key)) {

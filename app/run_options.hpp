@@ -30,7 +30,7 @@ class RunOptions {
   std::uint64_t seed_ = 0;
   double dt_ = 0, softening_ = 0, theta_ = 0;
   int steps_per_frame_ = 1;
-  std::string load_file_, save_file_;
+  std::string load_file_, save_file_, kernels_dir_;
   std::map<std::string, std::string> toggle_text_;
   std::map<std::string, CLI::Option*> given_;
 };

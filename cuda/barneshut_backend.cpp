@@ -40,7 +40,7 @@ int div_up(std::size_t a, std::size_t b) { return static_cast<int>((a + b - 1) /
 
 class BarnesHutBackend final : public Backend {
  public:
-  explicit BarnesHutBackend(const Settings& settings) : engine_(KernelEngine::Config{}) {
+  explicit BarnesHutBackend(const Settings& settings) : engine_(kernel_config_for(settings.kernels_dir)) {
     std::string why;
     auto device = query_device(&why);
     if (!device) throw Error("the GPU Barnes-Hut backend needs a CUDA device: " + why);

@@ -98,6 +98,7 @@ std::string settings_to_json(const Settings& s) {
   j["algorithm"] = std::string(to_string(s.algorithm));
   j["backend"] = std::string(to_string(s.backend));
   j["steps_per_frame"] = s.steps_per_frame;
+  j["kernels_dir"] = s.kernels_dir;
   j["toggles"] = toggles_to_json(s.toggles);
   j["view"] = {{"color_mode", std::string(to_string(s.view.color_mode))},
                {"point_size", s.view.point_size},
@@ -142,6 +143,8 @@ Settings settings_from_json(const std::string& text, const Settings& base) {
       s.backend = get_enum<BackendKind>(value, key, parse_backend, backend_names());
     } else if (key == "steps_per_frame") {
       s.steps_per_frame = static_cast<int>(get_integer(value, key));
+    } else if (key == "kernels_dir") {
+      s.kernels_dir = get_string(value, key);
     } else if (key == "toggles") {
       toggles_from_json(value, s.toggles);
     } else if (key == "view") {
