@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "app/body_count_tuner.hpp"
-
 #include "cuda/device.hpp"
 #include "cuda/gpu_backends.hpp"
 #include "cuda/kernel_engine.hpp"

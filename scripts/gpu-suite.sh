@@ -27,6 +27,9 @@ build() {
   rm -rf "$bundle"
   mkdir -p "$bundle/bin"
   cp "$dir/nbodylab" "$bundle/bin/"
+  # The commit the bundle was built from (with "-dirty" for uncommitted changes): every log names it.
+  echo "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD 2>/dev/null || echo -dirty)" \
+    >"$bundle/COMMIT"
   find "$dir/tests" -maxdepth 2 -type f -name '*_test*' -executable -exec cp {} "$bundle/bin/" \;
   # The GL loaders (glvnd) and every library the binaries link that a bare CUDA machine lacks.
   bash "${FETCH_GL_RUNTIME:-../shared/tools/fetch-gl-runtime.sh}" "$bundle" "$bundle"/bin/* >/dev/null
@@ -44,7 +47,11 @@ step() {
   local log="$out/$name.log"
   echo "=== $name: $*"
   local start=$SECONDS
-  "$@" >"$log" 2>&1
+  {
+    echo "# nbodylab $commit on $gpu, $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "# $*"
+  } >"$log"
+  "$@" >>"$log" 2>&1
   local rc=$?
   tail -n 40 "$log"
   local took=$((SECONDS - start))
@@ -84,6 +91,10 @@ run() {
   [[ -d /usr/local/nvidia/share/glvnd/egl_vendor.d ]] &&
     export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
   local bin=$bundle/bin
+  commit=$(cat "$bundle/COMMIT" 2>/dev/null || git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+  gpu=${gpu:-no GPU}
+  echo "nbodylab $commit on $gpu" >"$out/commit.txt"
   local quick=${QUICK:-0}
   local big=1048576 huge=10000000
   ((quick)) && big=262144 huge=2000000
@@ -119,7 +130,8 @@ run() {
     --bh_build insertion --bh_traversal warp --steps 5 --warmup 1 --error-sample 1000 --json "$out/bh-insertion-1m.json"
   step bench-bhswitches "$bin/nbodylab" bench bhswitches --scene plummer -n "$big" --steps 3 --warmup 1 \
     --json "$out/bhswitches.json"
-  step bench-crossover "$bin/nbodylab" bench crossover --scene plummer --steps 3 --json "$out/crossover.json"
+  # 30 steps per point (its default), the faster of 1 and 4 bodies/thread on the all-pairs side.
+  step bench-crossover "$bin/nbodylab" bench crossover --scene plummer --json "$out/crossover.json"
   fi
   if want render; then
   step render-1m "$bin/nbodylab" render --scene collision --algo barneshut -n "$big" --frames 240 --size 1920x1080 \
@@ -128,8 +140,9 @@ run() {
     --size 1920x1080 --benchmark --no-interop --report "$out/render-1m-host.json"
   step render-allpairs "$bin/nbodylab" render --scene collision --algo allpairs -n 131072 --frames 120 --size 1920x1080 \
     --benchmark --report "$out/render-allpairs.json"
+  # --overwrite: a re-run into the same $OUT replaces the earlier frames instead of being refused.
   step render-frames "$bin/nbodylab" render --scene collision --algo barneshut -n "$big" --frames 3 --steps-per-frame 100 \
-    --size 1280x720 --out "$out/frames"
+    --size 1280x720 --out "$out/frames" --overwrite
 
   fi
   # compute-sanitizer on a small Barnes-Hut run (both builds, every traversal).
@@ -144,6 +157,7 @@ run() {
 
   echo
   echo "================ summary ================"
+  echo "nbodylab $commit on $gpu"
   printf '%s\n' "${summary_rows[@]}"
   echo "-----------------------------------------"
   printf '%-58s %s\n' "all-pairs best, n=65536: interactions/s" "$(figure "$out/ladder-64k.json" "ladder" rung best interactions_per_s)"
