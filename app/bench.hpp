@@ -16,6 +16,8 @@
 
 namespace nbl {
 
+// Warm-up steps are steps of the state like the measured ones: they are only left out of the timings.
+// The state that `--save` writes has advanced warmup_steps + steps steps, and the summary says so.
 struct BenchOptions {
   int steps = 5;
   int warmup_steps = 1;
@@ -24,9 +26,12 @@ struct BenchOptions {
 
 struct BenchResult {
   std::string backend, notice;
+  std::string initial_conditions;  // "plummer", or "loaded from FILE"
   std::size_t bodies = 0;
   std::string bodies_origin;  // why n is what it is when -n was not given ("" when it was)
   double dt = 0, softening = 0;
+  int steps_advanced = 0;  // warm-up + measured: how far the final state is from the initial one
+  double time = 0;         // simulated time of the final state
   std::vector<StepStats> steps;  // measured steps only
   EnergyReport energy_start, energy_end;
   std::optional<ForceError> force_error;

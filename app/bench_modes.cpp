@@ -1,11 +1,12 @@
 // The families of runs `nbodylab bench` can make. Each mode is one function from settings to tables.
 //   bench bhswitches  each Barnes-Hut switch on and off: the tutorial's "kernel speedups" table
-//   bench crossover   the n where Barnes-Hut starts to beat the best all-pairs variant
+//   bench crossover   the n where Barnes-Hut starts to beat the faster of two all-pairs variants
 // The all-pairs modes (ladder, sweep, scaling) live in bench_allpairs.cpp.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <unistd.h>
 
 #include "app/bench.hpp"
 #include "app/bench_allpairs.hpp"
@@ -95,10 +96,21 @@ Table bhswitches_table(const Settings& base, const BenchOptions& options) {
   return t;
 }
 
+// The all-pairs side of the crossover is the faster of two variants at each n: the defaults (4 bodies
+// per thread, best from about 16k bodies up) and 1 body per thread (best below, where 4 per thread
+// leave too few threads to fill the GPU). Each point is the median of its steps with the 10th and 90th
+// percentiles, so two points whose ranges overlap are read as a tie, not a winner.
 Table crossover_table(const Settings& base, const BenchOptions& options, std::size_t max_n) {
-  Table t("Barnes-Hut vs the best all-pairs variant (force + tree, median ms per step)");
-  t.column("n", "n").column("allpairs_ms", "all-pairs ms").column("barneshut_ms", "Barnes-Hut ms")
-      .column("ratio", "all-pairs / BH");
+  Table t("Barnes-Hut vs the faster of two all-pairs variants (median ms per step, 10th-90th percentile)");
+  t.column("n", "n").column("allpairs_variant", "all-pairs variant").column("allpairs_ms", "all-pairs ms")
+      .column("allpairs_p10_ms", "p10").column("allpairs_p90_ms", "p90").column("barneshut_ms", "Barnes-Hut ms")
+      .column("barneshut_p10_ms", "p10").column("barneshut_p90_ms", "p90").column("ratio", "all-pairs / BH")
+      .column("separated", "ranges apart");
+  auto step_times = [](const std::vector<StepStats>& steps) {
+    std::vector<double> ms;
+    for (const auto& s : steps) ms.push_back(s.total_ms);
+    return spread(ms);
+  };
   double crossover = std::nan("");
   double previous_ratio = std::nan(""), previous_n = 0;
   for (std::size_t n = 1024; n <= max_n; n *= 2) {
@@ -106,12 +118,21 @@ Table crossover_table(const Settings& base, const BenchOptions& options, std::si
     s.body_count = static_cast<std::int64_t>(n);
     BenchOptions o = options;
     o.force_error_sample = 0;
+    if (isatty(2)) std::fprintf(stderr, "bench crossover: n = %zu...\r", n);
     s.algorithm = Algorithm::allpairs;
-    const double ap = median_of(run_bench(s, o).steps, "");
+    const Spread ap_default = step_times(run_bench(s, o).steps);
+    s.toggles["bodies_per_thread"] = 1;
+    const Spread ap_single = step_times(run_bench(s, o).steps);
+    const bool single_wins = ap_single.median < ap_default.median;
+    const Spread& ap = single_wins ? ap_single : ap_default;
+    s.toggles = base.toggles;
     s.algorithm = Algorithm::barneshut;
-    const double bh = median_of(run_bench(s, o).steps, "");
-    const double ratio = ap / bh;
-    t.row().add(static_cast<double>(n), 0).add(ap, 3).add(bh, 3).add(ratio, 2);
+    const Spread bh = step_times(run_bench(s, o).steps);
+    const double ratio = ap.median / bh.median;
+    const bool apart = ap.low > bh.high || bh.low > ap.high;
+    t.row().add(static_cast<double>(n), 0).add(std::string(single_wins ? "1 body/thread" : "defaults"));
+    t.add(ap.median, 3).add(ap.low, 3).add(ap.high, 3).add(bh.median, 3).add(bh.low, 3).add(bh.high, 3).add(ratio, 2);
+    t.add(std::string(apart ? "yes" : "no (a tie)"));
     if (std::isnan(crossover) && ratio >= 1 && previous_n > 0 && previous_ratio < 1) {
       // Interpolate in log n between the two sizes that bracket ratio = 1.
       const double f = std::log(1.0 / previous_ratio) / std::log(ratio / previous_ratio);
@@ -120,9 +141,12 @@ Table crossover_table(const Settings& base, const BenchOptions& options, std::si
     previous_ratio = ratio;
     previous_n = static_cast<double>(n);
   }
+  if (isatty(2)) std::fprintf(stderr, "%60s\r", "");
+  t.note("Whole steps (force, and for Barnes-Hut the tree), " + std::to_string(options.steps) + " measured steps per point after " +
+         std::to_string(options.warmup_steps) + " warm-up; all-pairs: the faster of the defaults and --bodies-per-thread 1.");
   if (std::isnan(crossover)) t.note("no crossover in this range");
   else t.note("crossover: Barnes-Hut is faster above about n = " + std::to_string(static_cast<long>(crossover)) +
-              " (the tutorial found about 15,000 on a GTX 480)");
+              " (interpolated between the medians; the tutorial found about 15,000 on a GTX 480)");
   return t;
 }
 
@@ -143,10 +167,17 @@ std::vector<Command> add_bench_modes(CLI::App& bench, std::shared_ptr<RunOptions
                    }});
 
   auto max_n = std::make_shared<std::size_t>(1u << 17);
-  CLI::App* crossover = bench.add_subcommand("crossover", "Find the n where Barnes-Hut beats the best all-pairs kernel");
+  CLI::App* crossover = bench.add_subcommand(
+      "crossover", "Find the n where Barnes-Hut beats the faster all-pairs variant (30 steps per point unless --steps)");
   crossover->add_option("--max-n", *max_n, "Largest n to try (doubling from 1024)")->check(CLI::Range(1024, 1 << 26));
+  CLI::Option* steps_given = bench.get_option("--steps");
+  CLI::Option* warmup_given = bench.get_option("--warmup");
   modes.push_back({crossover, [=] {
-                     emit_tables({crossover_table(run->resolve(), *options, *max_n)}, *json_file, *csv_file);
+                     // Enough steps per point for a 10th-90th percentile range that means something.
+                     BenchOptions o = *options;
+                     if (steps_given->count() == 0) o.steps = 30;
+                     if (warmup_given->count() == 0) o.warmup_steps = 3;
+                     emit_tables({crossover_table(run->resolve(), o, *max_n)}, *json_file, *csv_file);
                      return kExitOk;
                    }});
   return modes;

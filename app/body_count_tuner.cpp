@@ -17,6 +17,21 @@ constexpr std::size_t kMinBodies = 1024;
 
 }  // namespace
 
+double cost_exponent(Algorithm algorithm) { return algorithm == Algorithm::allpairs ? 2.0 : 1.1; }
+
+std::size_t probe_body_count(Algorithm algorithm) {
+  return algorithm == Algorithm::allpairs ? std::size_t(1) << 16 : std::size_t(1) << 18;
+}
+
+std::size_t scale_body_count(std::size_t probe_n, double probe_ms, double budget_ms, double exponent, std::size_t min_n,
+                             std::size_t max_n) {
+  double n = static_cast<double>(max_n);
+  if (probe_ms > 0) n = static_cast<double>(probe_n) * std::pow(budget_ms / probe_ms, 1.0 / exponent);
+  n = std::clamp(n, static_cast<double>(min_n), static_cast<double>(max_n));
+  const std::size_t rounded = static_cast<std::size_t>(n) / kMinBodies * kMinBodies;
+  return std::clamp(rounded, min_n, max_n);
+}
+
 BodyCountTuner::BodyCountTuner(std::size_t start_n, double cost_exponent, bool may_grow, bool enabled)
     : enabled_(enabled && start_n > kMinBodies), start_n_(start_n), n_(start_n), exponent_(cost_exponent), may_grow_(may_grow) {}
 

@@ -2,13 +2,36 @@
 // >= 30 FPS"). Simulation's default is a guess per machine class (GPU or CPU, algorithm); this
 // measures the first frames and, if the guess was off, asks for a restart with an N that fits, at
 // most a few times and only in the first second or so, while the scene has barely moved.
+//
+// The start-up N on a GPU comes from a short timed probe of the GPU that is present (app/simulation.cpp:
+// a few steps at probe_body_count()), scaled to the frame budget by the algorithm's cost law here, in
+// plain arithmetic that tests check without a GPU.
 #pragma once
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/toggles.hpp"
+
 namespace nbl {
+
+// How a step's time grows with n: t ~ n^exponent (all-pairs 2; Barnes-Hut n log n, about 1.1 over the
+// range the lab runs).
+double cost_exponent(Algorithm algorithm);
+
+// The n the start-up probe times: large enough to fill a big GPU (below this all-pairs is latency-bound
+// and would scale too optimistically), small enough to take milliseconds on a small one.
+std::size_t probe_body_count(Algorithm algorithm);
+
+// Simulation time per frame the start-up N aims at: a third of a 30-FPS frame, leaving the rest for
+// drawing, the panel and the display; BodyCountTuner corrects it from the first frames.
+inline constexpr double kStartupSimulationBudgetMs = 10.0;
+
+// The n whose step takes `budget_ms`, from one measured point (probe_n bodies, probe_ms per frame) and
+// the cost law t ~ n^exponent; rounded down to a multiple of 1024 and kept within [min_n, max_n].
+std::size_t scale_body_count(std::size_t probe_n, double probe_ms, double budget_ms, double exponent, std::size_t min_n,
+                             std::size_t max_n);
 
 class BodyCountTuner {
  public:

@@ -20,6 +20,7 @@
 #include "cuda/device.hpp"
 #include "physics/gravity.hpp"
 #include "sim/error.hpp"
+#include "sim/file_util.hpp"
 #include "sim/statistics.hpp"
 #include "sim/tipsy.hpp"
 
@@ -67,6 +68,7 @@ BenchResult run_bench(const Settings& settings, const BenchOptions& options, con
   result.bodies_origin = sim.body_count_origin();
   result.dt = sim.dt();
   result.softening = sim.softening();
+  result.initial_conditions = load_file.empty() ? std::string(to_string(settings.scene)) : "loaded from " + load_file;
 
   for (int i = 0; i < options.warmup_steps; ++i) {
     const StepStats s = sim.step();
@@ -85,6 +87,8 @@ BenchResult run_bench(const Settings& settings, const BenchOptions& options, con
   result.energy_end = e1;
   if (options.force_error_sample > 0) result.force_error = sim.force_error(options.force_error_sample);
   result.final_bodies = sim.bodies();
+  result.steps_advanced = options.warmup_steps + options.steps;
+  result.time = sim.time();
   return result;
 }
 
@@ -128,9 +132,12 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
   auto sci_row = [&](const std::string& q, double v) { summary.row().add(q).add_sci(v, 3); };
   text_row("backend", r.backend);
   text_row("algorithm", std::string(to_string(settings.algorithm)));
-  text_row("scene", std::string(to_string(settings.scene)));
+  text_row("scene", r.initial_conditions);
   number_row("bodies", static_cast<double>(r.bodies), 0);
   sci_row("dt", r.dt);
+  text_row("steps the state advanced", std::to_string(r.steps_advanced) + " (" + std::to_string(r.steps_advanced - static_cast<int>(r.steps.size())) +
+                                           " warm-up + " + std::to_string(r.steps.size()) + " measured)");
+  sci_row("simulated time at end", r.time);
   sci_row("softening", r.softening);
   if (settings.algorithm == Algorithm::barneshut) number_row("theta", settings.opening_angle, 2);
   number_row("ms per step (median)", step_ms, 3);
@@ -207,23 +214,37 @@ Command add_bench_command(CLI::App& root) {
   auto json_file = std::make_shared<std::string>();
   auto csv_file = std::make_shared<std::string>();
   run->add_to(*bench);
-  bench->add_option("--steps", options->steps, "Measured steps")->check(CLI::Range(1, 1000000));
-  bench->add_option("--warmup", options->warmup_steps, "Steps run before measuring")->check(CLI::Range(0, 1000));
+  bench->add_option("--steps", options->steps, "Measured steps; the state advances --warmup + --steps steps in all")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
+  bench->add_option("--warmup", options->warmup_steps,
+                    "Steps run before measuring: left out of the timings, but the state advances through them "
+                    "(--warmup 0 --steps N advances exactly N)")
+      ->check(CLI::Range(0, 1000))->capture_default_str();
   bench->add_option("--error-sample", options->force_error_sample,
                     "Bodies whose forces are checked against the double-precision direct sum (0: skip)")
-      ->check(CLI::Range(0, 1 << 20));
+      ->check(CLI::Range(0, 1 << 20))->capture_default_str();
   bench->add_option("--json", *json_file, "Also write the tables as JSON to this file");
   bench->add_option("--csv", *csv_file, "Also write the tables as CSV to this file");
 
   std::vector<Command> modes = add_bench_modes(*bench, run, options, json_file, csv_file);
   return {bench, [=] {
-            for (auto& mode : modes)
-              if (mode.app->parsed()) return mode.run();
+            // Every output is checked before any work starts: a run that cannot save its result does not start.
+            check_output_file(*json_file, "--json");
+            check_output_file(*csv_file, "--csv");
+            for (auto& mode : modes) {
+              if (!mode.app->parsed()) continue;
+              if (!run->load_file().empty() || !run->save_file().empty())
+                throw InputError("bench " + mode.app->get_name() + " makes its own bodies for every configuration: "
+                                 "--load and --save apply to the plain `bench` only");
+              return mode.run();
+            }
+            check_output_file(run->save_file(), "--save");
             const Settings settings = run->resolve();
             const BenchResult result = run_bench(settings, *options, run->load_file());
             if (!result.notice.empty()) std::fprintf(stderr, "nbodylab: %s\n", result.notice.c_str());
             emit_tables(bench_tables(result, settings), *json_file, *csv_file);
-            if (!run->save_file().empty()) write_tipsy(run->save_file(), result.final_bodies);
+            if (!run->save_file().empty())
+              write_tipsy(run->save_file(), result.final_bodies, result.time, static_cast<float>(result.softening));
             return kExitOk;
           }};
 }

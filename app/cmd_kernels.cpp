@@ -20,7 +20,9 @@
 #include "cuda/barneshut_variant.hpp"
 #include "cuda/kernel_engine.hpp"
 #include "sim/error.hpp"
+#include "sim/file_util.hpp"
 #include "sim/ladder.hpp"
+#include "sim/resources.hpp"
 
 namespace nbl {
 
@@ -31,9 +33,26 @@ constexpr double kSoftening = 0.01;
 
 struct KernelsOptions {
   bool list = false, check = false, ptx = false, quick = false;
-  std::string arch, variant, json_file, csv_file;
+  std::vector<std::string> archs;
+  std::string variant, json_file, csv_file, kernels_dir, export_dir;
   int jobs = 0;
 };
+
+// "sm_75" or "compute_90", and one this NVRTC knows: an InputError listing the ones it does otherwise.
+void check_arch(const std::string& arch) {
+  const auto underscore = arch.find('_');
+  const std::string kind = arch.substr(0, underscore);
+  const std::string digits = underscore == std::string::npos ? "" : arch.substr(underscore + 1);
+  const bool well_formed = (kind == "sm" || kind == "compute") && !digits.empty() && digits.size() <= 3 &&
+                           std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const auto known = KernelEngine::supported_archs();
+  std::string names;
+  for (int a : known) names += (names.empty() ? "" : ", ") + ("sm_" + std::to_string(a));
+  const bool known_arch = well_formed && std::find(known.begin(), known.end(), std::stoi(digits)) != known.end();
+  if (!known_arch)
+    throw InputError("--arch " + arch + ": not an architecture this NVRTC (" + KernelEngine::nvrtc_version() +
+                     ") compiles for; it knows " + names);
+}
 
 // "layout=soa,unroll=8" on top of the defaults.
 ToggleValues parse_variant(const std::string& text) {
@@ -272,29 +291,58 @@ Command add_kernels_command(CLI::App& root) {
   sub->add_flag("--quick", o->quick, "--check: a spread of unroll factors and block sizes instead of every one");
   sub->add_flag("--ptx", o->ptx, "Print the PTX of one variant (--variant; default: the default toggles)");
   sub->add_option("--variant", o->variant, "Toggles on top of the defaults, e.g. layout=soa,unroll=8,tiling=shuffle");
-  sub->add_option("--arch", o->arch, "Target architecture, e.g. sm_90 (default: this GPU's, or sm_90 without one)");
+  sub->add_option("--arch", o->archs,
+                  "Target architectures, comma-separated, e.g. sm_75,sm_80,sm_86,sm_89,sm_90 (default: this GPU's, or "
+                  "sm_90 without one); --list, --check and --ptx run once per architecture")
+      ->delimiter(',');
+  sub->add_option("--kernels", o->kernels_dir, "Compile the kernel sources in this folder (made by --export) instead of the installed ones");
+  sub->add_option("--export", o->export_dir,
+                  "Copy the kernel sources and the physics headers they include into this new or empty folder, to edit "
+                  "them; then run with --kernels DIR (the window recompiles them when they change)");
   sub->add_option("--jobs", o->jobs, "Parallel compiles (default: one per core)")->check(CLI::Range(1, 256));
   sub->add_option("--json", o->json_file, "--list: also write the table as JSON to this file");
   sub->add_option("--csv", o->csv_file, "--list: also write the table as CSV to this file");
   return {sub, [o] {
+            if (!o->export_dir.empty()) {
+              if (o->list || o->check || o->ptx) throw InputError("--export copies the sources and does nothing else; run --list/--check on its own");
+              check_output_folder(o->export_dir, "--export");
+              const int files = export_kernel_sources(o->export_dir);
+              std::printf("exported %d kernel files (and the physics headers they include) from %s to %s\n"
+                          "edit them there and run with --kernels %s (the window recompiles a kernel when its file changes)\n",
+                          files, find_resource("cuda/kernels").string().c_str(), o->export_dir.c_str(), o->export_dir.c_str());
+              return kExitOk;
+            }
             if (!o->list && !o->check && !o->ptx) o->list = true;
-            KernelEngine::Config config;
-            config.arch = o->arch;
-            KernelEngine engine(config);
+            check_output_file(o->json_file, "--json");
+            check_output_file(o->csv_file, "--csv");
+            if (!o->kernels_dir.empty()) check_kernels_workspace(o->kernels_dir);
+            KernelEngine::nvrtc_version();  // throws, saying what to install, when NVRTC is missing
+            if (o->archs.empty()) o->archs.push_back("");  // this GPU's, or sm_90
+            for (const auto& arch : o->archs)
+              if (!arch.empty()) check_arch(arch);
+            if (o->archs.size() > 1 && (!o->json_file.empty() || !o->csv_file.empty()))
+              throw InputError("--json and --csv take one architecture's table; give one --arch");
             int status = kExitOk;
-            if (o->ptx) {
-              const AllPairsVariant v = select_allpairs_variant(parse_variant(o->variant), kSoftening);
-              std::printf("// %s (%s)\n%s", v.description.c_str(), v.source.file.c_str(), engine.compile(v.source)->ptx.c_str());
+            for (const auto& arch : o->archs) {
+              KernelEngine::Config config;
+              config.kernels_dir = o->kernels_dir;
+              config.arch = arch;
+              KernelEngine engine(config);
+              if (o->archs.size() > 1) std::printf("== %s\n", engine.arch().c_str());
+              if (o->ptx) {
+                const AllPairsVariant v = select_allpairs_variant(parse_variant(o->variant), kSoftening);
+                std::printf("// %s (%s)\n%s", v.description.c_str(), v.source.file.c_str(), engine.compile(v.source)->ptx.c_str());
+              }
+              if (o->list) {
+                const auto compiled = compile_all(engine, representative_variants(o->variant), o->jobs);
+                const Table t = list_table(compiled, engine);
+                const Table bh = barneshut_list_table(engine);
+                std::printf("%s\n%s\n", t.text().c_str(), bh.text().c_str());
+                if (!o->json_file.empty()) write_tables_json(o->json_file, {t, bh});
+                if (!o->csv_file.empty()) write_tables_csv(o->csv_file, {t, bh});
+              }
+              if (o->check && run_check(engine, *o) != kExitOk) status = kExitError;
             }
-            if (o->list) {
-              const auto compiled = compile_all(engine, representative_variants(o->variant), o->jobs);
-              const Table t = list_table(compiled, engine);
-              const Table bh = barneshut_list_table(engine);
-              std::printf("%s\n%s\n", t.text().c_str(), bh.text().c_str());
-              if (!o->json_file.empty()) write_tables_json(o->json_file, {t, bh});
-              if (!o->csv_file.empty()) write_tables_csv(o->csv_file, {t, bh});
-            }
-            if (o->check) status = run_check(engine, *o);
             return status;
           }};
 }

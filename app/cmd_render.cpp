@@ -30,7 +30,10 @@ Command add_render_command(CLI::App& root) {
   RenderJob& job = state->job;
   app->add_option("--frames", job.frames, "Frames to render (the first shows the initial conditions)")->capture_default_str();
   app->add_option("--size", state->size, "Frame size WIDTHxHEIGHT")->capture_default_str();
-  app->add_option("--out", job.out, "A folder for frame_00000.png ... or a video file (.mp4 .mkv .webm .mov; needs ffmpeg)");
+  app->add_option("--out", job.out,
+                  "A folder for frame_00000.png ... (new or empty; the frames move in when all are written) or a video "
+                  "file (" + video_extension_list() + "; needs ffmpeg)");
+  app->add_flag("--overwrite", job.overwrite, "--out names a folder that holds files: replace its frame_*.png files");
   app->add_flag("--benchmark", job.benchmark, "Print the median time of each part of a frame: simulate, vertices, render, readback, encode");
   app->add_option("--warmup", job.warmup_frames, "Frames the benchmark leaves out at the start")->capture_default_str();
   app->add_option("--report", job.report_file, "Write the benchmark figures to this JSON file");

@@ -7,6 +7,7 @@
 #include "app/run_options.hpp"
 #include "app/view_options.hpp"
 #include "sim/error.hpp"
+#include "sim/file_util.hpp"
 #include "sim/tipsy.hpp"
 
 namespace nbl {
@@ -30,9 +31,15 @@ Command add_window_command(CLI::App& root) {
   root.add_flag("--paused", state->paused, "Start paused (Space resumes)")->group(group);
   root.add_option("--frames", state->frames, "Close after this many frames (scripts, tests)")->group(group);
   root.add_option("--screenshot", state->screenshot, "With --frames: save the last frame (panel included) as this PNG")->group(group);
-  root.add_option("--screenshot-dir", state->screenshot_dir, "Where F12 puts screenshots")->capture_default_str()->group(group);
+  CLI::Option* screenshot_dir =
+      root.add_option("--screenshot-dir", state->screenshot_dir, "Where F12 puts screenshots")->capture_default_str()->group(group);
 
-  return {&root, [state] {
+  return {&root, [state, screenshot_dir] {
+            // Outputs are checked before the window opens (the screenshot and the state are saved at the end).
+            check_output_file(state->screenshot, "--screenshot");
+            check_output_file(state->run.save_file(), "--save");
+            if (screenshot_dir->count() > 0)
+              check_output_file(std::filesystem::path(state->screenshot_dir) / "nbodylab-screenshot.png", "--screenshot-dir");
             LabOptions options;
             options.settings = state->run.resolve();
             state->view.apply(options.settings);
@@ -54,6 +61,7 @@ Command add_window_command(CLI::App& root) {
             if (!state->run.save_file().empty())
               write_tipsy(state->run.save_file(), lab.simulation().bodies(), lab.simulation().time(),
                           static_cast<float>(lab.simulation().softening()));
+            if (!lab.final_screenshot_error().empty()) throw Error(lab.final_screenshot_error());
             return code;
           }};
 }

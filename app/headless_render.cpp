@@ -41,29 +41,61 @@ class FrameSink {
   virtual void finish() {}
 };
 
+bool is_frame_file(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  return name.rfind("frame_", 0) == 0 && path.extension() == ".png";
+}
+
+// Frames go to a staging folder beside the target (.NAME.tmpPID) and move into the target only when
+// all of them are written: a failed or interrupted render leaves the target as it was, and an
+// --overwrite replaces the old frame_*.png files only then. A killed render's staging folder is
+// removed by the next render into the same target.
 class PngFolder : public FrameSink {
  public:
-  explicit PngFolder(std::filesystem::path folder) : folder_(std::move(folder)) {
+  explicit PngFolder(const std::filesystem::path& folder)
+      : folder_(folder.has_filename() ? folder : folder.parent_path()), stage_(temporary_path_for(folder_)) {
+    remove_stale_temporaries(folder_);
     std::error_code ec;
-    std::filesystem::create_directories(folder_, ec);
-    if (!std::filesystem::is_directory(folder_)) throw Error("cannot create the output folder " + folder_.string());
+    std::filesystem::create_directories(stage_, ec);
+    if (ec) throw Error("cannot create " + stage_.string() + " to stage the frames in: " + ec.message());
+  }
+  ~PngFolder() override {
+    std::error_code ec;
+    std::filesystem::remove_all(stage_, ec);
   }
   void write(const Image& image, int index) override {
     char name[32];
     std::snprintf(name, sizeof name, "frame_%05d.png", index);
-    write_png(folder_ / name, image);
+    write_png(stage_ / name, image);
+  }
+  void finish() override {
+    std::error_code ec;
+    if (!std::filesystem::exists(folder_, ec)) {
+      std::filesystem::rename(stage_, folder_, ec);
+      if (ec) throw Error("cannot move the frames from " + stage_.string() + " to " + folder_.string() + ": " + ec.message());
+      return;
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(folder_))  // validate() allowed this (--overwrite)
+      if (is_frame_file(entry.path())) std::filesystem::remove(entry.path());
+    for (const auto& entry : std::filesystem::directory_iterator(stage_)) {
+      std::filesystem::rename(entry.path(), folder_ / entry.path().filename(), ec);
+      if (ec) throw Error("cannot move " + entry.path().string() + " into " + folder_.string() + ": " + ec.message());
+    }
   }
 
  private:
-  std::filesystem::path folder_;
+  std::filesystem::path folder_, stage_;
 };
 
 // Raw RGBA frames into ffmpeg's stdin; ffmpeg encodes H.264 (yuv420p, the format players accept).
 class FfmpegPipe : public FrameSink {
  public:
-  FfmpegPipe(const std::filesystem::path& ffmpeg, const std::string& out, FrameSize size, int fps) : out_(out) {
+  FfmpegPipe(const std::filesystem::path& ffmpeg, const std::string& out, FrameSize size, int fps)
+      : out_(out), temp_(temporary_path_for(out, std::filesystem::path(out).extension().string())) {
+    remove_stale_temporaries(out);
+    // ffmpeg writes beside the target (the extension kept, so it picks the container); finish() renames.
     std::string quoted = "'";
-    for (char c : out) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    for (char c : temp_.string()) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
     quoted += "'";
     const std::string command = ffmpeg.string() + " -hide_banner -loglevel error -y -f rawvideo -pixel_format rgba -video_size " +
                                 std::to_string(size.width) + "x" + std::to_string(size.height) + " -framerate " +
@@ -76,6 +108,8 @@ class FfmpegPipe : public FrameSink {
   ~FfmpegPipe() override {
     if (pipe_) pclose(pipe_);
     std::signal(SIGPIPE, previous_sigpipe_);
+    std::error_code ec;
+    std::filesystem::remove(temp_, ec);  // only still there when the video was not finished
   }
   void write(const Image& image, int) override {
     if (std::fwrite(image.rgba.data(), 1, image.rgba.size(), pipe_) != image.rgba.size())
@@ -85,10 +119,14 @@ class FfmpegPipe : public FrameSink {
     const int status = pclose(pipe_);
     pipe_ = nullptr;
     if (status != 0) throw Error("ffmpeg failed to write " + out_ + " (exit status " + std::to_string(status) + ")");
+    std::error_code ec;
+    std::filesystem::rename(temp_, out_, ec);
+    if (ec) throw Error("cannot move " + temp_.string() + " to " + out_ + ": " + ec.message());
   }
 
  private:
   std::string out_;
+  std::filesystem::path temp_;
   FILE* pipe_ = nullptr;
   void (*previous_sigpipe_)(int) = SIG_DFL;
 };
@@ -149,9 +187,15 @@ void write_report(const RenderReport& r, const RenderJob& job, const std::string
 
 }  // namespace
 
+std::string video_extension_list() {
+  std::string list;
+  for (const char* ext : kVideoExtensions) list += (list.empty() ? "" : " ") + std::string(ext);
+  return list;
+}
+
 bool is_video_path(const std::string& out) {
   const std::string ext = std::filesystem::path(out).extension().string();
-  return ext == ".mp4" || ext == ".mkv" || ext == ".webm" || ext == ".mov";
+  return std::any_of(std::begin(kVideoExtensions), std::end(kVideoExtensions), [&](const char* v) { return ext == v; });
 }
 
 std::optional<std::filesystem::path> find_program(const std::string& name) {
@@ -172,8 +216,30 @@ void validate(const RenderJob& job) {
   if (job.warmup_frames < 0) throw InputError("--warmup must be >= 0");
   if (!(job.zoom > 0) || job.zoom > 1e4) throw InputError("--zoom must be a positive factor");
   if (job.video_fps < 1 || job.video_fps > 240) throw InputError("--fps must lie in [1, 240]");
-  if (!job.out.empty() && !is_video_path(job.out) && std::filesystem::exists(job.out) && !std::filesystem::is_directory(job.out))
-    throw InputError("--out " + job.out + " is a file; give a folder for PNG frames or a .mp4/.mkv/.webm/.mov video");
+  const std::filesystem::path out(job.out);
+  if (!job.out.empty() && !is_video_path(job.out) && out.has_filename() && out.has_extension())
+    throw InputError("--out " + job.out + ": '" + out.extension().string() + "' is not a video format nbodylab writes; " +
+                     "the known ones are " + video_extension_list() + " (through ffmpeg). For PNG frames give a folder: " +
+                     "a name without an extension, or one ending in '/' (--out " + job.out + "/)");
+  if (!job.out.empty() && !is_video_path(job.out)) {
+    check_output_folder(out, "--out");
+    const std::filesystem::path folder = out.has_filename() ? out : out.parent_path();
+    std::error_code ec;
+    if (std::filesystem::is_directory(folder, ec)) {
+      int files = 0, frames = 0;
+      for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+        ++files;
+        frames += is_frame_file(entry.path());
+      }
+      if (files > 0 && !job.overwrite)
+        throw InputError("--out " + job.out + " already holds " + std::to_string(files) + " file(s) (" + std::to_string(frames) +
+                         " of them frame_*.png), which would mix with this render's frames. Give a new or empty folder, " +
+                         "or add --overwrite to replace its frame_*.png files (other files are kept)");
+    }
+  }
+  if (is_video_path(job.out)) check_output_file(out, "--out");
+  check_output_file(job.report_file, "--report");
+  check_output_file(job.save_file, "--save");
   if (is_video_path(job.out) && !find_program("ffmpeg"))
     throw Error("--out " + job.out + " asks for a video, which needs ffmpeg, and ffmpeg is not on PATH. Install it "
                 "(apt-get install ffmpeg), or write PNG frames: --out frames/ (then: ffmpeg -framerate 30 -i "
@@ -193,7 +259,7 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   report.backend = simulation.backend().name();
   report.bodies = simulation.body_count();
   log << "nbodylab render: " << job.frames << " frame(s) of " << job.size.width << "x" << job.size.height << ", "
-      << to_string(job.settings.scene) << ", " << with_commas(report.bodies) << " bodies"
+      << (job.load_file.empty() ? std::string(to_string(job.settings.scene)) : job.load_file) << ", " << with_commas(report.bodies) << " bodies"
       << (simulation.body_count_origin().empty() ? "" : " (" + simulation.body_count_origin() + ")") << ", "
       << report.backend << "\n"
       << "  " << report.context << "\n";

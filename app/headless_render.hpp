@@ -19,7 +19,8 @@ struct RenderJob {
   std::string load_file;
   int frames = 300;
   FrameSize size{1920, 1080};
-  std::string out;           // a folder (frame_00000.png, ...) or a video file (.mp4 .mkv .webm .mov)
+  std::string out;           // a folder (frame_00000.png, ...) or a video file (kVideoExtensions)
+  bool overwrite = false;    // `out` is a folder that holds files: replace its frame_*.png (else refuse)
   bool benchmark = false;    // report timings; `out` may then be empty (nothing is written)
   int warmup_frames = 10;    // left out of the benchmark's statistics
   bool allow_interop = true;
@@ -46,13 +47,17 @@ struct RenderReport {
   FrameSplit simulate, vertices, render, readback, encode, interactive, total;
 };
 
-// Checks the job before anything runs (InputError: bad frame count, missing --out, ...; Error: a
-// video without ffmpeg). Called by render_frames; exposed for tests.
+// Checks the job before anything runs (InputError: bad frame count, missing --out, an output that
+// cannot be written, an unknown video extension, a folder that holds files without --overwrite; Error:
+// a video without ffmpeg). Called by render_frames; exposed for tests.
 void validate(const RenderJob& job);
 
 // Renders the job; progress and the benchmark table go to `log`. Throws Error/InputError.
 RenderReport render_frames(const RenderJob& job, std::ostream& log);
 
+// The video containers `render` writes through ffmpeg.
+inline constexpr const char* kVideoExtensions[] = {".mp4", ".mkv", ".webm", ".mov"};
+std::string video_extension_list();  // ".mp4 .mkv .webm .mov"
 bool is_video_path(const std::string& out);
 std::optional<std::filesystem::path> find_program(const std::string& name);  // on PATH
 

@@ -39,7 +39,7 @@ Lab::Lab(const LabOptions& options)
       window_(window_options(options)),
       ui_(window_),
       scene_(options.allow_interop),
-      tuner_(simulation_.body_count(), simulation_.settings().algorithm == Algorithm::allpairs ? 2.0 : 1.1,
+      tuner_(simulation_.body_count(), cost_exponent(simulation_.settings().algorithm),
              !simulation_.backend().on_gpu(),
              options.tune_body_count && !options.settings.body_count && options.load_file.empty()),
       device_(query_device()),
@@ -215,6 +215,7 @@ void Lab::run_commands() {
       status_ = "Screenshot saved to " + screenshot_file_.string();
     } catch (const Error& e) {
       error_ = e.what();
+      if (screenshot_file_ == options_.final_screenshot) final_screenshot_error_ = "the screenshot was not saved: " + error_;
     }
     screenshot_file_.clear();
   }

@@ -38,7 +38,7 @@ struct LabOptions {
 class Lab {
  public:
   explicit Lab(const LabOptions& options);  // throws InputError / Error before or while opening the window
-  int run();                                // the frame loop; returns the exit code
+  int run();  // the frame loop; returns the exit code
   void frame();
 
   // What keys and buttons do, for tests and scripts; runs at the end of the next frame.
@@ -57,6 +57,9 @@ class Lab {
   const std::string& first_gl_error() const { return gl_error_; }
   const std::optional<ConfigureOutcome>& last_build() const { return last_build_; }
   const std::string& last_status() const { return status_; }
+  // Why LabOptions::final_screenshot was not saved ("" when it was, or none was asked for): the
+  // caller reports it and exits non-zero, so a script that asked for it never sees success.
+  const std::string& final_screenshot_error() const { return final_screenshot_error_; }
   Viewport scene_viewport() const;  // the window minus the panel, in framebuffer pixels
 
  private:
@@ -106,6 +109,7 @@ class Lab {
   std::string pause_reason_, status_, error_;
   std::string gl_error_;  // the first GL error caught (release builds check once per frame)
   std::optional<ConfigureOutcome> last_build_;  // the last kernel build swapped in or refused
+  std::string final_screenshot_error_;  // why options_.final_screenshot was not saved ("" if it was)
 
   FrameTimes times_;
   double render_cpu_ms_ = 0;

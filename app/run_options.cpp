@@ -77,6 +77,10 @@ void RunOptions::add_to(CLI::App& app, bool with_toggles) {
   settings_.add_to(app, {SettingGroup::restart, SettingGroup::live}, false, defaults_);
   app.add_option("--load", load_file_, "Start from this Tipsy snapshot instead of a scene")->type_name("FILE");
   app.add_option("--save", save_file_, "Write the final state to this Tipsy file")->type_name("FILE");
+  kernels_option_ = app.add_option("--kernels", kernels_dir_,
+                                   "Compile (and hot-reload) the GPU kernels from this folder, made by "
+                                   "`nbodylab kernels --export DIR`")
+                        ->type_name("DIR");
   if (with_toggles) {
     for (const auto& t : kToggles) {
       const std::string key(t.key);
@@ -94,6 +98,7 @@ Settings RunOptions::resolve() const {
   Settings s = defaults_;
   if (settings_option_ && settings_option_->count() > 0) s = load_settings(settings_file_, s);
   settings_.apply(s);
+  if (kernels_option_ && kernels_option_->count() > 0) s.kernels_dir = kernels_dir_;
   for (const auto& [key, option] : toggle_options_) {
     if (option->count() == 0) continue;
     const ToggleDef& t = *find_toggle(key);

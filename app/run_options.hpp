@@ -29,7 +29,8 @@ class RunOptions {
   CLI::Option* settings_option_ = nullptr;
   std::string settings_file_;
   SettingOptions settings_;
-  std::string load_file_, save_file_;
+  std::string load_file_, save_file_, kernels_dir_;
+  CLI::Option* kernels_option_ = nullptr;
   std::map<std::string, std::string> toggle_text_;
   std::map<std::string, CLI::Option*> toggle_options_;
 };

@@ -2,14 +2,20 @@
 
 #include <sys/sysinfo.h>
 
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
+#include "app/body_count_tuner.hpp"
 #include "cuda/device.hpp"
 #include "cuda/gpu_backends.hpp"
+#include "cuda/kernel_engine.hpp"
 #include "sim/cpu_backends.hpp"
 #include "sim/error.hpp"
+#include "sim/resources.hpp"
 #include "sim/scenes.hpp"
 #include "sim/settings_table.hpp"
+#include "sim/statistics.hpp"
 #include "sim/tipsy.hpp"
 
 namespace nbl {
@@ -41,16 +47,39 @@ void check_fits(std::size_t n, std::size_t bytes_per_body, std::size_t available
   }
 }
 
+constexpr std::size_t kMinMeasuredBodies = std::size_t(1) << 14;
+
 }  // namespace
 
 std::size_t resolve_body_count(const Settings& settings, bool have_gpu) {
   if (settings.body_count) return static_cast<std::size_t>(*settings.body_count);
-  return default_body_count(settings.scene, settings.algorithm, have_gpu);
+  if (settings.scene == Scene::kepler || !have_gpu) return default_body_count(settings.scene, settings.algorithm, have_gpu);
+  return measured_gpu_body_count(settings);
+}
+
+// The GPU in front of us, timed: a few steps of the same scene and algorithm at the probe's n (CUDA
+// events, after one step that loads the kernels), scaled to the frame budget by the cost law.
+std::size_t measured_gpu_body_count(const Settings& settings) {
+  constexpr int kTimedSteps = 3;
+  Settings probe = settings;
+  probe.body_count = static_cast<std::int64_t>(probe_body_count(settings.algorithm));
+  probe.backend = BackendKind::gpu;
+  Simulation simulation(probe);
+  simulation.step();
+  std::vector<double> step_ms;
+  for (int i = 0; i < kTimedSteps; ++i) step_ms.push_back(simulation.step().total_ms);
+  const double frame_ms = median(step_ms) * std::max(1, settings.steps_per_frame);
+  // At most what half the free device memory holds, and what the host builds in a few seconds.
+  const std::size_t memory_n = device_memory_free_total().first / 2 / gpu_bytes_per_body(settings, std::size_t(1) << 24);
+  const std::size_t max_n = std::clamp<std::size_t>(memory_n, kMinMeasuredBodies, std::size_t(1) << 24);
+  return scale_body_count(static_cast<std::size_t>(*probe.body_count), frame_ms, kStartupSimulationBudgetMs,
+                          cost_exponent(settings.algorithm), kMinMeasuredBodies, max_n);
 }
 
 Simulation::Simulation(const Settings& settings, const std::string& load_file)
     : settings_(settings), load_file_(load_file) {
   validate(settings_);
+  if (!settings_.kernels_dir.empty()) check_kernels_workspace(settings_.kernels_dir);
   initial_ = make_initial_bodies(settings_, load_file_);
   dt_ = effective_dt(settings_, initial_.size());
   softening_ = effective_softening(settings_, initial_.size());
@@ -60,8 +89,8 @@ Simulation::Simulation(const Settings& settings, const std::string& load_file)
 
 Bodies Simulation::make_initial_bodies(const Settings& settings, const std::string& load_file) {
   if (!load_file.empty()) return read_tipsy(load_file).bodies;
-  std::string why;
-  const bool use_gpu = settings.backend != BackendKind::cpu && query_device(&why).has_value();
+  const bool use_gpu = settings.backend != BackendKind::cpu && query_device().has_value() &&
+                       (settings.backend == BackendKind::gpu || KernelEngine::nvrtc_available());
   const std::size_t n = resolve_body_count(settings, use_gpu);
   if (use_gpu) check_fits(n, gpu_bytes_per_body(settings, n), device_memory_free_total().first, "GPU");
   // The host always holds the initial state (and the CPU backend the live one).
@@ -75,11 +104,15 @@ std::unique_ptr<Backend> Simulation::make_backend(const Settings& settings, std:
   const auto device = settings.backend == BackendKind::cpu ? std::nullopt : query_device(&why);
   if (settings.backend == BackendKind::gpu && !device)
     throw Error("--backend gpu was asked for, but " + why);
+  std::string nvrtc_missing;
+  const bool use_gpu = device && (settings.backend == BackendKind::gpu || KernelEngine::nvrtc_available(&nvrtc_missing));
   std::unique_ptr<Backend> backend;
-  if (device) {
+  if (use_gpu) {
     backend = settings.algorithm == Algorithm::allpairs ? make_gpu_allpairs(settings) : make_gpu_barneshut(settings);
   } else {
-    if (settings.backend == BackendKind::automatic) notice = "no GPU (" + why + "): running on the CPU backend";
+    if (settings.backend == BackendKind::automatic)
+      notice = device ? "a GPU, but no NVRTC to compile its kernels: running on the CPU backend (" + nvrtc_missing + ")"
+                      : "no GPU (" + why + "): running on the CPU backend";
     backend = settings.algorithm == Algorithm::allpairs ? make_cpu_allpairs(settings) : make_cpu_barneshut(settings);
   }
   backend->configure(settings);
@@ -114,8 +147,10 @@ bool Simulation::needs_reset(const Settings& before, const Settings& after) {
 // no GPU for --backend gpu, a backend that cannot start) leaves the running simulation as it was.
 void Simulation::apply(const Settings& settings) {
   validate(settings);
+  if (!settings.kernels_dir.empty()) check_kernels_workspace(settings.kernels_dir);
   const bool reset = needs_reset(settings_, settings);
-  const bool new_backend = reset || settings.algorithm != settings_.algorithm || settings.backend != settings_.backend;
+  const bool new_backend = reset || settings.algorithm != settings_.algorithm || settings.backend != settings_.backend ||
+                           settings.kernels_dir != settings_.kernels_dir;  // its engine compiles from that folder
 
   Bodies initial = reset ? make_initial_bodies(settings, {}) : Bodies{};
   const std::size_t n = reset ? initial.size() : body_count();

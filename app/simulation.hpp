@@ -78,7 +78,12 @@ class Simulation {
   double pending_dt_ = 0, pending_softening_ = 0;
 };
 
-// The number of bodies the settings ask for, or this machine's interactive default when unset.
+// The number of bodies the settings ask for, or this machine's interactive default when unset: on the
+// CPU a fixed rule per algorithm; on a GPU measured_gpu_body_count().
 std::size_t resolve_body_count(const Settings& settings, bool have_gpu);
+
+// A short timed probe of the GPU present (a few steps at probe_body_count(), CUDA events), scaled by
+// the algorithm's cost law to kStartupSimulationBudgetMs per frame (app/body_count_tuner.hpp).
+std::size_t measured_gpu_body_count(const Settings& settings);
 
 }  // namespace nbl

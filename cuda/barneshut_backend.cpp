@@ -48,7 +48,7 @@ struct BarnesHutBuild {
 
 struct BarnesHutBackend::Impl {
   DeviceInfo device;
-  std::shared_ptr<KernelEngine> engine = shared_kernel_engine();
+  std::shared_ptr<KernelEngine> engine;
   CudaStream stream;
   StageTimer timer;
   Options options;
@@ -157,7 +157,7 @@ BarnesHutBackend::BarnesHutBackend(const Settings& settings, Options options) : 
   if (!device) throw Error("the GPU Barnes-Hut backend needs a CUDA device: " + why);
   impl_->device = *device;
   impl_->options = options;
-  if (options.engine) impl_->engine = options.engine;
+  impl_->engine = options.engine ? options.engine : shared_kernel_engine(settings.kernels_dir);
   NBL_CUDA_CHECK(cudaSetDevice(impl_->device.index));
   configure(settings);
 }

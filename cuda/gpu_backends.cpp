@@ -3,12 +3,13 @@
 
 #include "cuda/allpairs_backend.hpp"
 #include "cuda/barneshut_backend.hpp"
+#include "cuda/kernel_engine.hpp"
 #include "sim/error.hpp"
 
 namespace nbl {
 
 std::unique_ptr<Backend> make_gpu_allpairs(const Settings& settings) {
-  return std::make_unique<AllPairsBackend>(settings);
+  return std::make_unique<AllPairsBackend>(settings, shared_kernel_engine(settings.kernels_dir));
 }
 std::unique_ptr<Backend> make_gpu_barneshut(const Settings& settings) { return make_barneshut_backend(settings); }
 std::size_t gpu_bytes_per_body(const Settings& settings, std::size_t n) {

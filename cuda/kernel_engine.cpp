@@ -1,7 +1,6 @@
 #include "cuda/kernel_engine.hpp"
 
 #include <cuda_runtime_api.h>
-#include <nvrtc.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -14,6 +13,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
+#include "cuda/nvrtc_library.hpp"
 #include "sim/file_util.hpp"
 #include "sim/resources.hpp"
 
@@ -81,21 +81,25 @@ std::vector<std::string> quoted_includes(const std::string& text) {
 }
 
 struct NvrtcProgram {  // RAII for nvrtcProgram
+  const NvrtcLibrary& nvrtc = NvrtcLibrary::get();  // throws, saying what is missing, without NVRTC
   nvrtcProgram program = nullptr;
   ~NvrtcProgram() {
-    if (program) nvrtcDestroyProgram(&program);
+    if (program) nvrtc.destroy_program(&program);
   }
 };
 
 void check_nvrtc(nvrtcResult result, const char* what) {
-  if (result != NVRTC_SUCCESS) throw Error(std::string("NVRTC ") + what + " failed: " + nvrtcGetErrorString(result));
+  if (result != NVRTC_SUCCESS)
+    throw Error(std::string("NVRTC ") + what + " failed: " + NvrtcLibrary::get().get_error_string(result));
 }
 
 std::vector<int> nvrtc_supported_archs() {
+  if (!NvrtcLibrary::available()) return {};
+  const NvrtcLibrary& nvrtc = NvrtcLibrary::get();
   int count = 0;
-  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) return {};
+  if (nvrtc.get_num_supported_archs(&count) != NVRTC_SUCCESS || count <= 0) return {};
   std::vector<int> archs(static_cast<std::size_t>(count));
-  if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) return {};
+  if (nvrtc.get_supported_archs(archs.data()) != NVRTC_SUCCESS) return {};
   return archs;
 }
 
@@ -162,7 +166,9 @@ KernelEngine::KernelEngine(Config config) : config_(std::move(config)) {
   if (config_.kernels_dir.empty()) config_.kernels_dir = find_resource("cuda/kernels");
   if (config_.include_dirs.empty()) {
     config_.include_dirs.push_back(config_.kernels_dir);
-    config_.include_dirs.push_back(find_resource("physics").parent_path());  // for "physics/*.hpp"
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(config_.kernels_dir / "physics" / "gravity.hpp", ec))
+      config_.include_dirs.push_back(find_resource("physics").parent_path());  // for "physics/*.hpp"
   }
   if (!config_.cache_dir) config_.cache_dir = default_cache_dir();
   arch_ = config_.arch;
@@ -184,11 +190,11 @@ std::filesystem::path KernelEngine::default_cache_dir() {
   return {};
 }
 
-std::string KernelEngine::nvrtc_version() {
-  int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
-  return std::to_string(major) + "." + std::to_string(minor);
-}
+std::string KernelEngine::nvrtc_version() { return NvrtcLibrary::get().version(); }
+
+bool KernelEngine::nvrtc_available(std::string* why) { return NvrtcLibrary::available(why); }
+
+std::vector<int> KernelEngine::supported_archs() { return nvrtc_supported_archs(); }
 
 std::string KernelEngine::arch_for(int major, int minor) {
   const int cc = major * 10 + minor;
@@ -302,7 +308,7 @@ std::shared_ptr<CompiledProgram> KernelEngine::run_nvrtc(const KernelSource& sou
   }
   NvrtcProgram prog;
   const std::string program_name = snap.main.path.string();
-  check_nvrtc(nvrtcCreateProgram(&prog.program, snap.main.text.c_str(), program_name.c_str(),
+  check_nvrtc(prog.nvrtc.create_program(&prog.program, snap.main.text.c_str(), program_name.c_str(),
                                  static_cast<int>(header_texts.size()), header_texts.data(), header_names.data()),
               "nvrtcCreateProgram");
 
@@ -315,15 +321,15 @@ std::shared_ptr<CompiledProgram> KernelEngine::run_nvrtc(const KernelSource& sou
   std::vector<const char*> option_ptrs;
   for (const auto& o : options) option_ptrs.push_back(o.c_str());
 
-  const nvrtcResult result = nvrtcCompileProgram(prog.program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
+  const nvrtcResult result = prog.nvrtc.compile_program(prog.program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
   std::size_t log_size = 0;
-  nvrtcGetProgramLogSize(prog.program, &log_size);
+  prog.nvrtc.get_program_log_size(prog.program, &log_size);
   std::string log(log_size, '\0');
-  if (log_size) nvrtcGetProgramLog(prog.program, log.data());
+  if (log_size) prog.nvrtc.get_program_log(prog.program, log.data());
   while (!log.empty() && log.back() == '\0') log.pop_back();
   if (result != NVRTC_SUCCESS) {
     throw CompileError("kernel " + source.file + (source.label.empty() ? "" : " (" + source.label + ")") +
-                           " does not compile (" + nvrtcGetErrorString(result) + "):\n" + log,
+                           " does not compile (" + prog.nvrtc.get_error_string(result) + "):\n" + log,
                        log);
   }
 
@@ -333,15 +339,15 @@ std::shared_ptr<CompiledProgram> KernelEngine::run_nvrtc(const KernelSource& sou
   program->log = std::move(log);
   program->files = snap.paths();
   std::size_t ptx_size = 0;
-  check_nvrtc(nvrtcGetPTXSize(prog.program, &ptx_size), "nvrtcGetPTXSize");
+  check_nvrtc(prog.nvrtc.get_ptx_size(prog.program, &ptx_size), "nvrtcGetPTXSize");
   program->ptx.assign(ptx_size, '\0');
-  check_nvrtc(nvrtcGetPTX(prog.program, program->ptx.data()), "nvrtcGetPTX");
+  check_nvrtc(prog.nvrtc.get_ptx(prog.program, program->ptx.data()), "nvrtcGetPTX");
   while (!program->ptx.empty() && program->ptx.back() == '\0') program->ptx.pop_back();
   if (real_arch) {
     std::size_t cubin_size = 0;
-    check_nvrtc(nvrtcGetCUBINSize(prog.program, &cubin_size), "nvrtcGetCUBINSize");
+    check_nvrtc(prog.nvrtc.get_cubin_size(prog.program, &cubin_size), "nvrtcGetCUBINSize");
     program->image.assign(cubin_size, '\0');
-    check_nvrtc(nvrtcGetCUBIN(prog.program, program->image.data()), "nvrtcGetCUBIN");
+    check_nvrtc(prog.nvrtc.get_cubin(prog.program, program->image.data()), "nvrtcGetCUBIN");
   } else {
     program->image = program->ptx;  // std::string keeps the terminating NUL the loader wants
   }
@@ -386,12 +392,19 @@ void KernelEngine::save_to_disk(const CompiledProgram& program) const {
   }
 }
 
-std::shared_ptr<KernelEngine> shared_kernel_engine() {
+std::shared_ptr<KernelEngine> shared_kernel_engine(const std::filesystem::path& kernels_dir) {
   static std::mutex mutex;
-  static std::shared_ptr<KernelEngine> engine;
+  static std::map<std::filesystem::path, std::shared_ptr<KernelEngine>> engines;
   std::lock_guard lock(mutex);
-  if (!engine) engine = std::make_shared<KernelEngine>();
+  auto& engine = engines[kernels_dir];
+  if (!engine) engine = std::make_shared<KernelEngine>(kernel_config_for(kernels_dir));
   return engine;
+}
+
+KernelEngine::Config kernel_config_for(const std::filesystem::path& kernels_dir) {
+  KernelEngine::Config config;
+  config.kernels_dir = kernels_dir;
+  return config;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -86,7 +86,9 @@ class KernelEngine {
  public:
   struct Config {
     std::filesystem::path kernels_dir;                // empty: find_resource("cuda/kernels")
-    std::vector<std::filesystem::path> include_dirs;  // empty: the kernels dir and the source root
+    // Empty: the kernels dir, and for "physics/..." the kernels dir itself when it holds physics/ (a
+    // workspace made by `nbodylab kernels --export`), else the resource root.
+    std::vector<std::filesystem::path> include_dirs;
     std::string arch;                                 // empty: this GPU's (sm_XY), or sm_90 without one
     std::optional<std::filesystem::path> cache_dir;   // unset: default_cache_dir(); empty: no disk cache
   };
@@ -112,7 +114,11 @@ class KernelEngine {
   // $NBODYLAB_KERNEL_CACHE ("off" disables), else $XDG_CACHE_HOME/nbodylab/kernels, else
   // ~/.cache/nbodylab/kernels; empty when none can be named.
   static std::filesystem::path default_cache_dir();
-  static std::string nvrtc_version();
+  static std::string nvrtc_version();  // throws Error, saying what to install, without NVRTC
+  // Whether NVRTC can be loaded (cuda/nvrtc_library.hpp); `why` gets what is missing when not.
+  static bool nvrtc_available(std::string* why = nullptr);
+  // The compute capabilities this NVRTC compiles for (75, 80, ...); empty without NVRTC.
+  static std::vector<int> supported_archs();
   // The architecture NVRTC should target for a GPU of compute capability major.minor: sm_XY when NVRTC
   // knows it, else compute_XY of the newest one it knows below (PTX the driver compiles).
   static std::string arch_for(int major, int minor);
@@ -130,9 +136,13 @@ class KernelEngine {
   Counters counters_;
 };
 
-// The engine the backends share when none is given to them: one memory cache for the whole process,
-// created on first use with the default configuration.
-std::shared_ptr<KernelEngine> shared_kernel_engine();
+// The default configuration, compiling the sources in `kernels_dir` (empty: the installed ones).
+KernelEngine::Config kernel_config_for(const std::filesystem::path& kernels_dir);
+
+// The engine the backends share when none is given to them: one memory cache for the whole process per
+// kernels folder (empty: the installed kernels; else a workspace, Settings::kernels_dir), created on
+// first use with the default configuration otherwise.
+std::shared_ptr<KernelEngine> shared_kernel_engine(const std::filesystem::path& kernels_dir = {});
 
 // A compiled program loaded on the current device (RAII: cudaLibraryLoadData in the constructor,
 // cudaLibraryUnload in the destructor). Kernel handles are `const void*` (a cudaKernel_t), what

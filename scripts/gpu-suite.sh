@@ -67,7 +67,11 @@ step() {
   local log="$out/$name.log"
   echo "=== $name: $*"
   local start=$SECONDS
-  "$@" >"$log" 2>&1
+  {
+    echo "# nbodylab $commit on $gpu, $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "# $*"
+  } >"$log"
+  "$@" >>"$log" 2>&1
   local rc=$?
   tail -n 40 "$log"
   local took=$((SECONDS - start))
@@ -139,15 +143,17 @@ run() {
   [[ -d /usr/local/nvidia/share/glvnd/egl_vendor.d ]] &&
     export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
   local bin=$bundle/bin
+  # Every log of the run names the commit the binaries were built from and the GPU (step() heads them).
+  commit=$(cat "$bundle/commit.txt" 2>/dev/null || echo unknown)
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+  gpu=${gpu:-no GPU}
+  echo "$commit" >"$out/commit.txt"  # scripts/measured_figures.py reads it
+  echo "nbodylab GPU suite: commit $commit on $gpu, $(date -u +%Y-%m-%dT%H:%MZ)" | tee "$out/run.txt"
+  [[ -f $bundle/BASELINE_COMMIT ]] && echo "baseline build: commit $(cat "$bundle/BASELINE_COMMIT")" | tee -a "$out/run.txt"
   local quick=${QUICK:-0}
   local big=1048576 huge=10000000
   ((quick)) && big=262144 huge=2000000
 
-  local commit; commit=$(cat "$bundle/commit.txt" 2>/dev/null || echo unknown)
-  local gpu; gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
-  echo "nbodylab GPU suite: commit $commit on ${gpu:-no GPU}, $(date -u +%Y-%m-%dT%H:%MZ)" | tee "$out/run.txt"
-  [[ -f $bundle/BASELINE_COMMIT ]] && echo "baseline build: commit $(cat "$bundle/BASELINE_COMMIT")" | tee -a "$out/run.txt"
-  [[ -f $bundle/commit.txt ]] && cp "$bundle/commit.txt" "$out/commit.txt"
   step info "$bin/nbodylab" info
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >"$out/nvidia-smi.txt" 2>&1
 
@@ -179,7 +185,8 @@ run() {
     --bh_build insertion --bh_traversal warp --steps 5 --warmup 1 --error-sample 1000 --json "$out/bh-insertion-1m.json"
   step bench-bhswitches "$bin/nbodylab" bench bhswitches --scene plummer -n "$big" --steps 3 --warmup 1 \
     --json "$out/bhswitches.json"
-  step bench-crossover "$bin/nbodylab" bench crossover --scene plummer --steps 3 --json "$out/crossover.json"
+  # 30 steps per point (its default), the faster of 1 and 4 bodies/thread on the all-pairs side.
+  step bench-crossover "$bin/nbodylab" bench crossover --scene plummer --json "$out/crossover.json"
   fi
   if want render; then
   step render-1m "$bin/nbodylab" render --scene collision --algo barneshut -n "$big" --frames 240 --size 1920x1080 \
@@ -188,8 +195,9 @@ run() {
     --size 1920x1080 --benchmark --no-interop --report "$out/render-1m-host.json"
   step render-allpairs "$bin/nbodylab" render --scene collision --algo allpairs -n 131072 --frames 120 --size 1920x1080 \
     --benchmark --report "$out/render-allpairs.json"
+  # --overwrite: a re-run into the same $OUT replaces the earlier frames instead of being refused.
   step render-frames "$bin/nbodylab" render --scene collision --algo barneshut -n "$big" --frames 3 --steps-per-frame 100 \
-    --size 1280x720 --out "$out/frames"
+    --size 1280x720 --out "$out/frames" --overwrite
 
   fi
   # compute-sanitizer on a small Barnes-Hut run (both builds, every traversal).

@@ -1,6 +1,8 @@
 #include "sim/resources.hpp"
 
 #include <cstdlib>
+#include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,47 +10,115 @@
 
 namespace nbl {
 
+namespace fs = std::filesystem;
+
 namespace {
 
 // A folder is the root only if it holds this file: a build folder also has a physics/ subfolder
 // (CMake's), but never the headers themselves.
 constexpr const char* kMarker = "physics/gravity.hpp";
+// Every kernel folder holds this file; a workspace without it is not one.
+constexpr const char* kKernelsMarker = "allpairs_common.cuh";
 
-std::filesystem::path locate_root() {
-  std::vector<std::filesystem::path> roots;
-  if (const char* env = std::getenv("NBODYLAB_ROOT"); env && *env) roots.emplace_back(env);
-  roots.push_back(executable_dir().parent_path());
-  roots.emplace_back(NBL_SOURCE_DIR);
+bool holds_resources(const fs::path& root) {
+  std::error_code ec;
+  return fs::is_regular_file(root / kMarker, ec);
+}
+
+// The source tree named by the build tree's marker next to (or up to two folders above) the executable.
+std::optional<fs::path> build_tree_source() {
+  fs::path dir = executable_dir();
+  for (int up = 0; up < 3 && !dir.empty(); ++up, dir = dir.parent_path()) {
+    std::ifstream marker(dir / kBuildTreeMarker);
+    std::string source;
+    if (marker && std::getline(marker, source) && !source.empty()) return fs::path(source);
+    if (dir == dir.root_path()) break;
+  }
+  return std::nullopt;
+}
+
+ResourceRoot locate_root() {
+  if (const char* env = std::getenv("NBODYLAB_ROOT"); env && *env) {
+    if (holds_resources(env)) return {env, "NBODYLAB_ROOT"};
+    throw Error(std::string("NBODYLAB_ROOT is ") + env + ", which does not hold nbodylab's resources (no " + kMarker +
+                "); point it at a source tree or an install's share/nbodylab, or unset it");
+  }
   std::string tried;
-  for (const auto& root : roots) {
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(root / kMarker, ec)) return root;
-    tried += "\n  " + root.string();
+  const fs::path installed = executable_dir().parent_path() / "share" / "nbodylab";
+  if (holds_resources(installed)) return {installed, "installed"};
+  tried += "\n  " + installed.string() + " (an installed program's files)";
+  if (auto source = build_tree_source()) {
+    if (holds_resources(*source)) return {*source, "build tree"};
+    tried += "\n  " + source->string() + " (the source tree this build folder was made from)";
   }
   throw Error("cannot find nbodylab's kernel sources and shaders; looked in:" + tried +
-              "\nset NBODYLAB_ROOT to the nbodylab source folder");
+              "\nreinstall it (cmake --install BUILD --prefix PREFIX), or set NBODYLAB_ROOT to the nbodylab source folder");
 }
 
 }  // namespace
 
-std::filesystem::path executable_dir() {
+fs::path executable_dir() {
   std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return std::filesystem::current_path();
+  auto exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return fs::current_path();
   return exe.parent_path();
 }
 
-const std::filesystem::path& resource_root() {
-  static const std::filesystem::path root = locate_root();
+const ResourceRoot& resource_location() {
+  static const ResourceRoot root = locate_root();
   return root;
 }
 
-std::filesystem::path find_resource(std::string_view relative) {
+const fs::path& resource_root() { return resource_location().path; }
+
+fs::path find_resource(std::string_view relative) {
   auto path = resource_root() / relative;
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
+  if (!fs::exists(path, ec))
     throw Error("cannot find " + path.string() + " (nbodylab's resources are under " + resource_root().string() + ")");
   return path;
+}
+
+void check_kernels_workspace(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw InputError("kernels folder " + dir.string() + " does not exist; make one with `nbodylab kernels --export " +
+                     dir.string() + "`");
+  if (!fs::is_regular_file(dir / kKernelsMarker, ec))
+    throw InputError("kernels folder " + dir.string() + " holds no nbodylab kernel sources (no " + kKernelsMarker +
+                     "); make one with `nbodylab kernels --export DIR`");
+}
+
+int export_kernel_sources(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) throw InputError("--export " + dir.string() + " is a file; give a new or empty folder");
+    if (!fs::is_empty(dir, ec))
+      throw InputError("--export " + dir.string() + " is not empty; give a new or empty folder (nothing is overwritten)");
+  }
+  const fs::path kernels = find_resource("cuda/kernels");
+  const fs::path physics = find_resource("physics");
+  int written = 0;
+  auto copy_folder = [&](const fs::path& from, const fs::path& to, bool headers_only) {
+    fs::create_directories(to);
+    for (const auto& entry : fs::directory_iterator(from)) {
+      if (!entry.is_regular_file()) continue;
+      const std::string ext = entry.path().extension().string();
+      if (headers_only && ext != ".hpp" && ext != ".h") continue;
+      const fs::path target = to / entry.path().filename();
+      fs::copy_file(entry.path(), target);
+      // Installed files may be read-only; the copy is for editing.
+      fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::add);
+      ++written;
+    }
+  };
+  try {
+    copy_folder(kernels, dir, false);
+    copy_folder(physics, dir / "physics", true);
+  } catch (const fs::filesystem_error& e) {
+    throw Error("cannot export the kernel sources to " + dir.string() + ": " + e.code().message());
+  }
+  return written;
 }
 
 }  // namespace nbl

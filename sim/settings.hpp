@@ -40,6 +40,9 @@ struct Settings {
   Algorithm algorithm = Algorithm::barneshut;
   BackendKind backend = BackendKind::automatic;
   int steps_per_frame = 1;
+  // Kernel sources the GPU backends compile and hot-reload: a workspace made by `nbodylab kernels
+  // --export DIR`; empty: the ones installed with the program.
+  std::string kernels_dir;
   ToggleValues toggles;
   ViewSettings view;
 };

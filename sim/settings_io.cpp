@@ -185,6 +185,9 @@ std::string settings_to_json(const Settings& s) {
   }
   j["toggles"] = toggles_to_json(s.toggles);
   j["view"] = view;
+  // A path, not a number or a name: outside the scalar table, like the toggles. Written only when set,
+  // so a settings file stays portable between machines.
+  if (!s.kernels_dir.empty()) j["kernels_dir"] = s.kernels_dir;
   return j.dump(2) + "\n";
 }
 
@@ -195,6 +198,9 @@ Settings settings_from_json(const std::string& text, const Settings& base) {
   for (const auto& [key, value] : j.items()) {
     if (key == "toggles") {
       toggles_from_json(value, s.toggles);
+    } else if (key == "kernels_dir") {
+      if (!value.is_string()) wrong_type(key, "a folder name (a string)", value);
+      s.kernels_dir = value.get<std::string>();
     } else if (key == "view") {
       if (!value.is_object()) wrong_type(key, "an object", value);
       for (const auto& [view_key, view_value] : value.items()) {

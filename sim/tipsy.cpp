@@ -105,8 +105,10 @@ Header parse_header(const std::string& bytes, bool big_endian) {
   const auto records = static_cast<std::size_t>(h->record_bytes());
   // (Exactly 28 + records bytes is the unpadded layout, accepted before this point.)
   if (file_bytes < kHeaderPaddedBytes + records)
-    fail("truncated: the header announces " + counts.str() + " particles (" + std::to_string(records) +
-         " bytes of records), but the file has only " + std::to_string(file_bytes) + " bytes in all");
+    fail("truncated: the header announces " + counts.str() + " particles, which take " +
+         std::to_string(kHeaderPaddedBytes + records) + " bytes (a " + std::to_string(kHeaderPaddedBytes) +
+         "-byte header and " + std::to_string(records) + " bytes of records), but the file has only " +
+         std::to_string(file_bytes) + " bytes");
   throw InputError(name + ": the file is " + std::to_string(file_bytes) + " bytes, but a header announcing " + counts.str() +
        " particles makes it " + std::to_string(kHeaderPaddedBytes + records) + " (or " +
        std::to_string(kHeaderDataBytes + records) + " without header padding): the counts are wrong");

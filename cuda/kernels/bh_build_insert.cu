@@ -171,8 +171,8 @@ extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tre
   }
 
   // One atomic per warp for the statistics.
-  deepest = __reduce_max_sync(0xffffffffu, deepest);
-  overflow = __reduce_add_sync(0xffffffffu, overflow);
+  deepest = warp_max(deepest);
+  overflow = warp_sum(overflow);
   if (lane_id() == 0) {
     atomicMax(&ctl->max_depth, deepest);
     if (overflow) atomicAdd(&ctl->overflow_bodies, overflow);

@@ -50,6 +50,25 @@ __device__ __forceinline__ float warp_max(float v) {
   return v;
 }
 
+// Integer max and sum over the full warp: one redux.sync from sm_80 (Ampere) on; Turing (sm_75, still
+// in classrooms) has no such instruction and gets the shuffle butterfly.
+__device__ __forceinline__ int warp_max(int v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(0xffffffffu, v);
+#else
+  for (int offset = 16; offset > 0; offset >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+#endif
+}
+__device__ __forceinline__ int warp_sum(int v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(0xffffffffu, v);
+#else
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+#endif
+}
+
 // Summed over the block by warp shuffles, then one atomic per warp: statistics cost almost nothing.
 __device__ __forceinline__ void add_touched_stats(Control* ctl, int touched, bool valid) {
   unsigned long long sum = valid ? touched : 0;

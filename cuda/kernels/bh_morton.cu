@@ -175,8 +175,8 @@ extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
       t.child[parent_cell * 8 + digit(key, top)] = base;
     }
   }
-  deepest = __reduce_max_sync(0xffffffffu, deepest);
-  overflow = __reduce_add_sync(0xffffffffu, overflow);
+  deepest = warp_max(deepest);
+  overflow = warp_sum(overflow);
   if (lane_id() == 0) {
     atomicMax(&ctl->max_depth, deepest);
     if (overflow) atomicAdd(&ctl->overflow_bodies, overflow);

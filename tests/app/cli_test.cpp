@@ -1,17 +1,23 @@
-// The program as a user runs it: exit codes and messages of the window and `render` commands.
+// The program as a user runs it: exit codes and messages of the window, `bench`, `render` and `kernels`,
+// what they write (and what they refuse to write), and how they run without NVRTC.
 #include <cstdlib>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bit>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-
 #include <fstream>
+#include <regex>
+#include <sstream>
 #include <vector>
 
 #include "png_file.hpp"
 #include "sim/resources.hpp"
+#include "sim/tipsy.hpp"
 #include "xvfb_server.hpp"
 
 namespace nbl {
@@ -179,6 +185,260 @@ TEST_F(Cli, WindowRunsFramesAndSavesAScreenshot) {
   const Image image = testing::load_png(shot);
   EXPECT_EQ(image.width, 1024);
   EXPECT_EQ(image.height, 640);
+}
+
+// ---- Outputs: every one is checked before any work starts, and says why it cannot be written ------------
+
+bool has(const Outcome& r, const std::string& text) { return r.output.find(text) != std::string::npos; }
+
+// A quantity's value from the summary table `bench` prints ("dt   3.068e-03").
+std::string summary_value(const std::string& output, const std::string& quantity) {
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(quantity, 0) == 0) {
+      const auto end = line.find_last_not_of(' ');
+      const auto start = line.find_last_of(' ', end);
+      return line.substr(start + 1, end - start);
+    }
+  return "";
+}
+
+TEST_F(Cli, WindowScreenshotThatCannotBeWrittenIsRefusedBeforeTheWindowOpens) {
+  testing::XvfbServer xvfb(640, 400);
+  if (!testing::XvfbServer::installed()) GTEST_SKIP() << xvfb.problem();
+  ASSERT_TRUE(xvfb.running()) << xvfb.problem();
+  fs::create_directories(dir_ / "adir");
+  for (const std::string& shot : {std::string("/proc/x.png"), std::string("/nonexistent/x.png"), (dir_ / "adir").string()}) {
+    const Outcome r = run("--backend cpu -n 1024 --frames 3 --size 640x400 --screenshot " + shot, "env DISPLAY=" + xvfb.display());
+    EXPECT_EQ(r.code, 2) << shot << ": " << r.output;
+    EXPECT_TRUE(has(r, "--screenshot " + shot)) << r.output;
+  }
+}
+
+TEST_F(Cli, BenchOutputThatIsAFolderSaysSoNotSuccess) {
+  fs::create_directories(dir_ / "adir");
+  for (const char* option : {"--save", "--json", "--csv"}) {
+    const Outcome r = run("bench --backend cpu -n 1024 --steps 1 --error-sample 0 " + std::string(option) + " " + (dir_ / "adir").string());
+    EXPECT_EQ(r.code, 2) << option << ": " << r.output;
+    EXPECT_TRUE(has(r, "folder")) << r.output;
+    EXPECT_FALSE(has(r, "Success")) << r.output;
+    EXPECT_FALSE(has(r, "Per stage")) << "nothing should run: " << r.output;
+  }
+}
+
+TEST_F(Cli, EveryOutputPathIsCheckedBeforeAnyWorkStarts) {
+  const std::string bad = "/nonexistent_dir/x";
+  const std::vector<std::string> commands = {
+      "bench --backend cpu -n 1024 --steps 20 --save " + bad + ".tipsy",
+      "bench --backend cpu -n 1024 --steps 20 --json " + bad + ".json",
+      "bench --backend cpu -n 1024 --steps 20 --csv " + bad + ".csv",
+      "bench sweep --backend cpu -n 1024 --json " + bad + ".json",
+      "render --backend cpu -n 1024 --frames 2 --size 64x64 --out " + bad,
+      "render --backend cpu -n 1024 --frames 2 --size 64x64 --out " + bad + ".mp4",
+      "render --backend cpu -n 1024 --frames 2 --size 64x64 --benchmark --report " + bad + ".json",
+      "render --backend cpu -n 1024 --frames 2 --size 64x64 --out " + (dir_ / "f").string() + " --save " + bad + ".tipsy",
+      "kernels --list --json " + bad + ".json",
+      "kernels --export " + bad + "/kernels",
+  };
+  for (const auto& command : commands) {
+    const Outcome r = run(command);
+    EXPECT_EQ(r.code, 2) << command << ": " << r.output;
+    EXPECT_TRUE(has(r, "/nonexistent_dir")) << command << ": " << r.output;
+    EXPECT_TRUE(has(r, "does not exist")) << command << ": " << r.output;
+    EXPECT_FALSE(has(r, "Per stage") || has(r, "wrote") || has(r, "Generated code")) << "ran anyway: " << command << r.output;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "f")) << "render must not start before its --save is known to work";
+}
+
+TEST_F(Cli, BenchModesRefuseLoadAndSaveTheyWouldIgnore) {
+  const Outcome r = run("bench scaling --backend cpu --save " + (dir_ / "x.tipsy").string());
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r, "--save")) << r.output;
+}
+
+TEST_F(Cli, WarmupStepsAreStepsOfTheSavedStateAndTheSummarySaysHowMany) {
+  const fs::path file = dir_ / "kepler.tipsy";
+  const Outcome help = run("bench --help");
+  EXPECT_TRUE(std::regex_search(help.output, std::regex(R"(--warmup[^\n]*=1)"))) << "the default should show: " << help.output;
+  const Outcome r = run("bench --backend cpu --scene kepler --steps 3 --warmup 2 --error-sample 0 --save " + file.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(has(r, "5 (2 warm-up + 3 measured)")) << r.output;
+  // dt as printed has 4 digits: 1e-3 relative is far inside one step of 5 (20%).
+  const double dt = std::stod(summary_value(r.output, "dt"));
+  const TipsySnapshot saved = read_tipsy(file);
+  EXPECT_NEAR(saved.time, 5 * dt, 5 * dt * 1e-3) << "the saved time is that of the state after every step it took";
+  EXPECT_NEAR(std::stod(summary_value(r.output, "simulated time at end")), saved.time, saved.time * 1e-3);
+
+  const Outcome exact = run("bench --backend cpu --scene kepler --steps 4 --warmup 0 --error-sample 0 --save " + file.string());
+  ASSERT_EQ(exact.code, 0) << exact.output;
+  EXPECT_NEAR(read_tipsy(file).time, 4 * dt, 4 * dt * 1e-3) << "--warmup 0 --steps N advances exactly N";
+}
+
+TEST_F(Cli, BenchSaveWritesTheTimeAndSofteningOfTheRun) {
+  const fs::path file = dir_ / "bench.tipsy";
+  const Outcome r = run("bench --backend cpu --scene plummer -n 1024 --steps 2 --error-sample 0 --save " + file.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  const double dt = std::stod(summary_value(r.output, "dt"));
+  const double eps = std::stod(summary_value(r.output, "softening"));
+  ASSERT_GT(eps, 0);
+  EXPECT_NEAR(read_tipsy(file).time, 3 * dt, 3 * dt * 1e-3);
+  // Every dark-matter record's eps field (the 8th of 9 big-endian floats, after the 32-byte header).
+  std::ifstream in(file, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_EQ(bytes.size(), 32u + 1024u * 36u);
+  for (std::size_t body : {std::size_t{0}, std::size_t{511}, std::size_t{1023}}) {
+    std::uint32_t raw;
+    std::memcpy(&raw, bytes.data() + 32 + body * 36 + 7 * 4, 4);
+    EXPECT_NEAR(std::bit_cast<float>(__builtin_bswap32(raw)), eps, eps * 1e-3) << "body " << body;
+  }
+}
+
+TEST_F(Cli, SummaryNamesTheLoadedFileNotTheDefaultScene) {
+  const fs::path file = dir_ / "start.tipsy";
+  ASSERT_EQ(run("bench --backend cpu --scene plummer -n 1024 --steps 1 --error-sample 0 --save " + file.string()).code, 0);
+  const Outcome r = run("bench --backend cpu --load " + file.string() + " --steps 1 --error-sample 0");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(summary_value(r.output, "scene"), file.string()) << r.output;
+  EXPECT_TRUE(has(r, "loaded from " + file.string())) << r.output;
+  EXPECT_FALSE(has(r, "collision")) << r.output;
+  const Outcome render = run("render --backend cpu --load " + file.string() + " --frames 1 --size 64x64 --out " + (dir_ / "f").string());
+  ASSERT_EQ(render.code, 0) << render.output;
+  EXPECT_TRUE(has(render, file.string())) << render.output;
+  EXPECT_FALSE(has(render, "collision")) << render.output;
+}
+
+TEST_F(Cli, AnUnknownVideoExtensionIsAnErrorListingTheKnownOnes) {
+  const fs::path out = dir_ / "v.avi";
+  const Outcome r = run("render --backend cpu -n 1024 --frames 1 --size 64x64 --out " + out.string());
+  EXPECT_EQ(r.code, 2) << r.output;
+  for (const char* ext : {".avi", ".mp4", ".mkv", ".webm", ".mov"}) EXPECT_TRUE(has(r, ext)) << ext << ": " << r.output;
+  EXPECT_FALSE(fs::exists(out)) << "no folder of PNGs named v.avi";
+  // A folder whose name has a dot: end it with '/'.
+  const Outcome folder = run("render --backend cpu -n 1024 --frames 1 --size 64x64 --out " + out.string() + "/");
+  ASSERT_EQ(folder.code, 0) << folder.output;
+  EXPECT_TRUE(fs::exists(out / "frame_00000.png"));
+}
+
+TEST_F(Cli, RenderRefusesAFolderWithFilesUnlessOverwriteThenReplacesOnlyItsFrames) {
+  const fs::path out = dir_ / "frames";
+  const std::string render = "render --backend cpu -n 1024 --size 64x64 --out " + out.string();
+  ASSERT_EQ(run(render + " --frames 3").code, 0);
+  std::ofstream(out / "notes.txt") << "mine";
+  const Outcome refused = run(render + " --frames 2");
+  EXPECT_EQ(refused.code, 2) << refused.output;
+  EXPECT_TRUE(has(refused, "--overwrite")) << refused.output;
+  EXPECT_TRUE(fs::exists(out / "frame_00002.png")) << "a refused render touches nothing";
+
+  const Outcome replaced = run(render + " --frames 2 --overwrite");
+  ASSERT_EQ(replaced.code, 0) << replaced.output;
+  EXPECT_TRUE(fs::exists(out / "frame_00000.png"));
+  EXPECT_TRUE(fs::exists(out / "frame_00001.png"));
+  EXPECT_FALSE(fs::exists(out / "frame_00002.png")) << "the longer earlier run's frames must go";
+  EXPECT_TRUE(fs::exists(out / "notes.txt")) << "files that are not frames stay";
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << "staging left behind: " << entry.path();
+}
+
+TEST_F(Cli, ASaveAfterAKilledOneRemovesItsTemporaryFile) {
+  const fs::path file = dir_ / "prev.tipsy";
+  ASSERT_EQ(run("bench --backend cpu -n 1024 --steps 1 --error-sample 0 --save " + file.string()).code, 0);
+  // What a save killed mid-write leaves: its temporary file, named after a process that is gone.
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  waitpid(child, nullptr, 0);
+  const fs::path stale = dir_ / (".prev.tipsy.tmp" + std::to_string(child));
+  std::ofstream(stale) << "half a snapshot";
+  const Outcome r = run("bench --backend cpu -n 1024 --steps 1 --error-sample 0 --save " + file.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_EQ(read_tipsy(file).bodies.size(), 1024u);
+}
+
+TEST_F(Cli, CrossoverReportsTheSpreadOfEveryPointAndWhichAllPairsVariantWon) {
+  const fs::path json = dir_ / "crossover.json";
+  const Outcome r = run("bench crossover --backend cpu --scene plummer --max-n 2048 --steps 5 --warmup 1 --json " + json.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(json);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  for (const char* column : {"allpairs_variant", "allpairs_p10_ms", "allpairs_p90_ms", "barneshut_p10_ms", "barneshut_p90_ms", "separated"})
+    EXPECT_NE(text.find(column), std::string::npos) << column << " missing: " << text;
+  EXPECT_TRUE(has(r, "5 measured steps per point")) << r.output;
+  EXPECT_TRUE(has(r, "--bodies-per-thread 1")) << r.output;
+  // Without --steps it measures enough steps for a spread (30), and says so in its help.
+  EXPECT_TRUE(has(run("bench crossover --help"), "30 steps")) << run("bench crossover --help").output;
+}
+
+// ---- NVRTC is loaded at run time: without it the program starts, runs on the CPU, and says what is missing --
+
+TEST_F(Cli, WithoutNvrtcTheProgramRunsOnTheCpuAndKernelsSaysWhatIsMissing) {
+  const std::string no_nvrtc = "env NBODYLAB_NVRTC=" + (dir_ / "no-such" / "libnvrtc.so.13").string();
+  const Outcome info = run("info", no_nvrtc);
+  EXPECT_EQ(info.code, 0) << info.output;
+  EXPECT_TRUE(has(info, "NVRTC: missing")) << info.output;
+  const Outcome bench = run("bench --backend cpu -n 1024 --steps 1 --error-sample 0", no_nvrtc);
+  EXPECT_EQ(bench.code, 0) << bench.output;
+  EXPECT_TRUE(has(bench, "Per stage")) << bench.output;
+  const Outcome list = run("kernels --list", no_nvrtc);
+  EXPECT_EQ(list.code, 1) << list.output;
+  EXPECT_TRUE(has(list, "NVRTC")) << list.output;
+  EXPECT_TRUE(has(list, "libnvrtc.so")) << list.output;
+  EXPECT_TRUE(has(list, "cannot be loaded")) << list.output;
+  EXPECT_TRUE(has(list, "--backend cpu")) << "it should say what still works: " << list.output;
+  // With NVRTC where the loader finds it, the same command lists the variants.
+  const Outcome with = run("info");
+  EXPECT_TRUE(has(with, "NVRTC 1")) << with.output;
+}
+
+TEST_F(Cli, TheBinaryDoesNotNeedNvrtcToStart) {
+  const char* override_binary = std::getenv("NBODYLAB_BIN");
+  const std::string binary = override_binary && *override_binary ? override_binary : NBL_EXECUTABLE;
+  FILE* pipe = popen(("readelf -d " + binary + " 2>&1").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string dynamic;
+  char buffer[4096];
+  while (std::size_t got = std::fread(buffer, 1, sizeof buffer, pipe)) dynamic.append(buffer, got);
+  if (pclose(pipe) != 0) GTEST_SKIP() << "readelf (binutils) is not installed: " << dynamic;
+  ASSERT_NE(dynamic.find("(NEEDED)"), std::string::npos) << dynamic;
+  EXPECT_EQ(dynamic.find("libnvrtc"), std::string::npos) << "NVRTC must be loaded at run time, not linked:\n" << dynamic;
+  EXPECT_EQ(dynamic.find("libcuda"), std::string::npos) << dynamic;
+}
+
+// ---- Kernels stay editable: export them, compile from the copy, and errors name the copy ----------------------
+
+TEST_F(Cli, ExportedKernelsCompileFromTheCopyAndErrorsNameIt) {
+  const fs::path workspace = dir_ / "my-kernels";
+  const Outcome exported = run("kernels --export " + workspace.string());
+  ASSERT_EQ(exported.code, 0) << exported.output;
+  EXPECT_TRUE(fs::exists(workspace / "allpairs_shared.cu"));
+  EXPECT_TRUE(fs::exists(workspace / "physics" / "gravity.hpp")) << "NVRTC includes the physics headers";
+  const Outcome again = run("kernels --export " + workspace.string());
+  EXPECT_EQ(again.code, 2) << "an export never overwrites: " << again.output;
+
+  // The suite's kernel cache: keyed by the exact text of each source and header, so a hit means the copy
+  // holds what was compiled before; the edits below miss it and compile from the copy.
+  const char* cache_env = std::getenv("NBODYLAB_KERNEL_CACHE");  // the GPU suite's, when it runs this
+  const std::string cache = std::string("env NBODYLAB_KERNEL_CACHE=") + (cache_env && *cache_env ? cache_env : NBL_TEST_KERNEL_CACHE);
+  const Outcome ok = run("kernels --check --quick --kernels " + workspace.string(), cache);
+  EXPECT_EQ(ok.code, 0) << ok.output;
+
+  // An edit (here a comment in a physics header, found in the copy) compiles from the copy.
+  std::ofstream(workspace / "physics" / "gravity.hpp", std::ios::app) << "\n// edited in the workspace " << getpid() << "\n";
+  const Outcome edited = run("kernels --ptx --kernels " + workspace.string(), cache);
+  EXPECT_EQ(edited.code, 0) << edited.output;
+  EXPECT_TRUE(has(edited, ".entry")) << edited.output;
+
+  // Break the exported copy: the error names that file, not the installed one.
+  std::ofstream(workspace / "allpairs_shared.cu", std::ios::app) << "\nthis is not CUDA;\n";
+  const Outcome broken = run("kernels --ptx --kernels " + workspace.string(), cache);
+  EXPECT_EQ(broken.code, 1) << broken.output;
+  EXPECT_TRUE(has(broken, (workspace / "allpairs_shared.cu").string())) << broken.output;
+  const Outcome check = run("kernels --check --quick --kernels " + workspace.string(), cache);
+  EXPECT_EQ(check.code, 1) << check.output;
+  EXPECT_TRUE(has(check, (workspace / "allpairs_shared.cu").string())) << check.output;
+
+  const Outcome missing = run("bench --backend cpu -n 1024 --steps 1 --kernels " + (dir_ / "nowhere").string());
+  EXPECT_EQ(missing.code, 2) << missing.output;
+  EXPECT_TRUE(has(missing, "kernels --export")) << missing.output;
 }
 
 }  // namespace

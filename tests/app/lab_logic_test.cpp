@@ -1,6 +1,7 @@
 // Small pieces of the lab that need no window: toggle inertness, start-up N tuning, --size, history.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 
 #include "app/body_count_tuner.hpp"
@@ -49,6 +50,33 @@ TEST(ToggleState, DependentTogglesGreyOutWithTheirParent) {
   EXPECT_EQ(toggle_inert_reason(*find_toggle("bh_throttle"), s, true), "");
   s.toggles["bh_build"] = 1;
   EXPECT_NE(toggle_inert_reason(*find_toggle("bh_throttle"), s, true), "");
+}
+
+// The start-up N on a GPU: one timed point scaled by the cost law (the timing itself needs a GPU).
+TEST(StartupBodyCount, ScalesTheProbeByTheAlgorithmsCostLaw) {
+  // All-pairs, t ~ n^2: a probe 4x over budget halves n; 4x under budget doubles it.
+  EXPECT_EQ(scale_body_count(65536, 40.0, 10.0, 2.0, 1024, 1u << 24), 32768u);
+  EXPECT_EQ(scale_body_count(65536, 2.5, 10.0, 2.0, 1024, 1u << 24), 131072u);
+  // Barnes-Hut, t ~ n^1.1: 8x the budget buys a little less than 8x the bodies.
+  const std::size_t bh = scale_body_count(262144, 1.25, 10.0, 1.1, 1024, 1u << 24);
+  EXPECT_GT(bh, 262144u * 6);
+  EXPECT_LT(bh, 262144u * 8);
+  EXPECT_EQ(bh % 1024, 0u);
+}
+
+TEST(StartupBodyCount, SlowerGpusGetFewerBodiesWithinTheLimits) {
+  std::size_t previous = SIZE_MAX;
+  for (double probe_ms : {0.5, 2.0, 8.0, 32.0, 128.0}) {  // the same probe on ever slower GPUs
+    const std::size_t n = scale_body_count(65536, probe_ms, kStartupSimulationBudgetMs, cost_exponent(Algorithm::allpairs),
+                                           16384, 1u << 22);
+    EXPECT_LT(n, previous) << probe_ms;
+    previous = n;
+  }
+  EXPECT_EQ(scale_body_count(65536, 1e6, 10.0, 2.0, 16384, 1u << 22), 16384u);        // never below the floor
+  EXPECT_EQ(scale_body_count(65536, 1e-6, 10.0, 2.0, 16384, 1u << 22), 1u << 22);     // nor above the memory cap
+  EXPECT_EQ(scale_body_count(65536, 0.0, 10.0, 2.0, 16384, 1u << 22), 1u << 22);      // a probe too fast to time
+  EXPECT_GT(cost_exponent(Algorithm::allpairs), cost_exponent(Algorithm::barneshut));
+  EXPECT_GE(probe_body_count(Algorithm::allpairs), 16384u);  // below this a GPU is latency-bound
 }
 
 TEST(BodyCountTuner, SlowFramesLowerNFastOnesRaiseItOnlyWhenAllowed) {

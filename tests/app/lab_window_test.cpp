@@ -151,6 +151,29 @@ TEST_F(LabWindow, ScreenshotCommandWritesAPng) {
   EXPECT_NE(lab.last_status().find("Screenshot saved"), std::string::npos);
 }
 
+TEST_F(LabWindow, AFinalScreenshotThatFailsIsReportedNotSwallowed) {
+  // The folder vanishes while the window runs: the check before start passed, the save at the end fails.
+  const fs::path folder = dir_ / "vanishes";
+  fs::create_directories(folder);
+  {
+    LabOptions o = small_lab();
+    o.frames = 2;
+    o.final_screenshot = folder / "last.png";
+    Lab lab(o);
+    fs::remove_all(folder);
+    EXPECT_EQ(lab.run(), 0);
+    EXPECT_NE(lab.final_screenshot_error().find((folder / "last.png").string()), std::string::npos)
+        << "the caller needs the reason to print it and exit non-zero: '" << lab.final_screenshot_error() << "'";
+  }
+  LabOptions fine = small_lab();
+  fine.frames = 2;
+  fine.final_screenshot = dir_ / "last.png";
+  Lab ok(fine);
+  ok.run();
+  EXPECT_EQ(ok.final_screenshot_error(), "");
+  EXPECT_TRUE(fs::exists(dir_ / "last.png"));
+}
+
 TEST_F(LabWindow, ARefusedEditIsReportedAndTheRunGoesOn) {
   if (query_device()) GTEST_SKIP() << "this machine has a GPU, so --backend gpu would succeed";
   Lab lab(small_lab());

@@ -9,6 +9,8 @@
 #include "cuda/allpairs_variant.hpp"
 #include "cuda/kernel_engine.hpp"
 #include "kernel_test_support.hpp"
+#include "sim/error.hpp"
+#include "sim/resources.hpp"
 
 namespace nbl {
 namespace {
@@ -45,6 +47,28 @@ TEST(KernelEngine, SnapshotHoldsTheSourceAndEveryFileItIncludes) {
                                "allpairs_advance.cuh"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   EXPECT_EQ(snap.main.path.filename(), "allpairs_shared.cu");
+}
+
+TEST(KernelEngine, AnExportedWorkspaceIsCompiledFromItsOwnFilesPhysicsIncluded) {
+  test::ScratchDir dir("nbl-workspace");
+  const auto workspace = dir.path() / "kernels";
+  EXPECT_GT(export_kernel_sources(workspace), 10);
+  EXPECT_NO_THROW(check_kernels_workspace(workspace));
+  KernelEngine::Config config = kernel_config_for(workspace);
+  config.arch = "sm_90";
+  config.cache_dir = std::filesystem::path();
+  KernelEngine engine(config);
+  const SourceSnapshot snap = engine.snapshot(default_source());
+  const auto root = std::filesystem::weakly_canonical(workspace).string();
+  for (const auto& path : snap.paths())
+    EXPECT_EQ(std::filesystem::weakly_canonical(path).string().rfind(root, 0), 0u) << path << " is outside " << root;
+  // An edit of the workspace's physics header changes what is compiled.
+  const std::string before = engine.cache_key(snap, default_source());
+  std::ofstream(workspace / "physics" / "gravity.hpp", std::ios::app) << "\n// edited\n";
+  EXPECT_NE(engine.cache_key(engine.snapshot(default_source()), default_source()), before);
+  EXPECT_THROW(export_kernel_sources(workspace), InputError) << "an export never overwrites";
+  EXPECT_THROW(check_kernels_workspace(dir.path() / "nowhere"), InputError);
+  EXPECT_THROW(check_kernels_workspace(dir.path()), InputError) << "a folder without kernel sources";
 }
 
 TEST(KernelEngine, CacheKeyCoversIncludedTextMacrosOptionsAndArch) {

@@ -26,6 +26,7 @@ void expect_same(const Settings& a, const Settings& b) {
   EXPECT_EQ(a.algorithm, b.algorithm);
   EXPECT_EQ(a.backend, b.backend);
   EXPECT_EQ(a.steps_per_frame, b.steps_per_frame);
+  EXPECT_EQ(a.kernels_dir, b.kernels_dir);
   EXPECT_TRUE(a.toggles == b.toggles);
   EXPECT_EQ(a.view.color_mode, b.view.color_mode);
   EXPECT_EQ(a.view.point_size, b.view.point_size);
@@ -47,6 +48,7 @@ Settings everything_changed() {
   s.algorithm = Algorithm::allpairs;
   s.backend = BackendKind::cpu;
   s.steps_per_frame = 3;
+  s.kernels_dir = "/home/teacher/my-kernels";
   s.toggles[ToggleId("rsqrt")] = 0;
   s.toggles[ToggleId("unroll")] = 7;
   s.toggles[ToggleId("tiling")] = 2;
@@ -87,6 +89,12 @@ TEST(SettingsJson, EveryFieldRoundTrips) {
   unset.dt.reset();
   unset.softening.reset();
   expect_same(settings_from_json(settings_to_json(unset)), unset);
+}
+
+TEST(SettingsJson, KernelsDirIsAStringField) {
+  EXPECT_EQ(settings_from_json(R"({"kernels_dir": "work/kernels"})").kernels_dir, "work/kernels");
+  EXPECT_EQ(settings_from_json("{}").kernels_dir, "") << "empty: the installed kernels";
+  EXPECT_THROW(settings_from_json(R"({"kernels_dir": 3})"), InputError);
 }
 
 TEST(SettingsJson, AbsentKeysKeepTheBaseValues) {

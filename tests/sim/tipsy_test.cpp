@@ -166,6 +166,10 @@ TEST_F(Tipsy, TruncatedFileIsAnInputError) {
     const std::string message = read_error(path("cut.tipsy"));
     EXPECT_NE(message.find("truncated"), std::string::npos) << "cut " << cut << ": " << message;
     EXPECT_NE(message.find("cut.tipsy"), std::string::npos) << message;
+    // The total it needs, header included, next to what the file has: never "needs N bytes of records"
+    // beside a larger file size.
+    EXPECT_NE(message.find("take " + std::to_string(full.size()) + " bytes"), std::string::npos) << message;
+    EXPECT_NE(message.find("has only " + std::to_string(full.size() - cut) + " bytes"), std::string::npos) << message;
   }
   write_bytes(path("tiny.tipsy"), full.substr(0, 10));
   EXPECT_NE(read_error(path("tiny.tipsy")).find("too short"), std::string::npos);
