@@ -16,6 +16,7 @@ Command add_bench_command(CLI::App& root);    // `nbodylab bench ...`
 Command add_info_command(CLI::App& root);     // `nbodylab info`: the GPU and the program's paths
 Command add_kernels_command(CLI::App& root);  // `nbodylab kernels`: generated code, --list / --check
 Command add_render_command(CLI::App& root);   // `nbodylab render ...`: frames without a window (EGL)
+Command add_picture_command(CLI::App& root);  // `nbodylab picture FILE.png ...`: the image check
 
 // Exit codes shared by all commands.
 inline constexpr int kExitOk = 0;

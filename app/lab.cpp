@@ -160,7 +160,7 @@ void Lab::render_scene() {
     vertices_stale_ = true;
   if (vertices_stale_ && !state_broken_) {  // paused and unchanged: draw what the buffer holds
     try {
-      scene_.update(simulation_.backend(), view);
+      scene_.update(simulation_.backend(), view, {simulation_.time(), simulation_.body_groups()});
       times_.vertices_ms = scene_.vertices().update_ms();
       drawn_view_ = view;
       vertices_stale_ = false;
@@ -172,6 +172,7 @@ void Lab::render_scene() {
     camera_.fit(scene_.measure_extent());
     fit_pending_ = false;
   }
+  scene_.follow(camera_, view);
   const Viewport viewport = scene_viewport();
   if (viewport.width > 0 && viewport.height > 0) scene_.draw(camera_, view, viewport, 0);
   render_cpu_ms_ = ms_since(start) - times_.vertices_ms;

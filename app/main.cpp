@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
     commands.push_back(nbl::add_info_command(root));
     commands.push_back(nbl::add_kernels_command(root));
     commands.push_back(nbl::add_render_command(root));
+    commands.push_back(nbl::add_picture_command(root));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nbodylab: internal error while setting up the command line: %s\n", e.what());
     return nbl::kExitError;

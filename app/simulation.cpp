@@ -81,6 +81,7 @@ Simulation::Simulation(const Settings& settings, const std::string& load_file)
   validate(settings_);
   if (!settings_.kernels_dir.empty()) check_kernels_workspace(settings_.kernels_dir);
   initial_ = make_initial_bodies(settings_, load_file_);
+  groups_ = load_file_.empty() ? scene_groups(settings_.scene, initial_.size()) : single_group(initial_.size());
   dt_ = effective_dt(settings_, initial_.size());
   softening_ = effective_softening(settings_, initial_.size());
   backend_ = make_backend(resolved_settings(), notice_);
@@ -175,6 +176,7 @@ void Simulation::apply(const Settings& settings) {
   }
   // Committed: nothing below throws.
   if (reset) {
+    groups_ = scene_groups(settings.scene, initial.size());
     initial_ = std::move(initial);
     load_file_.clear();
     time_ = 0;

@@ -9,6 +9,7 @@
 
 #include "sim/backend.hpp"
 #include "sim/diagnostics.hpp"
+#include "sim/scenes.hpp"
 #include "sim/settings.hpp"
 
 namespace nbl {
@@ -57,6 +58,10 @@ class Simulation {
   // One line for the user when the backend is not what they asked for (e.g. "no GPU: ...").
   const std::string& notice() const { return notice_; }
 
+  // The groups the bodies were born in (the collision's two galaxies, by index range; sim/scenes.hpp):
+  // the scene's, or one group for bodies read from a file.
+  const std::vector<BodyGroup>& body_groups() const { return groups_; }
+
   Bodies bodies();  // a host copy of the current state
   EnergyReport energy();
   // Force error of the configured force path against the double direct sum, on `sample` bodies.
@@ -72,6 +77,7 @@ class Simulation {
   std::string load_file_;
   std::unique_ptr<Backend> backend_;
   Bodies initial_;
+  std::vector<BodyGroup> groups_;
   double time_ = 0, dt_ = 0, softening_ = 0;
   std::string notice_;
   std::optional<Settings> pending_;  // requested, building (resolved dt and softening below)

@@ -53,24 +53,32 @@ ColorMapSet parse_color_maps(const std::string& text, const std::string& origin)
     const std::string mode(color_mode.name);
     if (!j["color_modes"].contains(mode)) throw fail("color_modes has no entry for \"" + mode + "\"");
     const json& entry = j["color_modes"][mode];
-    if (!entry.is_string()) throw fail("color_modes." + mode + " must name a map");
-    const std::string name = entry.get<std::string>();
-    if (!maps.contains(name)) throw fail("color_modes." + mode + " names \"" + name + "\", which maps does not define");
-    const json& map = maps[name];
-    if (!map.contains("stops") || !map["stops"].is_array() || map["stops"].size() < 2)
-      throw fail("maps." + name + ".stops must list at least two [position, [r, g, b]] stops");
-    std::vector<Stop> stops;
-    for (const json& s : map["stops"]) {
-      if (!s.is_array() || s.size() != 2 || !s[0].is_number() || !s[1].is_array() || s[1].size() != 3)
-        throw fail("maps." + name + ": a stop must look like [0.5, [1.0, 0.8, 0.2]] (got " + s.dump() + ")");
-      Stop stop{s[0].get<float>(), {}};
-      for (int c = 0; c < 3; ++c) {
-        if (!s[1][c].is_number()) throw fail("maps." + name + ": colour components must be numbers");
-        stop.rgb[c] = s[1][c].get<float>();
+    std::vector<std::string> names;
+    if (entry.is_string()) names.push_back(entry.get<std::string>());
+    else if (entry.is_array() && !entry.empty() && entry.size() <= kMaxPalettes)
+      for (const json& e : entry) names.push_back(e.is_string() ? e.get<std::string>() : std::string());
+    if (names.empty() || std::find(names.begin(), names.end(), std::string()) != names.end())
+      throw fail("color_modes." + mode + " must name a map, or list 1 to " + std::to_string(kMaxPalettes) +
+                 " maps (one palette per group of bodies)");
+    for (const std::string& name : names) {
+      if (!maps.contains(name)) throw fail("color_modes." + mode + " names \"" + name + "\", which maps does not define");
+      const json& map = maps[name];
+      if (!map.contains("stops") || !map["stops"].is_array() || map["stops"].size() < 2)
+        throw fail("maps." + name + ".stops must list at least two [position, [r, g, b]] stops");
+      std::vector<Stop> stops;
+      for (const json& s : map["stops"]) {
+        if (!s.is_array() || s.size() != 2 || !s[0].is_number() || !s[1].is_array() || s[1].size() != 3)
+          throw fail("maps." + name + ": a stop must look like [0.5, [1.0, 0.8, 0.2]] (got " + s.dump() + ")");
+        Stop stop{s[0].get<float>(), {}};
+        for (int c = 0; c < 3; ++c) {
+          if (!s[1][c].is_number()) throw fail("maps." + name + ": colour components must be numbers");
+          stop.rgb[c] = s[1][c].get<float>();
+        }
+        stops.push_back(stop);
       }
-      stops.push_back(stop);
+      set.by_mode[static_cast<std::size_t>(color_mode.value)].push_back(
+          sample_stops(name, std::move(stops), map.value("discrete", false)));
     }
-    set.by_mode[static_cast<std::size_t>(color_mode.value)] = sample_stops(name, std::move(stops), map.value("discrete", false));
   }
   return set;
 }

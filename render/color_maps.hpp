@@ -20,9 +20,14 @@ struct ColorMap {
 inline constexpr int kColorMapTexels = 256;
 inline constexpr std::size_t kColorModeCount = kColorModeNames.size();
 
+// Each mode has one colour map, or a palette per group of bodies (galaxy of origin: one per galaxy;
+// assets/colormaps.json names a list of maps for it).
+inline constexpr std::size_t kMaxPalettes = 8;
+
 struct ColorMapSet {
-  std::array<ColorMap, kColorModeCount> by_mode;  // indexed by ColorMode
-  const ColorMap& operator[](ColorMode mode) const { return by_mode[static_cast<std::size_t>(mode)]; }
+  std::array<std::vector<ColorMap>, kColorModeCount> by_mode;  // indexed by ColorMode; 1 to kMaxPalettes maps
+  const ColorMap& operator[](ColorMode mode) const { return by_mode[static_cast<std::size_t>(mode)].front(); }
+  const std::vector<ColorMap>& palettes(ColorMode mode) const { return by_mode[static_cast<std::size_t>(mode)]; }
 };
 
 // Parses the JSON text (origin names it in errors). Throws Error naming the file and the problem.

@@ -55,6 +55,38 @@ GlFramebuffer::GlFramebuffer()
 GlQuery::GlQuery(GLenum target)
     : name_(create_name([target](GLuint* id) { glCreateQueries(target, 1, id); }, "query")) {}
 
+GlMappedBuffer::GlMappedBuffer(std::size_t bytes)
+    : name_(create_name([](GLuint* id) { glCreateBuffers(1, id); }, "buffer")), bytes_(bytes) {
+  const GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+  glNamedBufferStorage(name_.id(), static_cast<GLsizeiptr>(bytes), nullptr, flags);
+  data_ = glMapNamedBufferRange(name_.id(), 0, static_cast<GLsizeiptr>(bytes), flags);
+  if (!data_) throw Error("OpenGL could not map a " + std::to_string(bytes >> 10) + " KiB buffer for reading");
+}
+
+void GlFence::place() {
+  reset();
+  sync_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+}
+
+bool GlFence::signaled() {
+  if (!sync_) return false;
+  const GLenum state = glClientWaitSync(sync_, GL_SYNC_FLUSH_COMMANDS_BIT, 0);
+  return state == GL_ALREADY_SIGNALED || state == GL_CONDITION_SATISFIED;
+}
+
+void GlFence::wait() {
+  if (!sync_) return;
+  while (true) {
+    const GLenum state = glClientWaitSync(sync_, GL_SYNC_FLUSH_COMMANDS_BIT, 1'000'000'000);
+    if (state != GL_TIMEOUT_EXPIRED) return;
+  }
+}
+
+void GlFence::reset() {
+  if (sync_) glDeleteSync(sync_);
+  sync_ = nullptr;
+}
+
 GlRenderTarget::GlRenderTarget(int width, int height, GLenum internal_format) : width_(width), height_(height) {
   glTextureStorage2D(texture_.id(), 1, internal_format, width, height);
   glTextureParameteri(texture_.id(), GL_TEXTURE_MIN_FILTER, GL_LINEAR);

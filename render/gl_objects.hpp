@@ -98,6 +98,49 @@ class GlQuery {
   GlName<gl_delete::Query> name_;
 };
 
+// A buffer whose storage stays mapped for reading for its whole life (glNamedBufferStorage with
+// GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT): the GPU writes it (a compute shader, glReadPixels into a
+// pixel-pack buffer) and the host reads the same memory once a fence says the writes are done, on any
+// thread, without a map call per frame. Deleting the buffer unmaps it.
+class GlMappedBuffer {
+ public:
+  explicit GlMappedBuffer(std::size_t bytes);
+  GLuint id() const { return name_.id(); }
+  std::size_t bytes() const { return bytes_; }
+  const void* data() const { return data_; }
+
+ private:
+  GlName<gl_delete::Buffer> name_;
+  std::size_t bytes_ = 0;
+  const void* data_ = nullptr;
+};
+
+// A fence after the commands issued so far (glFenceSync); empty until placed. Checking it never waits.
+class GlFence {
+ public:
+  GlFence() = default;
+  ~GlFence() { reset(); }
+  GlFence(GlFence&& o) noexcept : sync_(std::exchange(o.sync_, nullptr)) {}
+  GlFence& operator=(GlFence&& o) noexcept {
+    if (this != &o) {
+      reset();
+      sync_ = std::exchange(o.sync_, nullptr);
+    }
+    return *this;
+  }
+  GlFence(const GlFence&) = delete;
+  GlFence& operator=(const GlFence&) = delete;
+
+  void place();         // replaces an earlier fence
+  bool placed() const { return sync_ != nullptr; }
+  bool signaled();      // the commands before it have finished (flushes once so that it can finish)
+  void wait();          // blocks until signaled
+  void reset();
+
+ private:
+  GLsync sync_ = nullptr;
+};
+
 // A colour target of one size and format, sampled by later passes (2D texture + framebuffer).
 class GlRenderTarget {
  public:

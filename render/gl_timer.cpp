@@ -4,31 +4,31 @@ namespace nbl {
 
 GlTimer::GlTimer() = default;
 
+void GlTimer::collect(Span& span, bool wait) {
+  if (!span.pending) return;
+  if (!wait) {
+    GLint available = 0;
+    glGetQueryObjectiv(span.stop.id(), GL_QUERY_RESULT_AVAILABLE, &available);
+    if (!available) return;
+  }
+  GLuint64 t0 = 0, t1 = 0;
+  glGetQueryObjectui64v(span.start.id(), GL_QUERY_RESULT, &t0);
+  glGetQueryObjectui64v(span.stop.id(), GL_QUERY_RESULT, &t1);
+  ms_ = t1 > t0 ? static_cast<double>(t1 - t0) * 1e-6 : 0.0;
+  span.pending = false;
+}
+
 void GlTimer::begin() {
   // Collect whatever has finished, oldest first, without waiting.
-  for (int k = 1; k <= kInFlight; ++k) {
-    const int i = (next_ + k) % kInFlight;
-    if (!pending_[i]) continue;
-    GLint available = 0;
-    glGetQueryObjectiv(queries_[i].id(), GL_QUERY_RESULT_AVAILABLE, &available);
-    if (!available) continue;
-    GLuint64 ns = 0;
-    glGetQueryObjectui64v(queries_[i].id(), GL_QUERY_RESULT, &ns);
-    ms_ = static_cast<double>(ns) * 1e-6;
-    pending_[i] = false;
-  }
-  if (pending_[next_]) {  // all in flight: wait for the oldest rather than reuse a busy query
-    GLuint64 ns = 0;
-    glGetQueryObjectui64v(queries_[next_].id(), GL_QUERY_RESULT, &ns);
-    ms_ = static_cast<double>(ns) * 1e-6;
-    pending_[next_] = false;
-  }
-  glBeginQuery(GL_TIME_ELAPSED, queries_[next_].id());
+  for (int k = 1; k <= kInFlight; ++k) collect(spans_[static_cast<std::size_t>((next_ + k) % kInFlight)], false);
+  collect(spans_[static_cast<std::size_t>(next_)], true);  // all in flight: wait for the oldest rather than reuse it
+  glQueryCounter(spans_[static_cast<std::size_t>(next_)].start.id(), GL_TIMESTAMP);
 }
 
 void GlTimer::end() {
-  glEndQuery(GL_TIME_ELAPSED);
-  pending_[next_] = true;
+  Span& span = spans_[static_cast<std::size_t>(next_)];
+  glQueryCounter(span.stop.id(), GL_TIMESTAMP);
+  span.pending = true;
   next_ = (next_ + 1) % kInFlight;
 }
 

@@ -1,5 +1,6 @@
-// GPU time of a span of GL commands (GL_TIME_ELAPSED queries). Results arrive a few frames late, so
-// reading them never stalls the pipeline; ms() is the latest finished measurement.
+// GPU time of a span of GL commands, from two GL_TIMESTAMP queries (glQueryCounter), so spans may nest
+// (the exposure passes inside the whole frame; GL_TIME_ELAPSED queries cannot). Results arrive a few
+// frames late, so reading them never stalls the pipeline; ms() is the latest finished measurement.
 #pragma once
 #include <array>
 
@@ -16,9 +17,12 @@ class GlTimer {
 
  private:
   static constexpr int kInFlight = 4;
-  std::array<GlQuery, kInFlight> queries_{GlQuery(GL_TIME_ELAPSED), GlQuery(GL_TIME_ELAPSED), GlQuery(GL_TIME_ELAPSED),
-                                          GlQuery(GL_TIME_ELAPSED)};
-  std::array<bool, kInFlight> pending_{};
+  struct Span {
+    GlQuery start{GL_TIMESTAMP}, stop{GL_TIMESTAMP};
+    bool pending = false;
+  };
+  void collect(Span& span, bool wait);
+  std::array<Span, kInFlight> spans_;
   int next_ = 0;
   double ms_ = 0;
 };

@@ -1,5 +1,6 @@
 #include "render/image.hpp"
 
+#include <stb/stb_image.h>
 #include <stb/stb_image_write.h>
 
 #include <cstring>
@@ -39,6 +40,18 @@ std::string encode_png(const Image& image) {
   if (!stbi_write_png_to_func(append, &bytes, image.width, image.height, 4, image.rgba.data(), image.width * 4))
     throw Error("cannot encode a " + std::to_string(image.width) + "x" + std::to_string(image.height) + " PNG");
   return bytes;
+}
+
+Image read_png(const std::filesystem::path& file) {
+  int w = 0, h = 0, channels = 0;
+  unsigned char* data = stbi_load(file.c_str(), &w, &h, &channels, 4);
+  if (!data) throw Error("cannot read " + file.string() + " as a PNG: " + (stbi_failure_reason() ? stbi_failure_reason() : "unknown"));
+  Image image;
+  image.width = w;
+  image.height = h;
+  image.rgba.assign(data, data + static_cast<std::size_t>(w) * h * 4);
+  stbi_image_free(data);
+  return image;
 }
 
 void write_png(const std::filesystem::path& file, const Image& image) {

@@ -21,6 +21,8 @@ struct Image {
 Image read_pixels(GLuint framebuffer, const Viewport& region);
 
 std::string encode_png(const Image& image);
+// Reads a PNG (any channel count, converted to RGBA). Throws Error naming the file.
+Image read_png(const std::filesystem::path& file);
 // Writes all or nothing (file_util.hpp). Throws Error naming the file.
 void write_png(const std::filesystem::path& file, const Image& image);
 

@@ -1,6 +1,7 @@
 #include "render/scene_renderer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <glm/gtc/matrix_transform.hpp>
 
@@ -10,25 +11,21 @@ namespace nbl {
 
 namespace {
 
-constexpr float kGlowStrength = 0.6f;
-constexpr int kGlowDivisor = 4;  // glow resolution: a quarter of the viewport in each direction
+constexpr int kQuarter = 4;  // the copy that feeds glow, exposure and density: a quarter in each direction
+constexpr GLuint kExposureBinding = 2;
+constexpr int kMaxGroups = 8;  // shaders/bodies.vert: u_group_starts[8]
+// The light of a lone star's peak is its colour times its peak density; a typical colour's mean.
+constexpr float kTypicalColorMean = 0.5f;
 
 }  // namespace
 
-float SceneRenderer::sprite_px(std::size_t body_count, float point_size, int viewport_height) {
-  const double density = 65536.0 / static_cast<double>(std::max<std::size_t>(body_count, 1));
-  const double px = 2.6 * std::clamp(std::pow(density, 0.25), 0.55, 3.0);
-  return static_cast<float>(px * point_size * std::max(viewport_height, 1) / 1080.0);
-}
-
-float SceneRenderer::body_intensity(std::size_t body_count) {
-  const double density = 65536.0 / static_cast<double>(std::max<std::size_t>(body_count, 1));
-  return static_cast<float>(0.4 * std::clamp(std::pow(density, 0.6), 0.02, 6.0));
+float SceneRenderer::star_sigma_px(float point_size, int viewport_height) {
+  return PictureConstants::kStarSigmaPx * point_size * static_cast<float>(std::max(viewport_height, 1)) / 1080.0f;
 }
 
 SceneRenderer::SceneRenderer() : color_maps_(load_color_maps()) {
   glTextureParameteri(color_map_texture_.id(), GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-  glTextureStorage1D(color_map_texture_.id(), 1, GL_RGB16F, kColorMapTexels);
+  glTextureStorage2D(color_map_texture_.id(), 1, GL_RGB16F, kColorMapTexels, static_cast<GLsizei>(kMaxPalettes));
 
   glVertexArrayAttribFormat(body_layout_.id(), 0, 4, GL_FLOAT, GL_FALSE, 0);
   glVertexArrayAttribBinding(body_layout_.id(), 0, 0);
@@ -48,10 +45,14 @@ SceneRenderer::SceneRenderer() : color_maps_(load_color_maps()) {
 
 void SceneRenderer::ensure_targets(const Viewport& viewport) {
   if (hdr_ && hdr_->width() == viewport.width && hdr_->height() == viewport.height) return;
-  hdr_ = std::make_unique<GlRenderTarget>(viewport.width, viewport.height, GL_RGBA16F);
-  const int gw = std::max(1, viewport.width / kGlowDivisor), gh = std::max(1, viewport.height / kGlowDivisor);
-  glow_ = std::make_unique<GlRenderTarget>(gw, gh, GL_RGBA16F);
-  glow_scratch_ = std::make_unique<GlRenderTarget>(gw, gh, GL_RGBA16F);
+  // 32-bit float: a core pixel of a 10M-body frame sums thousands of bodies, and a 16-bit float stops
+  // adding 1s above 2048.
+  hdr_ = std::make_unique<GlRenderTarget>(viewport.width, viewport.height, GL_RGBA32F);
+  const int qw = std::max(1, viewport.width / kQuarter), qh = std::max(1, viewport.height / kQuarter);
+  quarter_ = std::make_unique<GlRenderTarget>(qw, qh, GL_RGBA16F);
+  glow_ = std::make_unique<GlRenderTarget>(qw, qh, GL_RGBA16F);
+  glow_scratch_ = std::make_unique<GlRenderTarget>(qw, qh, GL_RGBA16F);
+  quarter_valid_ = false;
 }
 
 void SceneRenderer::bind_bodies(GLuint vertex_buffer, std::size_t body_count) {
@@ -66,55 +67,117 @@ void SceneRenderer::bind_bodies(GLuint vertex_buffer, std::size_t body_count) {
 
 void SceneRenderer::select_color_map(ColorMode mode) {
   if (color_map_mode_ == mode) return;
-  const ColorMap& map = color_maps_[mode];
-  glTextureSubImage1D(color_map_texture_.id(), 0, 0, kColorMapTexels, GL_RGB, GL_FLOAT, map.texels.data());
-  const GLint filter = map.discrete ? GL_NEAREST : GL_LINEAR;
+  const auto& palettes = color_maps_.palettes(mode);
+  for (std::size_t layer = 0; layer < palettes.size(); ++layer)
+    glTextureSubImage2D(color_map_texture_.id(), 0, 0, static_cast<GLint>(layer), kColorMapTexels, 1, GL_RGB, GL_FLOAT,
+                        palettes[layer].texels.data());
+  const GLint filter = palettes.front().discrete ? GL_NEAREST : GL_LINEAR;
   glTextureParameteri(color_map_texture_.id(), GL_TEXTURE_MIN_FILTER, filter);
   glTextureParameteri(color_map_texture_.id(), GL_TEXTURE_MAG_FILTER, filter);
+  palette_count_ = static_cast<int>(palettes.size());
   color_map_mode_ = mode;
+}
+
+float SceneRenderer::reference_level(const SceneFrame& frame) const {
+  const float sigma = star_sigma_px(frame.view.point_size, frame.viewport.height);
+  const float peak_density = 1.0f / (2.0f * 3.14159265f * sigma * sigma * 0.98889f);
+  return frame.view.color_mode == ColorMode::density ? peak_density : kTypicalColorMean * peak_density;
+}
+
+float SceneRenderer::adapt_fraction(const SceneFrame& frame) {
+  const auto now = std::chrono::steady_clock::now();
+  double seconds = frame.frame_seconds;
+  if (seconds <= 0) seconds = last_frame_.time_since_epoch().count() ? std::chrono::duration<double>(now - last_frame_).count() : 0.0;
+  last_frame_ = now;
+  return static_cast<float>(1.0 - std::exp(-std::clamp(seconds, 0.0, 0.5) / PictureConstants::kAdaptSeconds));
+}
+
+float SceneRenderer::adapted_white_in_stars() const {
+  return measured_mode_ && last_reference_ > 0 ? exposure_.white() / last_reference_ : 0.0f;
 }
 
 void SceneRenderer::draw(const SceneFrame& frame) {
   timer_.begin();
   ensure_targets(frame.viewport);
   const glm::mat4 view_projection = frame.camera->projection(frame.viewport.aspect()) * frame.camera->view();
+  const bool have_bodies = frame.body_count > 0 && frame.vertex_buffer;
 
-  glBindFramebuffer(GL_FRAMEBUFFER, hdr_->framebuffer());
-  glViewport(0, 0, hdr_->width(), hdr_->height());
   glDisable(GL_DEPTH_TEST);
   glDisable(GL_SCISSOR_TEST);
   glDisable(GL_CULL_FACE);
-  const float clear[4] = {0, 0, 0, 0};
-  glClearNamedFramebufferfv(hdr_->framebuffer(), GL_COLOR, 0, clear);
   glEnable(GL_BLEND);
   glBlendEquation(GL_FUNC_ADD);
-
-  if (frame.body_count > 0 && frame.vertex_buffer) draw_bodies(frame, view_projection);
-  glDisable(GL_BLEND);
-  draw_glow();  // from the bodies alone: lines stay crisp
-  if (!frame.lines.empty()) {
+  const float clear[4] = {0, 0, 0, 0};
+  // The sprites take their sizes from the previous frame's density. The first frame (and the first after
+  // a resize) has none: it measures its own first, with every sprite at its lone-star size.
+  for (int pass = quarter_valid_ ? 1 : 0; pass < 2; ++pass) {
     glBindFramebuffer(GL_FRAMEBUFFER, hdr_->framebuffer());
     glViewport(0, 0, hdr_->width(), hdr_->height());
+    glEnable(GL_BLEND);
+    glClearNamedFramebufferfv(hdr_->framebuffer(), GL_COLOR, 0, clear);
+    if (have_bodies) draw_bodies(frame, view_projection, pass == 1);
+    glDisable(GL_BLEND);
+    downsample();
+  }
+  quarter_valid_ = true;
+
+  exposure_timer_.begin();
+  const bool density_mode = frame.view.color_mode == ColorMode::density;
+  if (!frame.view.auto_exposure || !measured_mode_ || (*measured_mode_ == ColorMode::density) != density_mode)
+    exposure_.restart();  // another quantity (light or bodies per pixel), or back from a fixed white point
+  ExposureParameters p;
+  p.reference = reference_level(frame);
+  p.percentile = PictureConstants::kPercentile;
+  p.adapt = adapt_fraction(frame);
+  p.density_mode = density_mode;
+  p.automatic = frame.view.auto_exposure;
+  p.fixed_white = PictureConstants::kFixedWhiteStars;
+  p.star_display = PictureConstants::kStarDisplay;
+  exposure_.measure(quarter_->texture(), quarter_->width(), quarter_->height(), p);
+  last_reference_ = p.reference;
+  if (frame.view.auto_exposure) measured_mode_ = frame.view.color_mode;
+  else measured_mode_.reset();
+  exposure_timer_.end();
+
+  draw_glow();
+  tone_map(frame);
+  if (!frame.lines.empty()) {
+    // Lines go over the tone-mapped picture: crisp, and as bright at any exposure.
     glEnable(GL_BLEND);
     draw_lines(frame.lines, view_projection);
     glDisable(GL_BLEND);
   }
-  tone_map(frame);
+  glBindVertexArray(0);
+  glUseProgram(0);
   timer_.end();
 }
 
-void SceneRenderer::draw_bodies(const SceneFrame& frame, const glm::mat4& view_projection) {
+void SceneRenderer::draw_bodies(const SceneFrame& frame, const glm::mat4& view_projection, bool density_valid) {
   bind_bodies(frame.vertex_buffer, frame.body_count);
   select_color_map(frame.view.color_mode);
   const glm::vec4 target_clip = view_projection * glm::vec4(frame.camera->target(), 1.0f);
   bodies_.set("u_view_projection", view_projection);
-  bodies_.set("u_point_px", sprite_px(frame.body_count, frame.view.point_size, frame.viewport.height));
+  bodies_.set("u_star_sigma_px", star_sigma_px(frame.view.point_size, frame.viewport.height));
+  bodies_.set("u_min_sigma_px", PictureConstants::kMinSigmaPx);
+  bodies_.set("u_overlap", PictureConstants::kOverlap);
   bodies_.set("u_target_depth", std::max(target_clip.w, 1e-6f));
   bodies_.set("u_mean_mass", 1.0f / static_cast<float>(frame.body_count));  // N-body units: total mass 1
-  bodies_.set("u_intensity", body_intensity(frame.body_count));
+  bodies_.set("u_density_valid", density_valid ? 1 : 0);
+  std::array<GLint, kMaxGroups> starts{};
+  int groups = 1;
+  if (frame.view.color_mode == ColorMode::origin) {
+    for (std::size_t start : frame.group_starts) {
+      if (groups >= std::min(kMaxGroups, palette_count_)) break;
+      starts[static_cast<std::size_t>(groups - 1)] = static_cast<GLint>(std::min<std::size_t>(start, 0x7fffffff));
+      ++groups;
+    }
+  }
+  glProgramUniform1iv(bodies_.id(), glGetUniformLocation(bodies_.id(), "u_group_starts"), kMaxGroups, starts.data());
+  bodies_.set("u_group_count", groups);
   glBlendFunc(GL_ONE, GL_ONE);
   glEnable(GL_PROGRAM_POINT_SIZE);
   glBindTextureUnit(0, color_map_texture_.id());
+  glBindTextureUnit(1, quarter_->texture());
   bodies_.use();
   glBindVertexArray(body_layout_.id());
   glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(frame.body_count));
@@ -132,40 +195,50 @@ void SceneRenderer::draw_lines(std::span<const LineVertex> lines, const glm::mat
   glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(lines.size()));
 }
 
-void SceneRenderer::draw_glow() {
+void SceneRenderer::downsample() {
   glBindVertexArray(empty_layout_.id());
-  glViewport(0, 0, glow_->width(), glow_->height());
-  glBindFramebuffer(GL_FRAMEBUFFER, glow_->framebuffer());
+  glViewport(0, 0, quarter_->width(), quarter_->height());
+  glBindFramebuffer(GL_FRAMEBUFFER, quarter_->framebuffer());
   downsample_.set("u_source_texel", glm::vec2(1.0f / hdr_->width(), 1.0f / hdr_->height()));
   downsample_.use();
   glBindTextureUnit(0, hdr_->texture());
   glDrawArrays(GL_TRIANGLES, 0, 3);
-  // Two rounds of horizontal + vertical blur: a wide, soft halo around dense regions.
+}
+
+void SceneRenderer::draw_glow() {
+  // Two rounds of horizontal + vertical blur of the quarter copy: a soft halo around dense regions.
+  glBindVertexArray(empty_layout_.id());
+  glViewport(0, 0, glow_->width(), glow_->height());
   blur_.use();
+  GLuint source = quarter_->texture();
   for (int round = 0; round < 2; ++round) {
     glBindFramebuffer(GL_FRAMEBUFFER, glow_scratch_->framebuffer());
     blur_.set("u_step", glm::vec2(1.0f / glow_->width(), 0.0f));
-    glBindTextureUnit(0, glow_->texture());
+    glBindTextureUnit(0, source);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     glBindFramebuffer(GL_FRAMEBUFFER, glow_->framebuffer());
     blur_.set("u_step", glm::vec2(0.0f, 1.0f / glow_->height()));
     glBindTextureUnit(0, glow_scratch_->texture());
     glDrawArrays(GL_TRIANGLES, 0, 3);
+    source = glow_->texture();
   }
 }
 
 void SceneRenderer::tone_map(const SceneFrame& frame) {
   glBindFramebuffer(GL_FRAMEBUFFER, frame.target_framebuffer);
   glViewport(frame.viewport.x, frame.viewport.y, frame.viewport.width, frame.viewport.height);
+  const float reference = reference_level(frame);
+  tonemap_.set("u_reference", reference);
   tonemap_.set("u_exposure", frame.view.exposure);
-  tonemap_.set("u_glow_strength", kGlowStrength);
+  tonemap_.set("u_glow_strength", PictureConstants::kGlowStrength);
+  tonemap_.set("u_density_mode", frame.view.color_mode == ColorMode::density ? 1 : 0);
+  exposure_.bind(kExposureBinding);
   tonemap_.use();
   glBindTextureUnit(0, hdr_->texture());
   glBindTextureUnit(1, glow_->texture());
+  glBindTextureUnit(2, color_map_texture_.id());
   glBindVertexArray(empty_layout_.id());
   glDrawArrays(GL_TRIANGLES, 0, 3);
-  glBindVertexArray(0);
-  glUseProgram(0);
 }
 
 }  // namespace nbl

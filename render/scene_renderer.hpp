@@ -1,12 +1,17 @@
-// Draws one frame of bodies: soft additive point sprites into a float (RGBA16F) framebuffer, a
-// quarter-size glow of them, overlay lines on top, then a tone-map pass into the target (the window's back buffer
-// or an offscreen framebuffer). The window and `nbodylab render` share it.
+// Draws one frame of bodies: soft Gaussian point sprites added into a float (RGBA32F) framebuffer that
+// holds light (rgb) and bodies per pixel (alpha), sized by the previous frame's on-screen density; a
+// quarter-size copy of it that feeds the glow, the exposure histogram and the next frame's sprite sizes;
+// overlay lines on top; then an asinh tone map with a white point measured on the GPU into the target
+// (the window's back buffer or an offscreen framebuffer). The window and `nbodylab render` share it.
+// docs/window.md ("The picture") explains each step and what it costs.
 #pragma once
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
 #include <span>
 
+#include "render/auto_exposure.hpp"
 #include "render/camera.hpp"
 #include "render/color_maps.hpp"
 #include "render/gl_objects.hpp"
@@ -25,6 +30,22 @@ struct SceneFrame {
   GLuint vertex_buffer = 0;            // sim/render_vertices.hpp layout
   std::size_t body_count = 0;
   std::span<const LineVertex> lines;   // overlays, GL_LINES pairs
+  // Galaxy-of-origin colouring: the first body index of every group after the first (sim/scenes.hpp).
+  std::span<const std::size_t> group_starts;
+  // Seconds since the previous frame, for the exposure's adaptation; 0: the wall clock's.
+  double frame_seconds = 0;
+};
+
+// The look's constants, in one place (docs/window.md, "The picture").
+struct PictureConstants {
+  static constexpr float kStarSigmaPx = 0.75f;  // a lone body: Gaussian sigma at 1080 rows, point size 1
+  static constexpr float kMinSigmaPx = 0.45f;   // crowded bodies shrink to this: about a pixel, not aliased
+  static constexpr float kOverlap = 0.6f;       // bodies per sigma-disc the sizing aims at in crowds
+  static constexpr float kPercentile = 0.995f;  // the white point, of the texels that show bodies
+  static constexpr float kAdaptSeconds = 0.3f;  // time constant of the white point's adaptation
+  static constexpr float kFixedWhiteStars = 2000.0f;  // without auto exposure: white = this many lone stars
+  static constexpr float kGlowStrength = 0.12f;
+  static constexpr float kStarDisplay = 0.35f;  // the display value (0..1) of a lone star's peak
 };
 
 class SceneRenderer {
@@ -32,30 +53,35 @@ class SceneRenderer {
   // Loads the shaders under shaders/ and the colour maps; throws Error naming a file that fails.
   SceneRenderer();
   void draw(const SceneFrame& frame);
-  double gpu_ms() const { return timer_.ms(); }  // the last finished frame's GPU time
+  double gpu_ms() const { return timer_.ms(); }                    // the last finished frame's GPU time
+  double exposure_gpu_ms() const { return exposure_timer_.ms(); }  // of that, the exposure passes
+  float adapted_white_in_stars() const;  // the white point in lone stars (panel, tests); 0 before the first
 
-  // The look's two n-dependent constants, in one place: sprite diameter (px at 1080 rows) and light
-  // per body. More bodies: smaller, fainter sprites, so the picture keeps its brightness.
-  static float sprite_px(std::size_t body_count, float point_size, int viewport_height);
-  static float body_intensity(std::size_t body_count);
+  // A lone body's Gaussian sigma in pixels for this point size and viewport height.
+  static float star_sigma_px(float point_size, int viewport_height);
 
  private:
   void ensure_targets(const Viewport& viewport);
   void bind_bodies(GLuint vertex_buffer, std::size_t body_count);
   void select_color_map(ColorMode mode);
-  void draw_bodies(const SceneFrame& frame, const glm::mat4& view_projection);
+  void draw_bodies(const SceneFrame& frame, const glm::mat4& view_projection, bool density_valid);
   void draw_lines(std::span<const LineVertex> lines, const glm::mat4& view_projection);
+  void downsample();
   void draw_glow();
   void tone_map(const SceneFrame& frame);
+  float reference_level(const SceneFrame& frame) const;
+  float adapt_fraction(const SceneFrame& frame);
 
   GlProgram bodies_{"shaders/bodies.vert", "shaders/bodies.frag"};
   GlProgram lines_{"shaders/lines.vert", "shaders/lines.frag"};
   GlProgram downsample_{"shaders/fullscreen.vert", "shaders/downsample.frag"};
   GlProgram blur_{"shaders/fullscreen.vert", "shaders/blur.frag"};
   GlProgram tonemap_{"shaders/fullscreen.vert", "shaders/tonemap.frag"};
+  AutoExposure exposure_;
   ColorMapSet color_maps_;
-  GlTexture color_map_texture_{GL_TEXTURE_1D};
+  GlTexture color_map_texture_{GL_TEXTURE_1D_ARRAY};  // one layer per palette
   std::optional<ColorMode> color_map_mode_;
+  int palette_count_ = 1;
 
   GlVertexArray body_layout_;
   GLuint bound_buffer_ = 0;
@@ -64,8 +90,14 @@ class SceneRenderer {
   GlBuffer line_buffer_;
   GlVertexArray empty_layout_;  // for the full-screen passes
 
-  std::unique_ptr<GlRenderTarget> hdr_, glow_, glow_scratch_;
-  GlTimer timer_;
+  // hdr_: full size, light + bodies per pixel. quarter_: its 4x4 means, kept until the next frame's
+  // sprites read their density from it. glow_, glow_scratch_: the blurred quarter.
+  std::unique_ptr<GlRenderTarget> hdr_, quarter_, glow_, glow_scratch_;
+  bool quarter_valid_ = false;
+  std::optional<ColorMode> measured_mode_;
+  float last_reference_ = 0;
+  std::chrono::steady_clock::time_point last_frame_{};
+  GlTimer timer_, exposure_timer_;
 };
 
 }  // namespace nbl

@@ -1,5 +1,7 @@
 #include "render/scene_view.hpp"
 
+#include <chrono>
+
 namespace nbl {
 
 namespace {
@@ -8,10 +10,19 @@ namespace {
 // every frame would cost more than drawing them, so refresh it this often.
 constexpr int kBoundsRefreshFrames = 30;
 
+// The colour keys the backend writes for a mode. Galaxy of origin and density are the renderer's own
+// (ColorMode's comment): the origin palettes are shaded by speed, and density ignores the key.
+ColorMode backend_color_mode(ColorMode mode) {
+  return mode == ColorMode::origin || mode == ColorMode::density ? ColorMode::speed : mode;
+}
+
 }  // namespace
 
-void SceneView::update(Backend& backend, const ViewSettings& view) {
-  vertices_.update(backend, view.color_mode);
+void SceneView::update(Backend& backend, const ViewSettings& view, const BodyFacts& facts) {
+  vertices_.update(backend, backend_color_mode(view.color_mode));
+  group_starts_.clear();
+  for (std::size_t g = 1; g < facts.groups.size(); ++g) group_starts_.push_back(facts.groups[g].begin);
+  if (view.follow_bound) sampler_.gather(vertices_.buffer(), vertices_.count(), facts.time);
   overlay_ = {};
   if (view.octree_depth > 0) {
     const auto cells = backend.tree_cells(view.octree_depth - 1);  // depth 1 = the root cell alone
@@ -22,6 +33,28 @@ void SceneView::update(Backend& backend, const ViewSettings& view) {
   }
   if (view.show_bounding_box && bounds_) append_box(overlay_.vertices, bounds_->min, bounds_->max, {0.9f, 0.9f, 1.0f, 0.5f});
   if (view.show_axes) append_axes(overlay_.vertices, glm::vec3(0.0f), bounds_ ? bounds_->radius : 1.0f);
+}
+
+void SceneView::follow(OrbitCamera& camera, const ViewSettings& view, bool wait_for_newest) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!view.follow_bound) {
+    followed_centre_.reset();  // turned back on later, it starts from where the camera is then
+    last_sample_.reset();
+    follow_cpu_ms_ = 0;
+    return;
+  }
+  if (auto sample = sampler_.take(wait_for_newest)) {
+    if (last_sample_) {
+      bound_ = estimate_bound_centre(*last_sample_, *sample);
+      if (!bound_) followed_centre_.reset();  // a reset or a new N: no velocities across it
+    }
+    last_sample_ = std::move(sample);
+    if (bound_) {
+      if (followed_centre_) camera.set_target(camera.target() + glm::vec3(bound_->centre - *followed_centre_));
+      followed_centre_ = bound_->centre;
+    }
+  }
+  follow_cpu_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 void SceneView::update_bounds(bool every_frame) {
@@ -37,7 +70,7 @@ SceneExtent SceneView::measure_extent() const {
 }
 
 void SceneView::draw(const OrbitCamera& camera, const ViewSettings& view, const Viewport& viewport,
-                     GLuint target_framebuffer) {
+                     GLuint target_framebuffer, double frame_seconds) {
   SceneFrame frame;
   frame.camera = &camera;
   frame.view = view;
@@ -46,6 +79,8 @@ void SceneView::draw(const OrbitCamera& camera, const ViewSettings& view, const 
   frame.vertex_buffer = vertices_.buffer();
   frame.body_count = vertices_.count();
   frame.lines = overlay_.vertices;
+  frame.group_starts = group_starts_;
+  frame.frame_seconds = frame_seconds;
   renderer_.draw(frame);
 }
 

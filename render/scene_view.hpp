@@ -1,28 +1,50 @@
 // One frame's picture of a backend's bodies: fills the vertex buffer (interop or host copy), builds
-// the overlays the view settings ask for (octree cells, bounding box, axes) and draws it all through
+// the overlays the view settings ask for (octree cells, bounding box, axes), samples a few thousand
+// bodies for the camera to follow (body_sample.hpp, bound_centre.hpp) and draws it all through
 // SceneRenderer. The window and `nbodylab render` both draw through this, so they look the same.
 #pragma once
 #include <optional>
+#include <vector>
 
+#include "render/body_sample.hpp"
 #include "render/body_vertices.hpp"
+#include "render/bound_centre.hpp"
 #include "render/camera.hpp"
 #include "render/overlay_lines.hpp"
 #include "render/scene_renderer.hpp"
+#include "sim/scenes.hpp"
 
 namespace nbl {
+
+// What the renderer knows of the bodies beyond their positions: when they are (the follow camera
+// differentiates positions over time) and which groups they were born in (galaxy-of-origin colours).
+struct BodyFacts {
+  double time = 0;
+  std::vector<BodyGroup> groups;  // empty: one group
+};
 
 class SceneView {
  public:
   explicit SceneView(bool allow_interop = true) : vertices_(allow_interop) {}
 
   // Reads the backend's current state into the vertex buffer and the overlays.
-  void update(Backend& backend, const ViewSettings& view);
-  void draw(const OrbitCamera& camera, const ViewSettings& view, const Viewport& viewport, GLuint target_framebuffer);
+  void update(Backend& backend, const ViewSettings& view, const BodyFacts& facts = {});
+  // With view.follow_bound: moves the camera's target by how far the bound bodies' centre moved since
+  // the last call (so the user's own panning stays), from the newest finished sample. Never waits,
+  // unless `wait_for_newest` (offscreen renders: the same frames however fast the GPU is).
+  void follow(OrbitCamera& camera, const ViewSettings& view, bool wait_for_newest = false);
+  // seconds: since the previous frame, for the exposure's adaptation (0: the wall clock's).
+  void draw(const OrbitCamera& camera, const ViewSettings& view, const Viewport& viewport, GLuint target_framebuffer,
+            double frame_seconds = 0);
 
   SceneExtent measure_extent() const;  // where the bodies are now (camera fit)
   const BodyVertices& vertices() const { return vertices_; }
   const OverlayLines& overlay() const { return overlay_; }
   double render_gpu_ms() const { return renderer_.gpu_ms(); }
+  double exposure_gpu_ms() const { return renderer_.exposure_gpu_ms(); }
+  double follow_cpu_ms() const { return follow_cpu_ms_; }  // the last follow(): take the sample, estimate
+  const std::optional<BoundEstimate>& bound() const { return bound_; }  // the last estimate
+  float white_in_stars() const { return renderer_.adapted_white_in_stars(); }
 
  private:
   void update_bounds(bool every_frame);
@@ -32,6 +54,12 @@ class SceneView {
   OverlayLines overlay_;
   std::optional<SceneExtent> bounds_;
   int frames_since_bounds_ = 0;
+  std::vector<std::size_t> group_starts_;
+  BodySampler sampler_;
+  std::optional<BodySample> last_sample_;
+  std::optional<BoundEstimate> bound_;
+  std::optional<glm::dvec3> followed_centre_;  // the centre the camera target last moved with
+  double follow_cpu_ms_ = 0;
 };
 
 }  // namespace nbl

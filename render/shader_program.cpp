@@ -56,6 +56,21 @@ GlProgram::GlProgram(std::string_view vertex_file, std::string_view fragment_fil
                 info_log(name_.id(), true));
 }
 
+GlProgram::GlProgram(std::string_view compute_file) : name_(glCreateProgram()) {
+  const auto path = find_resource(compute_file);
+  const auto compute = compile_shader(GL_COMPUTE_SHADER, read_text_file(path), path.string());
+  glAttachShader(name_.id(), compute.id());
+  glLinkProgram(name_.id());
+  glDetachShader(name_.id(), compute.id());
+  GLint ok = GL_FALSE;
+  glGetProgramiv(name_.id(), GL_LINK_STATUS, &ok);
+  if (!ok) throw Error("shader " + path.string() + " does not link:\n" + info_log(name_.id(), true));
+}
+
+void GlProgram::set(const char* name, unsigned value) const {
+  glProgramUniform1ui(name_.id(), glGetUniformLocation(name_.id(), name), value);
+}
+
 void GlProgram::set(const char* name, int value) const {
   glProgramUniform1i(name_.id(), glGetUniformLocation(name_.id(), name), value);
 }

@@ -14,12 +14,15 @@ class GlProgram {
  public:
   // e.g. GlProgram("shaders/bodies.vert", "shaders/bodies.frag")
   GlProgram(std::string_view vertex_file, std::string_view fragment_file);
+  // A compute program: GlProgram("shaders/histogram.comp").
+  explicit GlProgram(std::string_view compute_file);
 
   void use() const { glUseProgram(name_.id()); }
   GLuint id() const { return name_.id(); }
 
   // Uniform setters; a name the program does not use (optimized away) is ignored.
   void set(const char* name, int value) const;
+  void set(const char* name, unsigned value) const;
   void set(const char* name, float value) const;
   void set(const char* name, const glm::vec2& value) const;
   void set(const char* name, const glm::vec3& value) const;

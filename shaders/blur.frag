@@ -1,4 +1,5 @@
-// One direction of a separable Gaussian (9 taps folded into 5 bilinear fetches).
+// One direction of a separable Gaussian (9 taps folded into 5 bilinear fetches), on light and density
+// alike.
 #version 450 core
 
 in vec2 v_uv;
@@ -10,10 +11,10 @@ out vec4 frag_color;
 void main() {
   const float offsets[3] = float[](0.0, 1.3846153846, 3.2307692308);
   const float weights[3] = float[](0.2270270270, 0.3162162162, 0.0702702703);
-  vec3 sum = texture(u_source, v_uv).rgb * weights[0];
+  vec4 sum = texture(u_source, v_uv) * weights[0];
   for (int i = 1; i < 3; ++i) {
-    sum += texture(u_source, v_uv + u_step * offsets[i]).rgb * weights[i];
-    sum += texture(u_source, v_uv - u_step * offsets[i]).rgb * weights[i];
+    sum += texture(u_source, v_uv + u_step * offsets[i]) * weights[i];
+    sum += texture(u_source, v_uv - u_step * offsets[i]) * weights[i];
   }
-  frag_color = vec4(sum, 1.0);
+  frag_color = sum;
 }

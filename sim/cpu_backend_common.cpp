@@ -143,6 +143,8 @@ void CpuBackendBase::write_vertices(VertexTarget target, ColorMode mode) {
 
   // The keys every backend computes the same way (physics/color_keys.hpp).
   switch (mode) {
+    case ColorMode::origin:   // the renderer's own modes: it asks for speed keys (render/scene_view.cpp)
+    case ColorMode::density:
     case ColorMode::speed:
       for (std::size_t i = 0; i < n; ++i)
         keys[i] = magnitude_key(std::sqrt(bodies_.vx[i] * bodies_.vx[i] + bodies_.vy[i] * bodies_.vy[i] +

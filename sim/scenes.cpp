@@ -355,9 +355,14 @@ void place(Particles& bodies, std::size_t begin, double inclination, double node
 // radius, a few dynamical times before pericentre: the geometry of Toomre & Toomre (1972) that pulls
 // out long tidal tails. One disk spins nearly in the orbital plane (prograde: the strongest tails),
 // the other is tilted steeply, so the two look different from any angle.
+// The larger galaxy's share of the collision's bodies (masses 1 : 0.7); it comes first.
+std::size_t collision_first_count(std::size_t n) {
+  return static_cast<std::size_t>(std::llround(static_cast<double>(n) / 1.7));
+}
+
 void add_collision(Random& random, std::size_t n, double softening, Particles& out) {
   const double body_mass = 1.0 / static_cast<double>(n);
-  const std::size_t count1 = static_cast<std::size_t>(std::llround(static_cast<double>(n) / 1.7));
+  const std::size_t count1 = collision_first_count(n);
   const std::size_t count2 = n - count1;
   const double mass1 = body_mass * static_cast<double>(count1);
   const double mass2 = body_mass * static_cast<double>(count2);
@@ -511,6 +516,14 @@ SceneDefaults scene_defaults(Scene scene, std::size_t n) {
       return {kepler_orbit().period / 2048, 0.0, 1.6};
   }
   return {0.01, 0.01, 2.0};
+}
+
+std::vector<BodyGroup> scene_groups(Scene scene, std::size_t n) {
+  if (scene == Scene::collision && n >= 2) {
+    const std::size_t first = collision_first_count(n);
+    return {{0, first, "larger galaxy"}, {first, n, "smaller galaxy"}};
+  }
+  return single_group(n);
 }
 
 Bodies make_scene(Scene scene, std::size_t n, std::uint64_t seed) {

@@ -7,6 +7,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
+#include <vector>
 
 #include "sim/bodies.hpp"
 #include "sim/settings.hpp"
@@ -28,6 +30,17 @@ struct SceneDefaults {
 Bodies make_scene(Scene scene, std::size_t n, std::uint64_t seed);
 
 SceneDefaults scene_defaults(Scene scene, std::size_t n);
+
+// Bodies born together (one galaxy of the collision), as a range of body indices. Every backend keeps
+// the bodies in the order it was given them (sorting for the tree walk permutes an index, never the
+// bodies), so the renderer colours by galaxy of origin from the index alone and no backend needs to
+// know (ColorMode::origin). Scenes of one population are one group.
+struct BodyGroup {
+  std::size_t begin = 0, end = 0;
+  std::string_view name;
+};
+std::vector<BodyGroup> scene_groups(Scene scene, std::size_t n);
+inline std::vector<BodyGroup> single_group(std::size_t n) { return {{0, n, "all bodies"}}; }
 
 // The two-body Kepler scene's orbital parameters: semi-major axis, eccentricity, period.
 struct KeplerOrbit {

@@ -17,7 +17,11 @@ namespace nbl {
 
 enum class Scene { collision, galaxy, plummer, sphere, cube, kepler };
 enum class BackendKind { automatic, gpu, cpu };
-enum class ColorMode { speed, acceleration, mass, body_index, warp_id, tree_depth };
+// The first six colour keys come from the backends (physics/color_keys.hpp). The last two the renderer
+// makes itself, so no backend knows them: galaxy of origin (which body-index range a body was born in,
+// recorded by the scene) and log projected density (the bodies per pixel the sprites add up to).
+enum class ColorMode { speed, acceleration, mass, body_index, warp_id, tree_depth, origin, density };
+enum class PanelTheme { dark, high_contrast };
 
 // What the renderer and panel show; the simulation ignores these except to fill the colour key.
 struct ViewSettings {
@@ -28,6 +32,14 @@ struct ViewSettings {
   bool show_bounding_box = false;
   bool show_axes = false;
   bool vsync = true;
+  // The picture at any N (docs/window.md, "The picture"): the white point follows a percentile of the
+  // frame's light, and the camera follows the centre of mass of the bound bodies.
+  bool auto_exposure = true;
+  bool follow_bound = true;
+  // Presenter mode (the window only): larger type, a high-contrast panel, a compact panel and a caption.
+  float ui_scale = 1.0f;
+  PanelTheme panel_theme = PanelTheme::dark;
+  bool presenter = false;
 };
 
 struct Settings {
@@ -78,6 +90,12 @@ inline constexpr std::array kColorModeNames = {
     named(ColorMode::speed, "speed"),       named(ColorMode::acceleration, "acceleration"),
     named(ColorMode::mass, "mass"),         named(ColorMode::body_index, "index"),
     named(ColorMode::warp_id, "warp"),      named(ColorMode::tree_depth, "depth"),
+    named(ColorMode::origin, "galaxy", "galaxy of origin"),
+    named(ColorMode::density, "density", "log density"),
+};
+inline constexpr std::array kPanelThemeNames = {
+    named(PanelTheme::dark, "dark"),
+    named(PanelTheme::high_contrast, "high-contrast"),
 };
 
 // Each table lists its enum's values in declaration order from 0, so an array indexed by the enum (the
@@ -89,7 +107,7 @@ consteval bool in_enum_order(const std::array<EnumName, N>& names) {
   return true;
 }
 static_assert(in_enum_order(kSceneNames) && in_enum_order(kAlgorithmNames) && in_enum_order(kBackendNames) &&
-              in_enum_order(kColorModeNames));
+              in_enum_order(kColorModeNames) && in_enum_order(kPanelThemeNames));
 
 // Names as they appear in JSON and on the command line.
 std::string_view to_string(Scene s);

@@ -225,7 +225,8 @@ inline constexpr std::array kSettings = {
     .group = SettingGroup::view, .kind = SettingKind::choice, .choices = kColorModeNames,
     .widget = PanelWidget::combo,
     .help = "What a body's colour shows: speed, acceleration, mass, body index (memory order), the warp that "
-            "computes it, or the octree depth of its leaf.",
+            "computes it, the octree depth of its leaf, the galaxy it was born in (two palettes, shaded by speed), "
+            "or the log of the projected density (bodies per pixel) through a perceptual colour map.",
     .access = field<&ViewSettings::color_mode>},
   SettingDef{.key = "point_size", .cli = "--point-size", .label = "Point size", .noun = "the point size",
     .group = SettingGroup::view, .kind = SettingKind::real, .real_min = 0.1, .real_max = 10,
@@ -235,7 +236,9 @@ inline constexpr std::array kSettings = {
   SettingDef{.key = "exposure", .cli = "--exposure", .label = "Exposure", .noun = "the exposure",
     .group = SettingGroup::view, .kind = SettingKind::real, .real_min = 0.01, .real_max = 100,
     .widget = PanelWidget::log_slider,
-    .help = "Bodies add light into a float framebuffer; exposure scales it before the tone curve 1 - exp(-x).",
+    .help = "Bodies add light into a float framebuffer; exposure scales it before the tone curve (an asinh "
+            "stretch between a lone star and the white point). With auto exposure it brightens (> 1) or darkens "
+            "(< 1) the adapted picture.",
     .access = field<&ViewSettings::exposure>},
   SettingDef{.key = "octree_depth", .cli = "--octree-depth", .label = "Octree depth", .noun = "the octree overlay depth",
     .group = SettingGroup::view, .kind = SettingKind::integer, .integer_min = 0, .integer_max = 32,
@@ -259,6 +262,39 @@ inline constexpr std::array kSettings = {
     .widget = PanelWidget::checkbox,
     .help = "Wait for the display's refresh (V toggles).",
     .access = field<&ViewSettings::vsync>},
+  SettingDef{.key = "auto_exposure", .cli = "--no-auto-exposure", .label = "Auto exposure", .noun = "auto exposure",
+    .group = SettingGroup::view, .kind = SettingKind::flag,
+    .widget = PanelWidget::checkbox,
+    .help = "Set the white point from the 99.5th percentile of the frame's light (measured on the GPU from a "
+            "quarter-size copy), adapting over about a third of a second: dense cores keep their gradation at "
+            "any N. Off: a fixed white point of 2,000 lone stars.",
+    .access = field<&ViewSettings::auto_exposure>},
+  SettingDef{.key = "follow", .cli = "--no-follow", .label = "Follow bound bodies", .noun = "camera following",
+    .group = SettingGroup::view, .kind = SettingKind::flag,
+    .widget = PanelWidget::checkbox,
+    .help = "The camera moves with the centre of mass of the bound bodies (negative energy relative to that "
+            "centre, estimated on a sample of 4,096 bodies), so a recoiling remnant stays in view while escapers "
+            "fly off. Panning and orbiting still work on top (C toggles).",
+    .access = field<&ViewSettings::follow_bound>},
+  SettingDef{.key = "ui_scale", .cli = "--ui-scale", .label = "UI scale", .noun = "the UI scale",
+    .group = SettingGroup::view, .kind = SettingKind::real, .real_min = 0.75, .real_max = 2.5,
+    .window_only = true,
+    .widget = PanelWidget::slider,
+    .help = "Size of the panel's type and widgets: 1.5 to 2 reads from the back of a lecture room.",
+    .access = field<&ViewSettings::ui_scale>},
+  SettingDef{.key = "panel_theme", .cli = "--theme", .label = "Panel theme", .noun = "the panel theme",
+    .group = SettingGroup::view, .kind = SettingKind::choice, .choices = kPanelThemeNames,
+    .window_only = true,
+    .widget = PanelWidget::combo,
+    .help = "dark: the lab's usual panel; high-contrast: white on black with bright accents, for projectors.",
+    .access = field<&ViewSettings::panel_theme>},
+  SettingDef{.key = "presenter", .cli = "--presenter", .label = "Presenter layout", .noun = "the presenter layout",
+    .group = SettingGroup::view, .kind = SettingKind::flag,
+    .window_only = true,
+    .widget = PanelWidget::checkbox,
+    .help = "A compact panel (simulation and view only) and a large caption over the picture: a title and a live "
+            "figure, readable from the back of a room (F9 toggles).",
+    .access = field<&ViewSettings::presenter>},
 };
 // clang-format on
 

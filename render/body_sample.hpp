@@ -1,0 +1,54 @@
+// A few thousand bodies' positions, every stride-th of the vertex buffer, gathered on the GPU
+// (shaders/gather.comp) into buffers that stay mapped, and handed to the host a frame or two later
+// when their fence has passed: the camera follows the bound bodies from these (bound_centre.hpp)
+// without reading back N positions or waiting for the GPU. The same bodies every frame (a fixed
+// stride), so two samples a step apart give their velocities.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <glm/glm.hpp>
+#include <optional>
+#include <vector>
+
+#include "render/gl_objects.hpp"
+#include "render/shader_program.hpp"
+
+namespace nbl {
+
+struct BodySample {
+  double time = 0;             // simulation time of the positions
+  std::size_t body_count = 0;  // N of the run they came from
+  std::size_t stride = 1;      // bodies 0, stride, 2 stride, ...
+  std::vector<glm::vec4> positions;  // x, y, z, mass
+};
+
+// Which bodies a sample of n takes: `count` of them, `stride` apart.
+struct SamplePlan {
+  std::size_t count = 0, stride = 1;
+};
+SamplePlan sample_plan(std::size_t body_count, std::size_t max_count);
+
+class BodySampler {
+ public:
+  static constexpr std::size_t kMaxSample = 4096;
+  static constexpr int kRing = 3;  // a gather is read two frames after it was issued, by then long done
+
+  // Queues the gather from `vertex_buffer` (sim/render_vertices.hpp layout), tagged with `time`.
+  void gather(GLuint vertex_buffer, std::size_t body_count, double time);
+  // The newest gather that has finished and was not taken yet; never waits, unless `wait_for_newest`
+  // (offscreen renders, which should not depend on how fast the GPU was: the same frames every time).
+  std::optional<BodySample> take(bool wait_for_newest = false);
+
+ private:
+  struct Slot {
+    GlMappedBuffer buffer{kMaxSample * sizeof(glm::vec4)};
+    GlFence fence;
+    BodySample meta;  // positions empty; filled by take()
+    bool pending = false;
+  };
+  GlProgram gather_{"shaders/gather.comp"};
+  std::array<Slot, kRing> slots_;
+  int next_ = 0;
+};
+
+}  // namespace nbl

@@ -1,0 +1,42 @@
+// An automatic check that a frame holds detail (issue 13: "a picture worth projecting"), on the 8-bit
+// image as it is shown, so the same measure judges a fresh render, a screenshot and an old PNG.
+//
+// The measure is local contrast: how far each pixel's luma differs from the mean of its neighbourhood,
+// at three scales (boxes of 3, 7 and 15 pixels), as an RMS over the part of the frame that shows the
+// scene. Stars, thin arms and the steps between a core and its surroundings are local differences; fog
+// is the absence of them: a smooth glow whose every pixel equals its neighbours' mean. Saturation alone
+// does not tell the two apart (a fog has few saturated pixels; a crisp picture needs none), and the
+// share of the luma range in use does not either (a smooth blob runs through every level).
+//
+// "The part that shows the scene" is where the 31x31-pixel mean luma stands above the background (the
+// frame's median luma, as most of a frame is sky) by kContentMargin: counting the whole frame would
+// let a small galaxy in a large black frame pass or fail on its framing alone. A frame needs
+// kMinContentShare of it to pass at all, so that a black frame with three stars does not.
+#pragma once
+#include <string>
+
+#include "render/image.hpp"
+
+namespace nbl {
+
+struct PictureDetail {
+  double local_contrast = 0;  // RMS of luma minus its local mean over the content, luma in [0, 1]
+  double content_share = 0;   // share of the frame that shows the scene
+  double background = 0;      // the frame's median luma, in [0, 1]
+  // Local contrast at each scale (box 3, 7, 15), for the curious: fog loses the small ones first.
+  double contrast_by_scale[3] = {0, 0, 0};
+};
+
+// Thresholds, stated in docs/window.md ("The image check"). The fog of the old renderer measured
+// 0.011-0.012 (docs/screenshots/h100-collision-1m.png) and ~0.02 (65k, Mesa); crisp renders measure
+// 0.05 or more.
+inline constexpr double kMinLocalContrast = 0.035;
+inline constexpr double kMinContentShare = 0.02;
+inline constexpr double kContentMargin = 0.03;
+
+PictureDetail picture_detail(const Image& image);
+bool passes(const PictureDetail& detail);
+// One line: "local contrast 0.061 (>= 0.035: pass), content 14.2% of the frame (>= 2%)".
+std::string describe(const PictureDetail& detail);
+
+}  // namespace nbl
