@@ -43,6 +43,13 @@ Command add_render_command(CLI::App& root) {
   app->add_option("--zoom", job.zoom, "Closer (>1) or farther (<1) than the fit to the bodies")->capture_default_str()->group("Camera");
   app->add_option("--orbit", job.orbit_deg_per_frame, "Turn the camera this many degrees per frame")->group("Camera");
   app->add_option("--fps", job.video_fps, "Video frame rate")->capture_default_str();
+  app->add_option("--record", job.record.target,
+                  "Also record through the window's live recorder (pixel-buffer ring, encoder thread; drops frames when "
+                  "the encoder falls behind): FILE.mp4 (" + video_extension_list() + ", ffmpeg), FILE.rgba (raw frames) or "
+                  "null (nothing written). With --benchmark: what capturing costs the frame loop");
+  app->add_flag("--check-picture", job.check_picture,
+                "Run the image check on the last frame (local contrast over the scene, docs/window.md) and exit 1 when "
+                "it fails");
 
   return {app, [state] {
             RenderJob job = state->job;
@@ -52,7 +59,12 @@ Command add_render_command(CLI::App& root) {
             job.load_file = state->run.load_file();
             job.save_file = state->run.save_file();
             job.allow_interop = !state->no_interop;
-            render_frames(job, std::cout);
+            job.record.fps = job.video_fps;
+            const RenderReport report = render_frames(job, std::cout);
+            if (report.picture && !passes(*report.picture)) {
+              std::cerr << "nbodylab render: the last frame fails the image check: " << describe(*report.picture) << "\n";
+              return kExitError;
+            }
             return kExitOk;
           }};
 }

@@ -33,104 +33,6 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
 
-// Where finished frames go.
-class FrameSink {
- public:
-  virtual ~FrameSink() = default;
-  virtual void write(const Image& image, int index) = 0;
-  virtual void finish() {}
-};
-
-bool is_frame_file(const std::filesystem::path& path) {
-  const std::string name = path.filename().string();
-  return name.rfind("frame_", 0) == 0 && path.extension() == ".png";
-}
-
-// Frames go to a staging folder beside the target (.NAME.tmpPID) and move into the target only when
-// all of them are written: a failed or interrupted render leaves the target as it was, and an
-// --overwrite replaces the old frame_*.png files only then. A killed render's staging folder is
-// removed by the next render into the same target.
-class PngFolder : public FrameSink {
- public:
-  explicit PngFolder(const std::filesystem::path& folder)
-      : folder_(folder.has_filename() ? folder : folder.parent_path()), stage_(temporary_path_for(folder_)) {
-    remove_stale_temporaries(folder_);
-    std::error_code ec;
-    std::filesystem::create_directories(stage_, ec);
-    if (ec) throw Error("cannot create " + stage_.string() + " to stage the frames in: " + ec.message());
-  }
-  ~PngFolder() override {
-    std::error_code ec;
-    std::filesystem::remove_all(stage_, ec);
-  }
-  void write(const Image& image, int index) override {
-    char name[32];
-    std::snprintf(name, sizeof name, "frame_%05d.png", index);
-    write_png(stage_ / name, image);
-  }
-  void finish() override {
-    std::error_code ec;
-    if (!std::filesystem::exists(folder_, ec)) {
-      std::filesystem::rename(stage_, folder_, ec);
-      if (ec) throw Error("cannot move the frames from " + stage_.string() + " to " + folder_.string() + ": " + ec.message());
-      return;
-    }
-    for (const auto& entry : std::filesystem::directory_iterator(folder_))  // validate() allowed this (--overwrite)
-      if (is_frame_file(entry.path())) std::filesystem::remove(entry.path());
-    for (const auto& entry : std::filesystem::directory_iterator(stage_)) {
-      std::filesystem::rename(entry.path(), folder_ / entry.path().filename(), ec);
-      if (ec) throw Error("cannot move " + entry.path().string() + " into " + folder_.string() + ": " + ec.message());
-    }
-  }
-
- private:
-  std::filesystem::path folder_, stage_;
-};
-
-// Raw RGBA frames into ffmpeg's stdin; ffmpeg encodes H.264 (yuv420p, the format players accept).
-class FfmpegPipe : public FrameSink {
- public:
-  FfmpegPipe(const std::filesystem::path& ffmpeg, const std::string& out, FrameSize size, int fps)
-      : out_(out), temp_(temporary_path_for(out, std::filesystem::path(out).extension().string())) {
-    remove_stale_temporaries(out);
-    // ffmpeg writes beside the target (the extension kept, so it picks the container); finish() renames.
-    std::string quoted = "'";
-    for (char c : temp_.string()) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    quoted += "'";
-    const std::string command = ffmpeg.string() + " -hide_banner -loglevel error -y -f rawvideo -pixel_format rgba -video_size " +
-                                std::to_string(size.width) + "x" + std::to_string(size.height) + " -framerate " +
-                                std::to_string(fps) +
-                                " -i - -vf pad=ceil(iw/2)*2:ceil(ih/2)*2 -c:v libx264 -pix_fmt yuv420p -crf 18 " + quoted;
-    previous_sigpipe_ = std::signal(SIGPIPE, SIG_IGN);  // a dead ffmpeg is an error we report, not a crash
-    pipe_ = popen(command.c_str(), "w");
-    if (!pipe_) throw Error("cannot start ffmpeg (" + command + ")");
-  }
-  ~FfmpegPipe() override {
-    if (pipe_) pclose(pipe_);
-    std::signal(SIGPIPE, previous_sigpipe_);
-    std::error_code ec;
-    std::filesystem::remove(temp_, ec);  // only still there when the video was not finished
-  }
-  void write(const Image& image, int) override {
-    if (std::fwrite(image.rgba.data(), 1, image.rgba.size(), pipe_) != image.rgba.size())
-      throw Error("ffmpeg stopped taking frames while writing " + out_ + " (see its message above)");
-  }
-  void finish() override {
-    const int status = pclose(pipe_);
-    pipe_ = nullptr;
-    if (status != 0) throw Error("ffmpeg failed to write " + out_ + " (exit status " + std::to_string(status) + ")");
-    std::error_code ec;
-    std::filesystem::rename(temp_, out_, ec);
-    if (ec) throw Error("cannot move " + temp_.string() + " to " + out_ + ": " + ec.message());
-  }
-
- private:
-  std::string out_;
-  std::filesystem::path temp_;
-  FILE* pipe_ = nullptr;
-  void (*previous_sigpipe_)(int) = SIG_DFL;
-};
-
 FrameSplit split(std::vector<double> values, int skip) {
   if (static_cast<int>(values.size()) > skip) values.erase(values.begin(), values.begin() + skip);
   if (values.empty()) return {};
@@ -152,6 +54,11 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
   line("render", r.render, "  (glFinish)");
   line("readback", r.readback);
   line("encode", r.encode, job.out.empty() ? "  (nothing written)" : "");
+  line("follow", r.follow, "  (CPU: bound centre from the body sample)");
+  line("exposure", r.exposure, "  (GPU: histogram + white point, timer queries)");
+  if (!job.record.target.empty())
+    line("capture", r.capture, "  (--record: readback ring + hand-off, in the frame loop; " +
+                                   std::to_string(r.recorded.dropped) + " dropped)");
   char text[200];
   std::snprintf(text, sizeof text, "  interactive frame (simulate + vertices + render): %.3f ms = %.1f FPS\n", r.interactive.median,
                 r.interactive.median > 0 ? 1000.0 / r.interactive.median : 0.0);
@@ -179,6 +86,13 @@ void write_report(const RenderReport& r, const RenderJob& job, const std::string
          {"render", part(r.render)},
          {"readback", part(r.readback)},
          {"encode", part(r.encode)},
+         {"follow", part(r.follow)},
+         {"exposure_gpu", part(r.exposure)},
+         {"capture", part(r.capture)},
+         {"recorded", json{{"target", job.record.target}, {"captured", r.recorded.captured}, {"written", r.recorded.written},
+                           {"dropped", r.recorded.dropped}, {"repeated", r.recorded.repeated}}},
+         {"picture_local_contrast", r.picture ? json(r.picture->local_contrast) : json(nullptr)},
+         {"picture_content_share", r.picture ? json(r.picture->content_share) : json(nullptr)},
          {"interactive_frame", part(r.interactive)},
          {"interactive_fps", r.interactive.median > 0 ? 1000.0 / r.interactive.median : 0.0},
          {"total", part(r.total)}};
@@ -186,28 +100,6 @@ void write_report(const RenderReport& r, const RenderJob& job, const std::string
 }
 
 }  // namespace
-
-std::string video_extension_list() {
-  std::string list;
-  for (const char* ext : kVideoExtensions) list += (list.empty() ? "" : " ") + std::string(ext);
-  return list;
-}
-
-bool is_video_path(const std::string& out) {
-  const std::string ext = std::filesystem::path(out).extension().string();
-  return std::any_of(std::begin(kVideoExtensions), std::end(kVideoExtensions), [&](const char* v) { return ext == v; });
-}
-
-std::optional<std::filesystem::path> find_program(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (dir.empty()) continue;
-    const auto candidate = std::filesystem::path(dir) / name;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
-}
 
 void validate(const RenderJob& job) {
   if (job.frames < 1 || job.frames > 1000000) throw InputError("--frames must lie in [1, 1000000] (got " + std::to_string(job.frames) + ")");
@@ -239,11 +131,9 @@ void validate(const RenderJob& job) {
   }
   if (is_video_path(job.out)) check_output_file(out, "--out");
   check_output_file(job.report_file, "--report");
+  if (!job.record.target.empty()) Recorder::check(job.record);
   check_output_file(job.save_file, "--save");
-  if (is_video_path(job.out) && !find_program("ffmpeg"))
-    throw Error("--out " + job.out + " asks for a video, which needs ffmpeg, and ffmpeg is not on PATH. Install it "
-                "(apt-get install ffmpeg), or write PNG frames: --out frames/ (then: ffmpeg -framerate 30 -i "
-                "frames/frame_%05d.png -pix_fmt yuv420p run.mp4)");
+  if (const std::string missing = missing_ffmpeg_message(job.out, "--out"); !missing.empty()) throw Error(missing);
 }
 
 RenderReport render_frames(const RenderJob& job, std::ostream& log) {
@@ -251,8 +141,8 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   Simulation simulation(job.settings, job.load_file);  // bad settings are refused before any GL work
   EglContext context;
   std::unique_ptr<FrameSink> sink;
-  if (is_video_path(job.out)) sink = std::make_unique<FfmpegPipe>(*find_program("ffmpeg"), job.out, job.size, job.video_fps);
-  else if (!job.out.empty()) sink = std::make_unique<PngFolder>(job.out);
+  if (is_video_path(job.out)) sink = make_ffmpeg_pipe(*find_program("ffmpeg"), job.out, job.size.width, job.size.height, job.video_fps);
+  else if (!job.out.empty()) sink = make_png_folder(job.out);
 
   RenderReport report;
   report.context = context.description();
@@ -271,7 +161,15 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   OrbitCamera camera;
   camera.set_angles(job.yaw_deg, job.pitch_deg);
 
-  std::vector<double> simulate, vertices, render, readback, encode, interactive, total;
+  std::unique_ptr<Recorder> recorder;
+  if (!job.record.target.empty()) {
+    RecordOptions record = job.record;
+    record.pace_by_wall_clock = false;  // every rendered frame is a video frame
+    recorder = std::make_unique<Recorder>(record, job.size.width, job.size.height);
+    log << "  recording to " << recorder->describe() << "\n";
+  }
+
+  std::vector<double> simulate, vertices, render, readback, encode, interactive, total, follow, exposure;
   for (int frame = 0; frame < job.frames; ++frame) {
     const auto frame_start = Clock::now();
     // Frame 0 shows the initial conditions; every later frame is steps_per_frame steps further.
@@ -286,7 +184,7 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     }
     simulate.push_back(ms_since(start));
 
-    scene.update(simulation.backend(), job.settings.view);
+    scene.update(simulation.backend(), job.settings.view, {simulation.time(), simulation.body_groups()});
     vertices.push_back(scene.vertices().update_ms());
     if (frame == 0) {
       camera.fit(scene.measure_extent());
@@ -296,18 +194,26 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
       log << "  vertices: " << to_string(report.path)
           << (report.interop_note.empty() ? "" : " (" + report.interop_note + ")") << "\n";
     }
+    scene.follow(camera, job.settings.view, /*wait_for_newest=*/true);
+    follow.push_back(scene.follow_cpu_ms());
     camera.set_angles(camera.yaw_deg() + (frame > 0 ? job.orbit_deg_per_frame : 0.0f), camera.pitch_deg());
 
     start = Clock::now();
-    scene.draw(camera, job.settings.view, viewport, target.framebuffer());
+    scene.draw(camera, job.settings.view, viewport, target.framebuffer(), 1.0 / job.video_fps);
     glFinish();
     if (const std::string gl_error = take_gl_error(); !gl_error.empty())
       throw GlError("OpenGL error while drawing frame " + std::to_string(frame) + ": " + gl_error);
     render.push_back(ms_since(start));
+    exposure.push_back(scene.exposure_gpu_ms());
+    if (recorder) recorder->capture(target.framebuffer(), viewport);
 
+    // The synchronous readback `--out` and the image check need; the recorder reads back on its own.
+    const bool last = frame + 1 == job.frames;
+    Image image;
     start = Clock::now();
-    const Image image = read_pixels(target.framebuffer(), viewport);
+    if (sink || (!recorder && job.benchmark) || (last && job.check_picture)) image = read_pixels(target.framebuffer(), viewport);
     readback.push_back(ms_since(start));
+    if (last && job.check_picture) report.picture = picture_detail(image);
 
     start = Clock::now();
     if (sink) {
@@ -315,12 +221,18 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
       ++report.frames_written;
     }
     encode.push_back(ms_since(start));
-    interactive.push_back(simulate.back() + vertices.back() + render.back());
+    interactive.push_back(simulate.back() + vertices.back() + follow.back() + render.back());
     total.push_back(ms_since(frame_start));
     ++report.frames_rendered;
     if (!job.benchmark && (frame + 1) % 50 == 0) log << "  frame " << frame + 1 << " / " << job.frames << "\n";
   }
   if (sink) sink->finish();
+  if (recorder) {
+    report.recorded = recorder->stop();
+    report.capture = split(report.recorded.capture_ms, std::min(job.frames - 1, std::max(job.warmup_frames, 1)));
+    log << "recorded " << report.recorded.written << " frame(s) to " << recorder->describe() << ": " << report.recorded.dropped
+        << " dropped (the encoder held every slot of the ring), " << report.recorded.repeated << " repeated in their place\n";
+  }
 
   // Frame 0 takes no step; the benchmark leaves it and the warm-up out.
   const int skip = std::min(job.frames - 1, std::max(job.warmup_frames, 1));
@@ -331,9 +243,12 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   report.encode = split(encode, skip);
   report.interactive = split(interactive, skip);
   report.total = split(total, skip);
+  report.follow = split(follow, skip);
+  report.exposure = split(exposure, skip);
   if (job.benchmark) print_benchmark(report, job, skip, log);
   if (!job.report_file.empty()) write_report(report, job, job.report_file);
   if (!job.out.empty()) log << "wrote " << report.frames_written << " frame(s) to " << job.out << "\n";
+  if (report.picture) log << "image check of the last frame (t = " << simulation.time() << "): " << describe(*report.picture) << "\n";
   if (!job.save_file.empty())
     write_tipsy(job.save_file, simulation.bodies(), simulation.time(), static_cast<float>(simulation.softening()));
   return report;

@@ -8,8 +8,11 @@
 #include <optional>
 #include <string>
 
+#include "app/frame_sinks.hpp"
+#include "app/recorder.hpp"
 #include "app/view_options.hpp"
 #include "render/body_vertices.hpp"
+#include "render/picture_detail.hpp"
 #include "sim/settings.hpp"
 
 namespace nbl {
@@ -30,6 +33,10 @@ struct RenderJob {
   int video_fps = 30;
   std::string report_file;   // JSON with the benchmark figures ("" for none)
   std::string save_file;     // the final state as a Tipsy snapshot ("" for none)
+  // The live recorder of the window (app/recorder.hpp), every frame through the pixel-buffer ring and
+  // the encoder thread: `--record null --benchmark` times the capture path on a machine without ffmpeg.
+  RecordOptions record;      // record.target empty: not recording
+  bool check_picture = false;  // the image check (render/picture_detail.hpp) on the last frame
 };
 
 // Median (and 90th percentile) milliseconds per frame of each part.
@@ -45,6 +52,11 @@ struct RenderReport {
   VertexPath path = VertexPath::host_copy;
   std::string interop_note;  // why not interop, when not
   FrameSplit simulate, vertices, render, readback, encode, interactive, total;
+  FrameSplit follow;        // CPU: taking the body sample, estimating the bound centre
+  FrameSplit exposure;      // GPU: histogram + white point (timer queries, a few frames late)
+  FrameSplit capture;       // the recorder's cost in the frame loop (with --record)
+  RecordStats recorded;
+  std::optional<PictureDetail> picture;  // with check_picture: the last frame's
 };
 
 // Checks the job before anything runs (InputError: bad frame count, missing --out, an output that
@@ -52,13 +64,9 @@ struct RenderReport {
 // a video without ffmpeg). Called by render_frames; exposed for tests.
 void validate(const RenderJob& job);
 
-// Renders the job; progress and the benchmark table go to `log`. Throws Error/InputError.
+// Renders the job; progress and the benchmark table go to `log`. Throws Error/InputError. With
+// check_picture the report holds the last frame's measure (the caller decides what a failure means).
 RenderReport render_frames(const RenderJob& job, std::ostream& log);
 
-// The video containers `render` writes through ffmpeg.
-inline constexpr const char* kVideoExtensions[] = {".mp4", ".mkv", ".webm", ".mov"};
-std::string video_extension_list();  // ".mp4 .mkv .webm .mov"
-bool is_video_path(const std::string& out);
-std::optional<std::filesystem::path> find_program(const std::string& name);  // on PATH
 
 }  // namespace nbl
