@@ -17,10 +17,12 @@ namespace nbl {
 
 enum class Scene { collision, galaxy, plummer, sphere, cube, kepler };
 enum class BackendKind { automatic, gpu, cpu };
-// The first six colour keys come from the backends (physics/color_keys.hpp). The last two the renderer
-// makes itself, so no backend knows them: galaxy of origin (which body-index range a body was born in,
-// recorded by the scene) and log projected density (the bodies per pixel the sprites add up to).
-enum class ColorMode { speed, acceleration, mass, body_index, warp_id, tree_depth, origin, density };
+// The first seven colour keys come from the backends (physics/color_keys.hpp; ab_difference: how far
+// A/B's B variant's force on each body differs from A's, log scale, sim/comparison.hpp). The last two
+// the renderer makes itself, so no backend knows them: galaxy of origin (which body-index range a body
+// was born in, recorded by the scene) and log projected density (the bodies per pixel the sprites add
+// up to).
+enum class ColorMode { speed, acceleration, mass, body_index, warp_id, tree_depth, ab_difference, origin, density };
 enum class PanelTheme { dark, high_contrast };
 
 // What the renderer and panel show; the simulation ignores these except to fill the colour key.
@@ -90,6 +92,7 @@ inline constexpr std::array kColorModeNames = {
     named(ColorMode::speed, "speed"),       named(ColorMode::acceleration, "acceleration"),
     named(ColorMode::mass, "mass"),         named(ColorMode::body_index, "index"),
     named(ColorMode::warp_id, "warp"),      named(ColorMode::tree_depth, "depth"),
+    named(ColorMode::ab_difference, "ab", "A/B difference"),
     named(ColorMode::origin, "galaxy", "galaxy of origin"),
     named(ColorMode::density, "density", "log density"),
 };
