@@ -1,17 +1,18 @@
 #include "render/auto_exposure.hpp"
 
+#include "render/exposure_math.hpp"
+
 #include <cstdint>
 #include <cstring>
 
 namespace nbl {
 
 namespace {
-constexpr std::size_t kBins = 256;
 constexpr GLuint kBinsBinding = 1, kStateBinding = 2;
 }  // namespace
 
 AutoExposure::AutoExposure() {
-  bins_.allocate(kBins * sizeof(std::uint32_t));
+  bins_.allocate(sizeof(exposure::Histogram));  // shaders/histogram.comp: uint bins[256]
   const std::uint32_t zero = 0;
   glClearNamedBufferData(bins_.id(), GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
   restart();
@@ -48,10 +49,13 @@ void AutoExposure::measure(GLuint quarter_texture, int width, int height, const 
 
 void AutoExposure::bind(GLuint storage_binding) const { glBindBufferBase(GL_SHADER_STORAGE_BUFFER, storage_binding, state_.id()); }
 
-float AutoExposure::white() const {
-  float white = 0;
-  std::memcpy(&white, state_.data(), sizeof white);  // coherent mapping: a recent frame's value
-  return white;
+float AutoExposure::white() const { return state().white; }
+
+AutoExposure::State AutoExposure::state() const {
+  static_assert(sizeof(State) == 5 * sizeof(float), "State mirrors the Exposure buffer of shaders/exposure.comp");
+  State s;
+  std::memcpy(&s, state_.data(), sizeof s);  // coherent mapping: a recent frame's values
+  return s;
 }
 
 }  // namespace nbl

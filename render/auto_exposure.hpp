@@ -3,6 +3,8 @@
 // frames (shaders/exposure.comp), left in a small buffer that the tone-map pass reads. No frame waits
 // for a readback; the host may peek at the adapted value (white()) for the panel, a frame or two old.
 #pragma once
+#include <cstdint>
+
 #include "render/gl_objects.hpp"
 #include "render/shader_program.hpp"
 
@@ -30,6 +32,13 @@ class AutoExposure {
   void restart();                           // the next measure() takes its value at once
   // The adapted white point as of a recent frame (0 before the first); never waits for the GPU.
   float white() const;
+  // The state buffer as a recent frame left it (shaders/exposure.comp); never waits for the GPU.
+  struct State {
+    float white = 0, target = 0;
+    std::uint32_t frames = 0, covered = 0;
+    float knee = 0;
+  };
+  State state() const;
 
  private:
   GlProgram histogram_{"shaders/histogram.comp"};

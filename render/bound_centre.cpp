@@ -1,5 +1,6 @@
 #include "render/bound_centre.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -27,38 +28,58 @@ std::optional<BoundEstimate> estimate_bound_centre(const BodySample& earlier, co
   }
   if (bodies.empty()) return std::nullopt;
 
-  std::vector<char> bound(bodies.size(), 1);
-  BoundEstimate estimate;
+  // Start from the component-wise medians of position and velocity, not the mean: a tenth of the mass
+  // flying off at twenty times the cluster's speed carries more momentum than the cluster, and a mean
+  // velocity dragged by it would call every body unbound.
+  auto median_of = [&](auto component) {
+    std::vector<double> values;
+    values.reserve(bodies.size());
+    for (const Body& b : bodies) values.push_back(component(b));
+    auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+    std::nth_element(values.begin(), middle, values.end());
+    return *middle;
+  };
+  glm::dvec3 centre(median_of([](const Body& b) { return b.r.x; }), median_of([](const Body& b) { return b.r.y; }),
+                    median_of([](const Body& b) { return b.r.z; }));
+  glm::dvec3 velocity(median_of([](const Body& b) { return b.v.x; }), median_of([](const Body& b) { return b.v.y; }),
+                      median_of([](const Body& b) { return b.v.z; }));
   double total_mass = 0;
   for (const Body& b : bodies) total_mass += b.m;
+  double mass = total_mass;
+  std::vector<char> bound(bodies.size(), 1);
+  BoundEstimate estimate;
+  estimate.centre = centre;
+  estimate.bound_fraction = 1;
   for (int iteration = 1; iteration <= kBoundIterations; ++iteration) {
-    glm::dvec3 centre(0.0), velocity(0.0);
-    double mass = 0;
-    for (std::size_t i = 0; i < bodies.size(); ++i) {
-      if (!bound[i]) continue;
-      centre += bodies[i].m * bodies[i].r;
-      velocity += bodies[i].m * bodies[i].v;
-      mass += bodies[i].m;
-    }
-    if (!(mass > 0)) break;  // nothing bound: keep the last centre
-    centre /= mass;
-    velocity /= mass;
-    estimate.centre = centre;
-    estimate.bound_fraction = total_mass > 0 ? mass / total_mass : 0;
-    estimate.iterations = iteration;
-    double r2_sum = 0;
+    double r2_sum = 0, r2_mass = 0;
     for (std::size_t i = 0; i < bodies.size(); ++i)
-      if (bound[i]) r2_sum += bodies[i].m * glm::dot(bodies[i].r - centre, bodies[i].r - centre);
-    const double eps2 = r2_sum / mass / 400.0;  // (RMS radius / 20)^2
+      if (bound[i]) r2_sum += bodies[i].m * glm::dot(bodies[i].r - centre, bodies[i].r - centre), r2_mass += bodies[i].m;
+    const double eps2 = r2_mass > 0 ? r2_sum / r2_mass / 400.0 : 0.0;  // (RMS radius / 20)^2
+    std::vector<char> now(bodies.size(), 0);
     bool changed = false;
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       const glm::dvec3 dr = bodies[i].r - centre, dv = bodies[i].v - velocity;
       const double energy = 0.5 * glm::dot(dv, dv) - mass / std::sqrt(glm::dot(dr, dr) + eps2);
-      const char now = energy < 0 ? 1 : 0;
-      changed |= now != bound[i];
-      bound[i] = now;
+      now[i] = energy < 0 ? 1 : 0;
+      changed |= now[i] != bound[i];
     }
-    if (!changed) break;
+    glm::dvec3 next_centre(0.0), next_velocity(0.0);
+    double next_mass = 0;
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      if (!now[i]) continue;
+      next_centre += bodies[i].m * bodies[i].r;
+      next_velocity += bodies[i].m * bodies[i].v;
+      next_mass += bodies[i].m;
+    }
+    estimate.iterations = iteration;
+    if (!(next_mass > 0)) break;  // nothing bound: keep the last centre
+    bound = std::move(now);
+    centre = next_centre / next_mass;
+    velocity = next_velocity / next_mass;
+    mass = next_mass;
+    estimate.centre = centre;
+    estimate.bound_fraction = total_mass > 0 ? mass / total_mass : 0;
+    if (!changed && iteration > 1) break;
   }
   return estimate;
 }

@@ -6,8 +6,10 @@
 // with the bound mass M_b (the sample's, scaled to N) standing at the centre r_c. Far from the mass
 // that is exact to leading order, and that is where escapers are; deep inside it overstates the binding
 // of bodies that are bound anyway. eps is a twentieth of the sample's RMS radius, so a body passing
-// through the centre is not counted as infinitely bound. Starting from all bodies, the centre, the
-// bound set and M_b are recomputed until the set stops changing (at most kIterations times).
+// through the centre is not counted as infinitely bound. Starting from the component-wise medians of
+// position and velocity with every body's mass (robust to fast escapers, whose momentum would drag a
+// mean), the bound set, then its centre of mass, mean velocity and M_b are recomputed until the set
+// stops changing (at most kBoundIterations times).
 //
 // Velocities are not in the vertex buffer; they come from two samples of the same bodies a short time
 // apart: v = (r(t1) - r(t0)) / (t1 - t0), exact for the leapfrog's straight drift over one step and

@@ -43,6 +43,40 @@ TEST(ColorMaps, DiscreteMapsStepInsteadOfBlending) {
   EXPECT_FLOAT_EQ(texels[200][0], 0.0f);
 }
 
+TEST(ColorMaps, GalaxyOfOriginHasTwoPalettesAndDensityAPerceptualRamp) {
+  const ColorMapSet maps = load_color_maps();
+  const auto& origin = maps.palettes(ColorMode::origin);
+  ASSERT_EQ(origin.size(), 2u) << "one palette per galaxy of the collision";
+  const auto& larger = origin[0].texels[128];
+  const auto& smaller = origin[1].texels[128];
+  EXPECT_GT(larger[2], larger[0]) << "the larger galaxy is blue";
+  EXPECT_GT(smaller[0], smaller[2]) << "the smaller one is orange";
+  // Density: luminance rises monotonically from dark to bright (a perceptual map, read as more = brighter).
+  const auto& ramp = maps[ColorMode::density].texels;
+  float previous = -1;
+  for (std::size_t i = 0; i < ramp.size(); i += 16) {
+    const float luma = 0.2126f * ramp[i][0] + 0.7152f * ramp[i][1] + 0.0722f * ramp[i][2];
+    EXPECT_GT(luma, previous) << "texel " << i;
+    previous = luma;
+  }
+}
+
+TEST(ColorMaps, AModeMayListPalettesButNotTooManyOrNone) {
+  std::string modes;
+  for (const EnumName& mode : kColorModeNames)
+    modes += std::string(modes.empty() ? "" : ",") + "\"" + std::string(mode.name) + "\":" +
+             (mode.value == static_cast<int>(ColorMode::origin) ? "LIST" : "\"a\"");
+  auto with = [&](const std::string& list) {
+    std::string m = modes;
+    m.replace(m.find("LIST"), 4, list);
+    return "{\"color_modes\":{" + m + "},\"maps\":{\"a\":{\"stops\":[[0,[0,0,0]],[1,[1,1,1]]]}}}";
+  };
+  EXPECT_EQ(parse_color_maps(with("[\"a\",\"a\",\"a\"]"), "t").palettes(ColorMode::origin).size(), 3u);
+  EXPECT_THROW(parse_color_maps(with("[]"), "t"), Error);
+  EXPECT_THROW(parse_color_maps(with("[\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\"]"), "t"), Error);
+  EXPECT_THROW(parse_color_maps(with("[\"a\",3]"), "t"), Error);
+}
+
 TEST(ColorMaps, ErrorsNameTheFileAndTheProblem) {
   try {
     parse_color_maps("{\"maps\":{},\"color_modes\":{}}", "assets/x.json");
