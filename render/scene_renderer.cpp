@@ -79,7 +79,8 @@ void SceneRenderer::select_color_map(ColorMode mode) {
 }
 
 float SceneRenderer::reference_level(const SceneFrame& frame) const {
-  const float sigma = star_sigma_px(frame.view.point_size, frame.viewport.height);
+  // As bodies.vert draws a lone star: never below the smallest sprite (small viewports, small point sizes).
+  const float sigma = std::max(star_sigma_px(frame.view.point_size, frame.viewport.height), PictureConstants::kMinSigmaPx);
   const float peak_density = 1.0f / (2.0f * 3.14159265f * sigma * sigma * 0.98889f);
   return frame.view.color_mode == ColorMode::density ? peak_density : kTypicalColorMean * peak_density;
 }
