@@ -58,6 +58,11 @@ class SettingsEditor {
 
   // Replaces everything (a loaded settings file or preset), restart fields included.
   void load(const Settings& settings);
+  // The simulation took these settings itself (a bookmark): the draft becomes them, nothing pending.
+  void adopt(const Settings& settings) {
+    draft_ = settings;
+    dirty_ = restart_ = false;
+  }
 
   // Hands pending edits to the simulation. Returns the message when the simulation refused them
   // (bad value, a kernel that does not compile, no GPU for --backend gpu); the draft then returns to

@@ -80,16 +80,50 @@ Simulation::Simulation(const Settings& settings, const std::string& load_file)
     : settings_(settings), load_file_(load_file) {
   validate(settings_);
   if (!settings_.kernels_dir.empty()) check_kernels_workspace(settings_.kernels_dir);
-  initial_ = make_initial_bodies(settings_, load_file_);
-  groups_ = load_file_.empty() ? scene_groups(settings_.scene, initial_.size()) : single_group(initial_.size());
+  if (load_file_.empty()) {
+    initial_ = make_initial_bodies(settings_);
+  } else {
+    TipsySnapshot snapshot = read_tipsy(load_file_);
+    initial_ = std::move(snapshot.bodies);
+    time_ = initial_time_ = snapshot.time;  // a saved run goes on from where it was
+  }
+  groups_ = groups_of(settings_, initial_.size(), !load_file_.empty());
   dt_ = effective_dt(settings_, initial_.size());
   softening_ = effective_softening(settings_, initial_.size());
   backend_ = make_backend(resolved_settings(), notice_);
   backend_->set_bodies(initial_);
 }
 
-Bodies Simulation::make_initial_bodies(const Settings& settings, const std::string& load_file) {
-  if (!load_file.empty()) return read_tipsy(load_file).bodies;
+std::vector<BodyGroup> Simulation::groups_of(const Settings& settings, std::size_t n, bool from_file) {
+  if (from_file && (!settings.body_count || static_cast<std::size_t>(*settings.body_count) != n)) return single_group(n);
+  return scene_groups(settings.scene, n);
+}
+
+void Simulation::restore(const Settings& settings, TipsySnapshot snapshot) {
+  validate(settings);
+  if (snapshot.bodies.size() == 0) throw InputError("a bookmark needs at least one body");
+  Settings s = settings;
+  const std::size_t n = snapshot.bodies.size();
+  Settings resolved = s;
+  resolved.dt = effective_dt(s, n);
+  resolved.softening = effective_softening(s, n);
+  std::string notice;
+  auto backend = make_backend(resolved, notice);
+  backend->set_bodies(snapshot.bodies);
+  // Committed: nothing below throws.
+  groups_ = groups_of(s, n, true);
+  backend_ = std::move(backend);
+  notice_ = std::move(notice);
+  initial_ = std::move(snapshot.bodies);
+  time_ = initial_time_ = snapshot.time;
+  load_file_.clear();
+  settings_ = s;
+  dt_ = *resolved.dt;
+  softening_ = *resolved.softening;
+  pending_.reset();
+}
+
+Bodies Simulation::make_initial_bodies(const Settings& settings) {
   const bool use_gpu = settings.backend != BackendKind::cpu && query_device().has_value() &&
                        (settings.backend == BackendKind::gpu || KernelEngine::nvrtc_available());
   const std::size_t n = resolve_body_count(settings, use_gpu);
@@ -153,7 +187,7 @@ void Simulation::apply(const Settings& settings) {
   const bool new_backend = reset || settings.algorithm != settings_.algorithm || settings.backend != settings_.backend ||
                            settings.kernels_dir != settings_.kernels_dir;  // its engine compiles from that folder
 
-  Bodies initial = reset ? make_initial_bodies(settings, {}) : Bodies{};
+  Bodies initial = reset ? make_initial_bodies(settings) : Bodies{};
   const std::size_t n = reset ? initial.size() : body_count();
   Settings resolved = settings;
   resolved.dt = effective_dt(settings, n);
@@ -179,7 +213,7 @@ void Simulation::apply(const Settings& settings) {
     groups_ = scene_groups(settings.scene, initial.size());
     initial_ = std::move(initial);
     load_file_.clear();
-    time_ = 0;
+    time_ = initial_time_ = 0;
   }
   settings_ = settings;
   dt_ = *resolved.dt;
@@ -249,7 +283,7 @@ std::optional<ConfigureOutcome> Simulation::poll() {
 
 void Simulation::reset() {
   backend_->set_bodies(initial_);
-  time_ = 0;
+  time_ = initial_time_;
 }
 
 StepStats Simulation::step() {

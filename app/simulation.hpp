@@ -10,6 +10,7 @@
 #include "sim/backend.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/scenes.hpp"
+#include "sim/tipsy.hpp"
 #include "sim/settings.hpp"
 
 namespace nbl {
@@ -49,6 +50,11 @@ class Simulation {
   std::optional<ForceError> comparison_force_error(std::size_t sample = 1024, std::uint64_t seed = 11);
   void reset();  // back to the initial conditions of the current settings
 
+  // A bookmark (app/bookmarks.hpp): these settings with the snapshot's bodies at its time, on a new
+  // backend. The snapshot becomes the initial state (Reset comes back to it). Throws like the
+  // constructor, without changing anything, when the settings or the bodies cannot run.
+  void restore(const Settings& settings, TipsySnapshot snapshot);
+
   StepStats step();
 
   Backend& backend() { return *backend_; }
@@ -69,7 +75,8 @@ class Simulation {
   const std::string& notice() const { return notice_; }
 
   // The groups the bodies were born in (the collision's two galaxies, by index range; sim/scenes.hpp):
-  // the scene's, or one group for bodies read from a file.
+  // the scene's; for bodies read from a file, the scene's when the settings name the file's N (a
+  // bookmark or a saved run of that scene: bodies keep their order), else one group.
   const std::vector<BodyGroup>& body_groups() const { return groups_; }
 
   Bodies bodies();  // a host copy of the current state
@@ -78,7 +85,8 @@ class Simulation {
   ForceError force_error(std::size_t sample = 1024, std::uint64_t seed = 11);
 
  private:
-  static Bodies make_initial_bodies(const Settings& settings, const std::string& load_file);
+  static Bodies make_initial_bodies(const Settings& settings);
+  static std::vector<BodyGroup> groups_of(const Settings& settings, std::size_t n, bool from_file);
   static std::unique_ptr<Backend> make_backend(const Settings& resolved, std::string& notice);
   // The settings with dt and softening filled in (scene defaults where unset): what backends see.
   Settings resolved_settings() const;
@@ -89,6 +97,7 @@ class Simulation {
   Bodies initial_;
   std::vector<BodyGroup> groups_;
   double time_ = 0, dt_ = 0, softening_ = 0;
+  double initial_time_ = 0;  // of initial_: 0 for a scene, the snapshot's for a file or bookmark
   std::string notice_;
   std::optional<Settings> pending_;  // requested, building (resolved dt and softening below)
   double pending_dt_ = 0, pending_softening_ = 0;

@@ -1,0 +1,45 @@
+// Bookmarks: the whole state of a run, to come back to (issue 13): the bodies as a Tipsy snapshot
+// (NAME.tipsy, with the simulation time) and the settings beside it (NAME.json, the settings file's
+// format, N included). The panel saves them into a folder of the user's (kUserBookmarkDir) and lists
+// them after the shipped ones (assets/bookmarks: the default collision's key moments at 65,536
+// bodies, so that a teacher jumps to the tails without waiting through the approach). From the command
+// line a bookmark is just those two files: `nbodylab --settings B.json --load B.tipsy`, and the same
+// for `render`.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "sim/settings.hpp"
+#include "sim/tipsy.hpp"
+
+namespace nbl {
+
+class Simulation;
+
+inline constexpr const char* kUserBookmarkDir = "nbodylab-bookmarks";
+
+struct Bookmark {
+  std::string name;               // the file stem: "collision-tails"
+  std::filesystem::path tipsy;    // NAME.tipsy
+  std::filesystem::path settings; // NAME.json
+  bool shipped = false;           // from assets/bookmarks
+};
+
+// The shipped bookmarks, then those in `user_dir`, each sorted by name; a .tipsy without its .json is
+// left out. Folders that do not exist hold none.
+std::vector<Bookmark> list_bookmarks(const std::filesystem::path& user_dir);
+
+// Writes NAME.tipsy and NAME.json into `dir` (made if missing). `name` must be a plain file stem
+// (letters, digits, - _ .); InputError otherwise. Throws Error when a file cannot be written.
+Bookmark save_bookmark(const std::filesystem::path& dir, const std::string& name, const Settings& settings,
+                       Simulation& simulation);
+
+struct LoadedBookmark {
+  Settings settings;
+  TipsySnapshot snapshot;
+};
+// Reads both files; `base` supplies what the JSON leaves out. Throws InputError naming a bad file.
+LoadedBookmark read_bookmark(const Bookmark& bookmark, const Settings& base);
+
+}  // namespace nbl
