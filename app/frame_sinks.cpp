@@ -95,7 +95,7 @@ class FfmpegPipe : public FrameSink {
     // ffmpeg writes beside the target (the extension kept, so it picks the container); finish() renames.
     const std::string command = shell_quoted(ffmpeg.string()) + " -hide_banner -loglevel error -y -f rawvideo -pixel_format rgba -video_size " +
                                 std::to_string(width) + "x" + std::to_string(height) + " -framerate " + std::to_string(fps) +
-                                " -i - -vf pad=ceil(iw/2)*2:ceil(ih/2)*2 -c:v libx264 -pix_fmt yuv420p -crf 18 " +
+                                " -i - -vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' -c:v libx264 -pix_fmt yuv420p -crf 18 " +
                                 shell_quoted(file_.temp().string());
     previous_sigpipe_ = std::signal(SIGPIPE, SIG_IGN);  // a dead ffmpeg is an error we report, not a crash
     pipe_ = popen(command.c_str(), "w");

@@ -165,6 +165,7 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   if (!job.record.target.empty()) {
     RecordOptions record = job.record;
     record.pace_by_wall_clock = false;  // every rendered frame is a video frame
+    record.drop_when_busy = false;      // and none is dropped: an offline render can wait for the encoder
     recorder = std::make_unique<Recorder>(record, job.size.width, job.size.height);
     log << "  recording to " << recorder->describe() << "\n";
   }

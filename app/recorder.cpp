@@ -63,7 +63,13 @@ void Recorder::capture(GLuint framebuffer, const Viewport& region) {
     index = static_cast<std::int64_t>(std::floor(std::chrono::duration<double>(start - started_).count() * options_.fps));
   }
   if (index > last_index_) {
-    const bool taken = capture_.capture(framebuffer, region, index);
+    bool taken = capture_.capture(framebuffer, region, index);
+    while (!taken && !options_.drop_when_busy) {  // offline: wait for the encoder to give a slot back
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      hand_over(capture_.finished());
+      if (!error().empty()) break;
+      taken = capture_.capture(framebuffer, region, index);
+    }
     last_index_ = index;
     std::lock_guard lock(mutex_);
     (taken ? stats_.captured : stats_.dropped) += 1;
@@ -94,7 +100,23 @@ void Recorder::encode() {
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [&] { return !queue_.empty() || closing_; });
-      if (queue_.empty()) return;  // closing, and everything written
+      if (queue_.empty()) {  // closing, and everything written: frames dropped at the end are repeats too
+        const bool failed = !error_.empty();
+        const std::int64_t final_index = final_index_;
+        lock.unlock();
+        if (failed || written_index < 0) return;
+        try {
+          std::int64_t repeats = 0;
+          for (; written_index < final_index; ++written_index, ++repeats) sink_->write(image, static_cast<int>(written_index + 1));
+          std::lock_guard again(mutex_);
+          stats_.written += repeats;
+          stats_.repeated += repeats;
+        } catch (const std::exception& e) {
+          std::lock_guard again(mutex_);
+          error_ = e.what();
+        }
+        return;
+      }
       frame = queue_.front();
       queue_.pop_front();
     }
@@ -132,6 +154,7 @@ RecordStats Recorder::stop() {
   {
     std::lock_guard lock(mutex_);
     closing_ = true;
+    final_index_ = last_index_;
   }
   wake_.notify_one();
   if (worker_.joinable()) worker_.join();

@@ -29,6 +29,9 @@ struct RecordOptions {
   bool include_panel = false;  // the window's whole framebuffer, or the scene alone (the window only)
   int fps = 30;
   bool pace_by_wall_clock = true;
+  // The window drops a frame when the encoder holds every slot (the session must not wait); `render`
+  // waits for a slot instead, so an offline video has every frame.
+  bool drop_when_busy = true;
   int ring_slots = 4;
 };
 
@@ -84,6 +87,7 @@ class Recorder {
   std::condition_variable wake_;
   std::deque<CapturedFrame> queue_;
   bool closing_ = false;
+  std::int64_t final_index_ = -1;  // set by stop(): the encoder pads the video to it with repeats
   std::string error_;
   RecordStats stats_;
   std::thread worker_;

@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libgtest-dev
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
   xvfb xauth fonts-dejavu-core
+  ffmpeg
 )
 
 missing=()

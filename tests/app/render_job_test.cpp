@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "app/headless_render.hpp"
@@ -89,6 +91,108 @@ TEST(RenderJob, AVideoWithoutFfmpegSaysHowToGetFrames) {
     EXPECT_NE(msg.find("--out frames/"), std::string::npos);
   }
   setenv("PATH", path.c_str(), 1);
+}
+
+// ---- recording through the live recorder (pixel-buffer ring, encoder thread) ----
+
+TEST(RenderJob, RecordsRawFramesThroughTheRingInOrder) {
+  const fs::path raw = fs::temp_directory_path() / ("nbl_record_" + std::to_string(getpid()) + ".rgba");
+  RenderJob job = small_job({});
+  job.benchmark = true;
+  job.frames = 7;
+  job.warmup_frames = 1;
+  job.record.target = raw.string();
+  std::ostringstream log;
+  const RenderReport report = render_frames(job, log);
+  EXPECT_EQ(report.recorded.captured + report.recorded.dropped, 7);
+  EXPECT_EQ(report.recorded.written, 7) << "a dropped frame is written again as the one before it";
+  ASSERT_TRUE(fs::exists(raw)) << log.str();
+  EXPECT_EQ(fs::file_size(raw), 7u * 320u * 180u * 4u);
+  EXPECT_GT(report.capture.median, 0.0);
+  EXPECT_NE(log.str().find("capture"), std::string::npos) << log.str();
+  // The last frame of the file is the picture (top row first): bodies in the middle, dark corners.
+  std::ifstream in(raw, std::ios::binary);
+  in.seekg(6 * 320 * 180 * 4);
+  Image last;
+  last.width = 320;
+  last.height = 180;
+  last.rgba.resize(320 * 180 * 4);
+  in.read(reinterpret_cast<char*>(last.rgba.data()), static_cast<std::streamsize>(last.rgba.size()));
+  EXPECT_GT(testing::fraction(last, 140, 70, 180, 110, [](auto p) { return testing::luma(p) > 60; }), 0.1);
+  EXPECT_EQ(testing::fraction(last, 0, 0, 20, 20, [](auto p) { return testing::luma(p) > 30; }), 0.0);
+  fs::remove(raw);
+}
+
+TEST(RenderJob, TheNullSinkTimesTheCaptureAloneAndWritesNothing) {
+  RenderJob job = small_job({});
+  job.benchmark = true;
+  job.frames = 5;
+  job.record.target = "null";
+  std::ostringstream log;
+  const RenderReport report = render_frames(job, log);
+  EXPECT_EQ(report.recorded.written, 5);
+  EXPECT_NE(log.str().find("nowhere"), std::string::npos) << log.str();
+}
+
+TEST(RenderJob, RecordsAPlayableVideoWhenFfmpegIsInstalled) {
+  if (!find_program("ffmpeg") || !find_program("ffprobe")) GTEST_SKIP() << "ffmpeg is not installed (scripts/setup.sh installs it)";
+  const fs::path video = fs::temp_directory_path() / ("nbl_record_" + std::to_string(getpid()) + ".mp4");
+  RenderJob job = small_job({});
+  job.benchmark = true;
+  job.frames = 12;
+  job.record.target = video.string();
+  std::ostringstream log;
+  render_frames(job, log);
+  ASSERT_TRUE(fs::exists(video)) << log.str();
+  // ffprobe counts the frames it decodes: the file plays.
+  const std::string command = "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames,width,height "
+                              "-of csv=p=0 '" + video.string() + "'";
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_TRUE(pipe);
+  char line[128] = {};
+  const bool read = std::fgets(line, sizeof line, pipe) != nullptr;
+  pclose(pipe);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(std::string(line).substr(0, std::string(line).find_last_not_of("\r\n") + 1), "320,180,12");
+  fs::remove(video);
+}
+
+TEST(RenderJob, RecordingAVideoWithoutFfmpegIsRefusedWithWhatToDoInstead) {
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  setenv("PATH", "/nonexistent", 1);
+  RenderJob job = small_job({});
+  job.benchmark = true;
+  job.record.target = "lecture.mp4";
+  try {
+    validate(job);
+    ADD_FAILURE() << "no ffmpeg on PATH";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("ffmpeg is not on PATH"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("--record lecture.rgba"), std::string::npos) << msg;
+  }
+  setenv("PATH", path.c_str(), 1);
+  job.record.target = "lecture.txt";
+  EXPECT_THROW(validate(job), InputError);
+}
+
+// ---- the image check on the default collision ----
+
+TEST(RenderJob, MidCollisionAt65kHoldsDetail) {
+  // The shipped bookmark "tails" (65,536 bodies, t = 6: the two disks have passed and thrown out their
+  // tails), rendered as `render --check-picture` does, passes the image check.
+  RenderJob job;
+  job.settings.backend = BackendKind::cpu;
+  job.load_file = std::string(NBL_SOURCE_DIR) + "/assets/bookmarks/collision-tails.tipsy";
+  job.frames = 3;
+  job.size = {960, 540};
+  job.benchmark = true;
+  job.check_picture = true;
+  if (const char* dir = std::getenv("NBL_TEST_IMAGES")) job.out = (fs::path(dir) / "mid-collision-65k").string(), job.overwrite = true;
+  std::ostringstream log;
+  const RenderReport report = render_frames(job, log);
+  ASSERT_TRUE(report.picture);
+  EXPECT_TRUE(passes(*report.picture)) << describe(*report.picture);
 }
 
 }  // namespace
