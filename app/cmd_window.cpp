@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "app/commands.hpp"
+#include "app/frame_sinks.hpp"
 #include "app/lab.hpp"
 #include "app/run_options.hpp"
 #include "app/view_options.hpp"
@@ -20,6 +21,7 @@ Command add_window_command(CLI::App& root) {
     bool fullscreen = false, no_interop = false, paused = false;
     int frames = 0;
     std::string screenshot, screenshot_dir = ".";
+    RecordOptions record;
   };
   auto state = std::make_shared<State>();
   state->run.add_to(root);
@@ -31,6 +33,12 @@ Command add_window_command(CLI::App& root) {
   root.add_flag("--paused", state->paused, "Start paused (Space resumes)")->group(group);
   root.add_option("--frames", state->frames, "Close after this many frames (scripts, tests)")->group(group);
   root.add_option("--screenshot", state->screenshot, "With --frames: save the last frame (panel included) as this PNG")->group(group);
+  root.add_option("--record", state->record.target,
+                  "Record the window from the first frame (F10 stops): FILE.mp4 (" + video_extension_list() +
+                      ", through ffmpeg), FILE.rgba (raw frames) or null (nothing written)")
+      ->group(group);
+  root.add_flag("--record-panel", state->record.include_panel, "Record the panel too, not the picture alone")->group(group);
+  root.add_option("--record-fps", state->record.fps, "Video frames per second of wall-clock time")->capture_default_str()->group(group);
   CLI::Option* screenshot_dir =
       root.add_option("--screenshot-dir", state->screenshot_dir, "Where F12 puts screenshots")->capture_default_str()->group(group);
 
@@ -38,6 +46,7 @@ Command add_window_command(CLI::App& root) {
             // Outputs are checked before the window opens (the screenshot and the state are saved at the end).
             check_output_file(state->screenshot, "--screenshot");
             check_output_file(state->run.save_file(), "--save");
+            if (!state->record.target.empty()) Recorder::check(state->record);
             if (screenshot_dir->count() > 0)
               check_output_file(std::filesystem::path(state->screenshot_dir) / "nbodylab-screenshot.png", "--screenshot-dir");
             LabOptions options;
@@ -53,6 +62,7 @@ Command add_window_command(CLI::App& root) {
             options.final_screenshot = state->screenshot;
             options.screenshot_dir = state->screenshot_dir;
             options.start_paused = state->paused;
+            options.record = state->record;
             if (options.frames < 0) throw InputError("--frames must be >= 0");
             if (!options.final_screenshot.empty() && options.frames == 0)
               throw InputError("--screenshot needs --frames N (the screenshot is of the last frame)");

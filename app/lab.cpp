@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/commands.hpp"
+#include "app/text_format.hpp"
 #include "app/screenshot.hpp"
 #include "render/gl.hpp"
 #include "render/gl_errors.hpp"
@@ -46,6 +47,8 @@ Lab::Lab(const LabOptions& options)
       backend_name_(simulation_.backend().name()),
       paused_(options.start_paused) {
   panel_.set_width(Panel::kWidth * window_.content_scale());
+  bookmarks_ = list_bookmarks(options_.bookmark_dir);
+  if (!options_.record.target.empty()) start_recording(options_.record);  // a bad target stops before the first frame
 }
 
 int Lab::run() {
@@ -55,12 +58,18 @@ int Lab::run() {
     frame();
     if (options_.frames > 0 && frame_count_ >= options_.frames) break;
   }
+  if (recorder_ && !stop_recording()) {
+    std::fprintf(stderr, "nbodylab: %s\n", error_.c_str());
+    return kExitError;
+  }
+  if (!status_.empty() && status_.rfind("Recorded to ", 0) == 0) std::printf("%s\n", status_.c_str());
   return kExitOk;
 }
 
 // The frame loop, one turn.
 void Lab::frame() {
   window_.poll_events();
+  ui_.set_look(editor_.draft().view.ui_scale, editor_.draft().view.panel_theme);  // presenter type size, theme
   ui_.begin_frame();
   handle_input();    // keys and mouse: the camera moves, commands queue up
   apply_settings();  // last frame's panel edits reach the simulation
@@ -68,6 +77,7 @@ void Lab::frame() {
   render_scene();    // vertex buffer, sprites, overlays, tone map
   build_panel();     // widgets and live numbers, then ImGui draws them
   run_commands();    // buttons and keys (a screenshot sees this whole frame)
+  record_frame();    // recording: this frame into the readback ring, finished ones to the encoder
   window_.swap_buffers();
   finish_frame();    // timings, energy, background jobs, N tuning
 }
@@ -220,6 +230,20 @@ void Lab::build_panel() {
   facts.ab_ready = simulation_.comparison_ready();
   facts.auto_n_note = tuner_.note();
   facts.unicode_font = ui_.unicode_font();
+  facts.recording = recorder_ != nullptr;
+  if (recorder_) {
+    const RecordStats r = recorder_->stats();
+    facts.record_line = "Recording " + std::to_string(recorder_->width()) + "x" + std::to_string(recorder_->height()) + " to " +
+                        recorder_->describe() + ": " + std::to_string(r.written) + " frames, " + std::to_string(r.dropped) +
+                        " dropped";
+  }
+  facts.bookmarks = &bookmarks_;
+  const Caption caption = this->caption();
+  facts.caption_title = caption.title;
+  facts.caption_figure = caption.figure;
+  facts.caption_font = ui_.caption_font();
+  const ViewSettings& view = editor_.draft().view;
+  panel_.set_width(Panel::kWidth * window_.content_scale() * view.ui_scale * (view.presenter ? Panel::kPresenterWidthShare : 1.0f));
   for (LabCommand c : panel_.build(facts, editor_)) request(c);
   ui_.render();
   times_.ui_ms = ms_since(start);
@@ -351,7 +375,133 @@ void Lab::execute(LabCommand command) {
       break;
     case LabCommand::load_settings: load_settings_from(panel_.settings_file()); break;
     case LabCommand::load_preset: load_settings_from(panel_.preset_file()); break;
+    case LabCommand::toggle_recording:
+      if (recorder_) {
+        stop_recording();
+      } else {
+        try {
+          RecordOptions o;
+          o.target = panel_.record_target();
+          o.include_panel = panel_.record_include_panel();
+          start_recording(o);
+        } catch (const Error& e) {
+          error_ = e.what();
+        }
+      }
+      break;
+    case LabCommand::toggle_presenter:
+      editor_.view().presenter = !editor_.view().presenter;
+      status_ = std::string("Presenter layout ") + (editor_.view().presenter ? "on (F9 to leave)" : "off");
+      break;
+    case LabCommand::toggle_follow:
+      editor_.view().follow_bound = !editor_.view().follow_bound;
+      status_ = std::string("Camera ") + (editor_.view().follow_bound ? "follows the bound bodies" : "stays where it is");
+      break;
+    case LabCommand::save_bookmark: save_bookmark(panel_.bookmark_name()); break;
+    case LabCommand::load_bookmark:
+      if (const auto* b = panel_.selected_bookmark(bookmarks_)) restore_bookmark(*b);
+      break;
   }
+}
+
+void Lab::start_recording(const RecordOptions& options) {
+  if (recorder_) stop_recording();
+  record_region_ = options.include_panel ? window_.framebuffer() : scene_viewport();
+  if (record_region_.width <= 0 || record_region_.height <= 0) throw InputError("nothing to record: the scene has no room");
+  recorder_ = std::make_unique<Recorder>(options, record_region_.width, record_region_.height);
+  status_ = "Recording to " + recorder_->describe() + " (F10 stops)";
+  error_.clear();
+}
+
+bool Lab::stop_recording() {
+  if (!recorder_) return true;
+  std::unique_ptr<Recorder> recorder = std::move(recorder_);
+  try {
+    const RecordStats r = recorder->stop();
+    char text[160];
+    std::snprintf(text, sizeof text, ": %lld frames (%lld dropped and %lld repeated in their place)",
+                  static_cast<long long>(r.written), static_cast<long long>(r.dropped), static_cast<long long>(r.repeated));
+    status_ = "Recorded to " + recorder->describe() + text;
+    return true;
+  } catch (const Error& e) {
+    error_ = e.what();
+    return false;
+  }
+}
+
+void Lab::record_frame() {
+  if (!recorder_) return;
+  const Viewport region = recorder_->options().include_panel ? window_.framebuffer() : scene_viewport();
+  try {
+    if (const std::string failed = recorder_->error(); !failed.empty()) throw Error(failed);
+    if (region.width != record_region_.width || region.height != record_region_.height)
+      throw Error("the recorded area changed size (" + std::to_string(record_region_.width) + "x" + std::to_string(record_region_.height) +
+                  " to " + std::to_string(region.width) + "x" + std::to_string(region.height) + ")");
+    recorder_->capture(0, region);
+  } catch (const Error& e) {
+    const std::string why = e.what();
+    stop_recording();  // keeps what was written, or says why not
+    error_ = "Recording stopped: " + why + (error_.empty() ? "" : "; " + error_);
+  }
+}
+
+void Lab::save_bookmark(const std::string& name) {
+  try {
+    const Bookmark b = nbl::save_bookmark(options_.bookmark_dir, name, editor_.current(simulation_), simulation_);
+    bookmarks_ = list_bookmarks(options_.bookmark_dir);
+    status_ = "Bookmark saved: " + b.tipsy.string() + " and " + b.settings.filename().string();
+  } catch (const Error& e) {
+    error_ = e.what();
+  }
+}
+
+void Lab::restore_bookmark(const Bookmark& bookmark) {
+  try {
+    LoadedBookmark loaded = read_bookmark(bookmark, editor_.current(simulation_));
+    // The look of the room stays: presenter mode, type size and theme are the presenter's, not the moment's.
+    const ViewSettings here = editor_.draft().view;
+    loaded.settings.view.ui_scale = here.ui_scale;
+    loaded.settings.view.panel_theme = here.panel_theme;
+    loaded.settings.view.presenter = here.presenter;
+    loaded.settings.view.vsync = here.vsync;
+    editor_.clear_comparison();
+    simulation_.restore(loaded.settings, std::move(loaded.snapshot));
+    editor_.adopt(simulation_.settings());
+    tuner_.stop();
+    bodies_replaced();
+    char time[32];
+    std::snprintf(time, sizeof time, "%.3g", simulation_.time());
+    status_ = "Bookmark " + bookmark.name + ": " + with_commas(static_cast<std::int64_t>(simulation_.body_count())) +
+              " bodies at t = " + time;
+    error_.clear();
+  } catch (const Error& e) {
+    error_ = "Bookmark " + bookmark.name + ": " + e.what();
+  }
+}
+
+Caption Lab::caption() const {
+  if (caption_) return *caption_;
+  Caption c;
+  const Settings& s = simulation_.settings();
+  c.title = std::string(s.algorithm == Algorithm::barneshut ? "Barnes-Hut" : "All-pairs") + ", " +
+            with_commas(static_cast<std::int64_t>(simulation_.body_count())) + " bodies";
+  if (ab_history_.size() > 0) {
+    const auto rows = ab_history_.rows();
+    if (!rows.empty() && !rows.back().speedup.empty()) {
+      c.figure = "B is " + rows.back().speedup.describe() + " than A";
+      return c;
+    }
+  }
+  if (stats_.has_step) {
+    char text[128];
+    const double ms = stats_.step_ms.median();
+    const double rate = stats_.median_interactions_per_s();
+    std::snprintf(text, sizeof text, "%.3g ms per step", ms);
+    c.figure = text;
+    if (rate > 0) c.figure += ", " + si(rate, "interactions/s");
+    c.figure += simulation_.backend().on_gpu() ? "" : " (CPU)";
+  }
+  return c;
 }
 
 void Lab::load_settings_from(const std::string& file) {

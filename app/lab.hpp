@@ -5,16 +5,19 @@
 #pragma once
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "app/body_count_tuner.hpp"
+#include "app/bookmarks.hpp"
 #include "app/energy_monitor.hpp"
 #include "app/imgui_layer.hpp"
 #include "app/lab_commands.hpp"
 #include "app/ladder.hpp"
 #include "app/panel.hpp"
+#include "app/recorder.hpp"
 #include "app/settings_editor.hpp"
 #include "app/simulation.hpp"
 #include "app/stats_history.hpp"
@@ -34,6 +37,16 @@ struct LabOptions {
   std::filesystem::path final_screenshot;  // with `frames`: a PNG of the last frame
   std::filesystem::path screenshot_dir = ".";
   bool start_paused = false;
+  RecordOptions record;            // record.target not empty: record from the first frame (--record)
+  std::filesystem::path bookmark_dir = kUserBookmarkDir;  // where the panel saves bookmarks
+};
+
+// The presenter caption: a title and a live figure over the picture, large enough for the back of a
+// room. The lab fills it from what runs (algorithm, N, the speed or A/B's speed-up) unless someone has
+// set one (the tour: its step's title and its live speed-up).
+struct Caption {
+  std::string title;
+  std::string figure;
 };
 
 class Lab {
@@ -71,6 +84,22 @@ class Lab {
   const std::string& final_screenshot_error() const { return final_screenshot_error_; }
   Viewport scene_viewport() const;  // the window minus the panel, in framebuffer pixels
 
+  // Recording (app/recorder.hpp): the window's frames, with the panel or the scene alone, through
+  // ffmpeg or into raw frames while the session runs. start_recording throws InputError / Error (no
+  // ffmpeg, a bad target) without starting; stop_recording finishes the file and says so in status.
+  void start_recording(const RecordOptions& options);
+  bool stop_recording();  // false (and the reason in last_error()) when the file could not be finished
+  const Recorder* recorder() const { return recorder_.get(); }
+
+  // Bookmarks (app/bookmarks.hpp).
+  void save_bookmark(const std::string& name);
+  void restore_bookmark(const Bookmark& bookmark);
+  const std::vector<Bookmark>& bookmarks() const { return bookmarks_; }
+
+  // The caption presenter mode shows (set_caption(nullopt): back to the lab's own).
+  Caption caption() const;
+  void set_caption(std::optional<Caption> caption) { caption_ = std::move(caption); }
+
  private:
   using Clock = std::chrono::steady_clock;
 
@@ -81,6 +110,7 @@ class Lab {
   void build_panel();
   void run_commands();
   void finish_frame();
+  void record_frame();
 
   void execute(LabCommand command);
   void compare_ab();
@@ -121,6 +151,11 @@ class Lab {
   std::optional<ConfigureOutcome> last_build_;  // the last kernel build swapped in or refused
   ComparisonHistory ab_history_;
   std::string final_screenshot_error_;  // why options_.final_screenshot was not saved ("" if it was)
+
+  std::unique_ptr<Recorder> recorder_;
+  Viewport record_region_;
+  std::vector<Bookmark> bookmarks_;
+  std::optional<Caption> caption_;
 
   FrameTimes times_;
   double render_cpu_ms_ = 0;

@@ -24,6 +24,11 @@ enum class LabCommand {
   ab_swap,          // A/B: A takes B's settings, B takes A's
   ab_make_current,  // A/B: A takes B's settings, B is cleared
   ab_clear,
+  toggle_recording,   // start or stop recording the window (Panel's record target, app/recorder.hpp)
+  toggle_presenter,   // presenter layout on or off
+  toggle_follow,      // the camera following the bound bodies
+  save_bookmark,      // the whole state, under the panel's bookmark name (app/bookmarks.hpp)
+  load_bookmark,      // the panel's selected bookmark
 };
 
 struct KeyBinding {
@@ -36,8 +41,8 @@ struct KeyBinding {
 
 // GLFW key codes (GLFW/glfw3.h), spelled out so this header needs no GLFW include.
 namespace keys {
-inline constexpr int space = 32, f = 70, h = 72, p = 80, q = 81, r = 82, s = 83, v = 86;
-inline constexpr int f11 = 300, f12 = 301;
+inline constexpr int space = 32, c = 67, f = 70, h = 72, p = 80, q = 81, r = 82, s = 83, v = 86;
+inline constexpr int f9 = 298, f10 = 299, f11 = 300, f12 = 301;
 }  // namespace keys
 
 inline constexpr std::array kKeyBindings = {
@@ -51,6 +56,9 @@ inline constexpr std::array kKeyBindings = {
     KeyBinding{keys::f12, false, LabCommand::screenshot, "F12 / Ctrl+S", "screenshot (PNG)"},
     KeyBinding{keys::s, true, LabCommand::screenshot, "", ""},
     KeyBinding{keys::h, false, LabCommand::toggle_panel, "H", "hide or show the panel"},
+    KeyBinding{keys::c, false, LabCommand::toggle_follow, "C", "camera follows the bound bodies on/off"},
+    KeyBinding{keys::f9, false, LabCommand::toggle_presenter, "F9", "presenter layout (compact panel, caption)"},
+    KeyBinding{keys::f10, false, LabCommand::toggle_recording, "F10", "start or stop recording (View panel)"},
     KeyBinding{keys::q, true, LabCommand::quit, "Ctrl+Q", "quit"},
 };
 

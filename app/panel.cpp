@@ -313,8 +313,16 @@ std::vector<LabCommand> Panel::build(const PanelFacts& f, SettingsEditor& editor
                    ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings);
   ImGui::PushItemWidth(-ImGui::GetFontSize() * 9.0f);
   header(f);
+  const bool presenter = editor.draft().view.presenter;
   if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) simulation_section(f, editor);
-  if (ImGui::CollapsingHeader("View")) view_section(f, editor);
+  if (ImGui::CollapsingHeader("View", presenter ? ImGuiTreeNodeFlags_DefaultOpen : 0)) view_section(f, editor);
+  if (presenter) {  // the compact panel: the rest is one key (F9) away
+    ImGui::TextColored(kMuted, "Presenter layout: F9 for the full panel");
+    ImGui::PopItemWidth();
+    ImGui::End();
+    caption(f);
+    return commands_;
+  }
   // Open at start on a GPU; on the CPU backend every toggle is inert, so the live numbers get the room.
   const ImGuiTreeNodeFlags toggles_open = f.simulation->backend().on_gpu() ? ImGuiTreeNodeFlags_DefaultOpen : 0;
   if (ImGui::CollapsingHeader("Optimizations", toggles_open)) optimizations_section(f, editor);
@@ -396,6 +404,78 @@ void Panel::simulation_section(const PanelFacts& f, SettingsEditor& editor) {
     }
     tooltip("Ready-made settings from assets/presets/ (scene, N, algorithm, view). Loading one restarts.");
   }
+  bookmarks_section(f);
+}
+
+void Panel::bookmarks_section(const PanelFacts& f) {
+  if (!f.bookmarks) return;
+  const std::vector<Bookmark>& list = *f.bookmarks;
+  const Bookmark* chosen = selected_bookmark(list);
+  if (ImGui::BeginCombo("##bookmarks", chosen ? chosen->name.c_str() : "Bookmarks...")) {
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string label = list[i].name + (list[i].shipped ? "" : "  (yours)");
+      if (ImGui::Selectable(label.c_str(), static_cast<int>(i) == selected_bookmark_)) {
+        selected_bookmark_ = static_cast<int>(i);
+        ask(LabCommand::load_bookmark);
+      }
+    }
+    ImGui::EndCombo();
+  }
+  tooltip("Jump to a saved moment: the bodies and the settings they ran with. Shipped: the default collision at "
+          "65,536 bodies at its first passage (t = 3) and with its tails out (t = 6). Yours: saved below, into " +
+          std::string(kUserBookmarkDir) + "/. Reset then returns to the bookmark.");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!chosen);
+  if (ImGui::Button("Go")) ask(LabCommand::load_bookmark);
+  ImGui::EndDisabled();
+  ImGui::InputText("##bookmark_name", &bookmark_name_);
+  tooltip("The new bookmark's name: NAME.tipsy (the bodies, with the time) and NAME.json (the settings).");
+  ImGui::SameLine();
+  if (ImGui::Button("Bookmark now")) ask(LabCommand::save_bookmark);
+}
+
+void Panel::record_section(const PanelFacts& f) {
+  ImGui::BeginDisabled(f.recording);
+  ImGui::InputText("##record_target", &record_target_);
+  tooltip("Where the recording goes: FILE.mp4 / .mkv / .webm / .mov (H.264 through ffmpeg), FILE.rgba (raw frames, "
+          "for a machine without ffmpeg), or null (nothing written: what capturing costs).");
+  ImGui::Checkbox("With the panel", &record_include_panel_);
+  tooltip("Record the whole window, panel included, or the picture alone.");
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (f.recording) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.75f, 0.15f, 0.12f, 1.0f));
+  if (ImGui::Button(f.recording ? "Stop recording (F10)" : "Record (F10)")) ask(LabCommand::toggle_recording);
+  if (f.recording) ImGui::PopStyleColor();
+  tooltip("Frames are read back through a ring of pixel buffers and encoded on another thread: the frame loop "
+          "does not wait. A frame the encoder cannot take in time is dropped, and the previous one repeated in "
+          "its place, so the video keeps the session's timing.");
+  if (f.recording) wrapped(kError, f.record_line);
+}
+
+// Presenter mode's caption: the title and the live figure, bottom left of the picture, in the large
+// font on a dark band so it reads over bright cores.
+void Panel::caption(const PanelFacts& f) {
+  if (f.caption_title.empty() && f.caption_figure.empty()) return;
+  const ImGuiIO& io = ImGui::GetIO();
+  const float margin = ImGui::GetFontSize();
+  const float room = std::max(io.DisplaySize.x - width() - 2 * margin, 8 * margin);  // the picture's width, not the panel's
+  ImGui::SetNextWindowPos(ImVec2(margin, io.DisplaySize.y - margin), ImGuiCond_Always, ImVec2(0.0f, 1.0f));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(room, io.DisplaySize.y));
+  ImGui::SetNextWindowBgAlpha(0.7f);
+  ImGui::Begin("##caption", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
+  if (f.caption_font) ImGui::PushFont(f.caption_font);
+  ImGui::PushTextWrapPos(room - ImGui::GetStyle().WindowPadding.x);
+  ImGui::TextUnformatted(f.caption_title.c_str());
+  if (!f.caption_figure.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.2f, 1.0f));
+    ImGui::TextUnformatted(f.caption_figure.c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::PopTextWrapPos();
+  if (f.caption_font) ImGui::PopFont();
+  ImGui::End();
 }
 
 void Panel::view_section(const PanelFacts& f, SettingsEditor& editor) {
@@ -406,9 +486,16 @@ void Panel::view_section(const PanelFacts& f, SettingsEditor& editor) {
   else if (f.scene->overlay().cells_left_out > 0)
     wrapped(kWarning, "Showing the first " + with_commas(static_cast<std::int64_t>(f.scene->overlay().cells_drawn)) +
                           " cells; " + with_commas(static_cast<std::int64_t>(f.scene->overlay().cells_left_out)) + " deeper ones left out.");
+  if (v.auto_exposure && f.scene->white_in_stars() > 0)
+    ImGui::TextColored(kMuted, "white point: %.0f lone stars, exposure passes %.2f ms", f.scene->white_in_stars(),
+                       f.scene->exposure_gpu_ms());
+  if (v.follow_bound && f.scene->bound())
+    ImGui::TextColored(kMuted, "following %.0f%% of the mass (bound), %.2f ms", 100 * f.scene->bound()->bound_fraction,
+                       f.scene->follow_cpu_ms());
   if (ImGui::Button("Fit camera (F)")) ask(LabCommand::fit_camera);
   ImGui::SameLine();
   if (ImGui::Button("Screenshot (F12)")) ask(LabCommand::screenshot);
+  record_section(f);
   ImGui::TextColored(kMuted, "%s", f.gl_description.c_str());
 }
 

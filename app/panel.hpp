@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/bookmarks.hpp"
 #include "app/energy_monitor.hpp"
 #include "app/lab_commands.hpp"
 #include "app/ladder.hpp"
@@ -16,6 +17,8 @@
 #include "app/stats_history.hpp"
 #include "cuda/device.hpp"
 #include "render/scene_view.hpp"
+
+struct ImFont;
 
 namespace nbl {
 
@@ -50,11 +53,17 @@ struct PanelFacts {
   bool ab_ready = false;                          // B is built and compared each frame
   std::string auto_n_note;   // what the start-up body-count tuning did
   bool unicode_font = false;
+  bool recording = false;
+  std::string record_line;   // "Recording 1920x1080 to talk.mp4 ...: 310 frames, 0 dropped"
+  const std::vector<Bookmark>* bookmarks = nullptr;
+  std::string caption_title, caption_figure;  // presenter mode's caption
+  ImFont* caption_font = nullptr;
 };
 
 class Panel {
  public:
   static constexpr float kWidth = 430.0f;  // in screen units at content scale 1; the lab scales it
+  static constexpr float kPresenterWidthShare = 0.8f;  // the presenter layout's compact panel
 
   // Builds this frame's panel; returns what its buttons asked for.
   std::vector<LabCommand> build(const PanelFacts& facts, SettingsEditor& editor);
@@ -65,6 +74,13 @@ class Panel {
   void toggle_visible() { visible_ = !visible_; }
   const std::string& settings_file() const { return settings_file_; }
   const std::string& preset_file() const { return preset_file_; }
+  const std::string& record_target() const { return record_target_; }
+  bool record_include_panel() const { return record_include_panel_; }
+  const std::string& bookmark_name() const { return bookmark_name_; }
+  const Bookmark* selected_bookmark(const std::vector<Bookmark>& list) const {
+    return selected_bookmark_ >= 0 && selected_bookmark_ < static_cast<int>(list.size()) ? &list[static_cast<std::size_t>(selected_bookmark_)] : nullptr;
+  }
+  void select_bookmark(int index) { selected_bookmark_ = index; }  // tests and scripts
 
  private:
   void header(const PanelFacts& f);
@@ -78,6 +94,9 @@ class Panel {
   void accuracy_section(const PanelFacts& f);
   void generated_code_section(const PanelFacts& f);
   void keys_section();
+  void bookmarks_section(const PanelFacts& f);
+  void record_section(const PanelFacts& f);
+  void caption(const PanelFacts& f);
   void ask(LabCommand c) { commands_.push_back(c); }
 
   std::vector<LabCommand> commands_;
@@ -85,6 +104,10 @@ class Panel {
   bool visible_ = true;
   std::string settings_file_ = "nbodylab-settings.json";
   std::string preset_file_;
+  std::string record_target_ = "nbodylab-recording.mp4";
+  bool record_include_panel_ = false;
+  std::string bookmark_name_ = "moment";
+  int selected_bookmark_ = -1;
 };
 
 }  // namespace nbl

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "app/lab.hpp"
@@ -77,6 +78,132 @@ TEST_F(LabWindow, DrawsBodiesInTheSceneAndThePanelBesideIt) {
   EXPECT_GT(text, 0.003) << "the panel should show text";
   EXPECT_GT(lab.stats().frame_ms.count(), 5);
   EXPECT_TRUE(lab.stats().has_step);
+}
+
+TEST_F(LabWindow, PresenterModeShowsACompactHighContrastPanelAndALargeCaption) {
+  Lab lab(small_lab());
+  for (int i = 0; i < 4; ++i) lab.frame();
+  const int normal_scene = lab.scene_viewport().width;
+  lab.editor().view().ui_scale = 1.75f;
+  lab.editor().view().panel_theme = PanelTheme::high_contrast;
+  lab.request(LabCommand::toggle_presenter);
+  for (int i = 0; i < 4; ++i) lab.frame();
+  EXPECT_TRUE(lab.editor().draft().view.presenter);
+  const Caption caption = lab.caption();
+  EXPECT_NE(caption.title.find("4,096 bodies"), std::string::npos) << caption.title;
+  EXPECT_NE(caption.figure.find("ms per step"), std::string::npos) << caption.figure;
+  const fs::path file = dir_ / "presenter.png";
+  lab.request_screenshot(file);
+  lab.frame();
+  ASSERT_TRUE(fs::exists(file)) << lab.last_error();
+  const Image image = testing::load_png(file);
+  const int scene_width = lab.scene_viewport().width;
+  // 1.75x type in a panel of 0.8 the share: wider than the normal panel, but the scene keeps most room.
+  EXPECT_LT(scene_width, normal_scene);
+  EXPECT_GT(scene_width, kWidth / 3);
+  // The high-contrast panel: pure black behind white text.
+  const int px0 = scene_width + 10, px1 = kWidth - 10;
+  EXPECT_GT(testing::fraction(image, px0, 0, px1, kHeight, [](auto p) { return p[0] < 4 && p[1] < 4 && p[2] < 4; }), 0.3);
+  EXPECT_GT(testing::fraction(image, px0, 0, px1, kHeight, [](auto p) { return p[0] > 240 && p[1] > 240 && p[2] > 240; }), 0.01);
+  // The caption: large white and yellow type on a dark band in the bottom-left of the picture.
+  const double caption_text = testing::fraction(image, 10, kHeight - 140, scene_width / 2 + 200, kHeight - 10,
+                                                [](auto p) { return p[0] > 200 && p[1] > 170; });
+  EXPECT_GT(caption_text, 0.01) << "the caption should be drawn";
+  const double top_left = testing::fraction(image, 10, 10, 400, 120, [](auto p) { return p[0] > 200 && p[1] > 170; });
+  EXPECT_LT(top_left, caption_text / 3) << "and only there";
+
+  lab.set_caption(Caption{"Step 7: shared-memory tiling", "3.1x faster than step 6"});
+  EXPECT_EQ(lab.caption().title, "Step 7: shared-memory tiling");
+  lab.set_caption(std::nullopt);
+  EXPECT_NE(lab.caption().title.find("bodies"), std::string::npos);
+}
+
+TEST_F(LabWindow, RecordingWritesTheWindowsFramesThroughTheRing) {
+  LabOptions o = small_lab();
+  const fs::path raw = dir_ / "talk.rgba";
+  o.record.target = raw.string();
+  o.record.pace_by_wall_clock = false;  // every frame a video frame: the count is exact
+  {  // one Lab (one ImGui context) at a time
+    Lab lab(o);
+    ASSERT_TRUE(lab.recorder());
+    const Viewport scene = lab.scene_viewport();
+    for (int i = 0; i < 8; ++i) lab.frame();
+    ASSERT_TRUE(lab.stop_recording()) << lab.last_error();
+    EXPECT_FALSE(lab.recorder());
+    EXPECT_NE(lab.last_status().find("8 frames"), std::string::npos) << lab.last_status();
+    ASSERT_TRUE(fs::exists(raw));
+    const std::size_t frame_bytes = static_cast<std::size_t>(scene.width) * scene.height * 4;
+    EXPECT_EQ(fs::file_size(raw), 8 * frame_bytes) << "the scene alone, without the panel";
+
+  }
+
+  // The panel's button starts and stops it (the target the panel holds).
+  LabOptions plain = small_lab();
+  Lab again(plain);
+  again.frame();
+  again.request(LabCommand::toggle_recording);  // the default target is an .mp4: needs ffmpeg
+  again.frame();
+  if (find_program("ffmpeg")) {
+    EXPECT_TRUE(again.recorder()) << again.last_error();
+    again.frame();
+    again.request(LabCommand::toggle_recording);
+    again.frame();
+    EXPECT_FALSE(again.recorder());
+    fs::remove(again.panel().record_target());
+  } else {
+    EXPECT_FALSE(again.recorder());
+    EXPECT_NE(again.last_error().find("ffmpeg is not on PATH"), std::string::npos) << again.last_error();
+  }
+}
+
+TEST_F(LabWindow, RecordingWithoutFfmpegIsRefusedClearly) {
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  setenv("PATH", "/nonexistent", 1);
+  LabOptions o = small_lab();
+  o.record.target = (dir_ / "talk.mp4").string();
+  try {
+    Lab lab(o);
+    ADD_FAILURE() << "no ffmpeg on PATH";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("apt-get install ffmpeg"), std::string::npos) << e.what();
+  }
+  setenv("PATH", path.c_str(), 1);
+}
+
+TEST_F(LabWindow, ABookmarkRestoresTheBodiesTheTimeAndTheSettings) {
+  LabOptions o = small_lab();
+  o.bookmark_dir = dir_ / "bookmarks";
+  Lab lab(o);
+  for (int i = 0; i < 5; ++i) lab.frame();
+  const double t = lab.simulation().time();
+  ASSERT_GT(t, 0.0);
+  lab.editor().view().color_mode = ColorMode::density;
+  lab.save_bookmark("after-five");
+  ASSERT_TRUE(fs::exists(o.bookmark_dir / "after-five.tipsy")) << lab.last_error();
+  ASSERT_TRUE(fs::exists(o.bookmark_dir / "after-five.json"));
+  const Bodies saved = lab.simulation().bodies();
+  for (int i = 0; i < 5; ++i) lab.frame();
+  lab.editor().view().color_mode = ColorMode::speed;
+  lab.request(LabCommand::toggle_pause);
+  lab.frame();
+
+  const auto& list = lab.bookmarks();
+  const auto mine = std::find_if(list.begin(), list.end(), [](const Bookmark& b) { return b.name == "after-five"; });
+  ASSERT_NE(mine, list.end());
+  EXPECT_FALSE(mine->shipped);
+  EXPECT_TRUE(std::any_of(list.begin(), list.end(), [](const Bookmark& b) { return b.shipped && b.name == "collision-tails"; }))
+      << "the shipped moments of the default collision are listed";
+  lab.restore_bookmark(*mine);
+  EXPECT_TRUE(lab.last_error().empty()) << lab.last_error();
+  EXPECT_NEAR(lab.simulation().time(), t, 1e-9);
+  EXPECT_EQ(lab.editor().draft().view.color_mode, ColorMode::density);
+  const Bodies now = lab.simulation().bodies();
+  ASSERT_EQ(now.size(), saved.size());
+  for (std::size_t i = 0; i < now.size(); i += 97) EXPECT_FLOAT_EQ(now.x[i], saved.x[i]);
+  lab.frame();
+
+  lab.save_bookmark("../escape");
+  EXPECT_NE(lab.last_error().find("plain file name"), std::string::npos) << lab.last_error();
 }
 
 TEST_F(LabWindow, AGlErrorIsReportedInThePanelAndTheFramesGoOn) {
