@@ -93,6 +93,7 @@ class Panel {
   void tree_section(const PanelFacts& f);
   void accuracy_section(const PanelFacts& f);
   void generated_code_section(const PanelFacts& f);
+  void issue_ceiling_rows(const PanelFacts& f, const KernelInfo& k);
   void keys_section();
   void bookmarks_section(const PanelFacts& f);
   void record_section(const PanelFacts& f);
