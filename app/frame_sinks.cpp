@@ -90,12 +90,13 @@ class StagedFile {
 // Raw RGBA frames into ffmpeg's stdin; ffmpeg encodes H.264 (yuv420p, the format players accept).
 class FfmpegPipe : public FrameSink {
  public:
-  FfmpegPipe(const std::filesystem::path& ffmpeg, const std::string& out, int width, int height, int fps)
+  FfmpegPipe(const std::filesystem::path& ffmpeg, const std::string& out, int width, int height, int fps, bool live)
       : file_(out), width_(width), height_(height) {
     // ffmpeg writes beside the target (the extension kept, so it picks the container); finish() renames.
     const std::string command = shell_quoted(ffmpeg.string()) + " -hide_banner -loglevel error -y -f rawvideo -pixel_format rgba -video_size " +
                                 std::to_string(width) + "x" + std::to_string(height) + " -framerate " + std::to_string(fps) +
-                                " -i - -vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' -c:v libx264 -pix_fmt yuv420p -crf 18 " +
+                                " -i - -vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' -c:v libx264" + (live ? " -preset veryfast" : "") +
+                                " -pix_fmt yuv420p -crf 18 " +
                                 shell_quoted(file_.temp().string());
     previous_sigpipe_ = std::signal(SIGPIPE, SIG_IGN);  // a dead ffmpeg is an error we report, not a crash
     pipe_ = popen(command.c_str(), "w");
@@ -209,8 +210,8 @@ std::string missing_ffmpeg_message(const std::string& out, const std::string& op
 
 std::unique_ptr<FrameSink> make_png_folder(const std::filesystem::path& folder) { return std::make_unique<PngFolder>(folder); }
 std::unique_ptr<FrameSink> make_ffmpeg_pipe(const std::filesystem::path& ffmpeg, const std::string& out, int width, int height,
-                                            int fps) {
-  return std::make_unique<FfmpegPipe>(ffmpeg, out, width, height, fps);
+                                            int fps, bool live) {
+  return std::make_unique<FfmpegPipe>(ffmpeg, out, width, height, fps, live);
 }
 std::unique_ptr<FrameSink> make_raw_frames(const std::string& out, int width, int height, int fps) {
   return std::make_unique<RawFrames>(out, width, height, fps);

@@ -38,8 +38,11 @@ std::optional<std::filesystem::path> find_program(const std::string& name);  // 
 bool is_frame_file(const std::filesystem::path& path);  // frame_*.png
 
 std::unique_ptr<FrameSink> make_png_folder(const std::filesystem::path& folder);
+// live: the session runs while it encodes (the window's recorder): x264's veryfast preset, about 3x the
+// frames per second of its default for a somewhat larger file at the same quality (CRF 18); offline
+// renders take the default.
 std::unique_ptr<FrameSink> make_ffmpeg_pipe(const std::filesystem::path& ffmpeg, const std::string& out, int width,
-                                            int height, int fps);
+                                            int height, int fps, bool live = false);
 std::unique_ptr<FrameSink> make_raw_frames(const std::string& out, int width, int height, int fps);
 std::unique_ptr<FrameSink> make_null_sink();
 

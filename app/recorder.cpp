@@ -14,7 +14,7 @@ namespace {
 std::unique_ptr<FrameSink> open_sink(const RecordOptions& o, int width, int height) {
   if (o.target == kNullSinkName) return make_null_sink();
   if (is_raw_frames_path(o.target)) return make_raw_frames(o.target, width, height, o.fps);
-  return make_ffmpeg_pipe(*find_program("ffmpeg"), o.target, width, height, o.fps);
+  return make_ffmpeg_pipe(*find_program("ffmpeg"), o.target, width, height, o.fps, /*live=*/o.drop_when_busy);
 }
 
 }  // namespace
