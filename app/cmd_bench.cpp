@@ -168,6 +168,13 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
     sci_row("force error: median", f.median);
     sci_row("force error: 99th percentile", f.p99);
     sci_row("force error: max", f.max);
+    // The same errors against the sample's RMS acceleration: unlike the per-body figures they stay
+    // meaningful where the pulls on a body cancel (sim/diagnostics.hpp).
+    sci_row("force error / RMS accel: RMS", f.normalized_rms);
+    sci_row("force error / RMS accel: median", f.normalized_median);
+    sci_row("force error / RMS accel: 99th percentile", f.normalized_p99);
+    sci_row("force error / RMS accel: max", f.normalized_max);
+    sci_row("RMS acceleration of the sample", f.reference_rms);
     number_row("force error: bodies sampled", static_cast<double>(f.count), 0);
     if (f.non_finite) text_row("force error", "NaN or inf in the forces");
   }

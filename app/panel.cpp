@@ -564,6 +564,12 @@ void Panel::accuracy_section(const PanelFacts& f) {
       row("relative RMS", fmt("%.2e", err.rms));
       row("median / p99", fmt("%.2e", err.median) + fmt(" / %.2e", err.p99));
       row("max", fmt("%.2e", err.max));
+      tooltip("Per body: |a - a_ref| / |a_ref|. Where the pulls on a body nearly cancel this blows up although the "
+              "approximation is no worse there.");
+      row("vs RMS: p99 / max", fmt("%.2e", err.normalized_p99) + fmt(" / %.2e", err.normalized_max));
+      tooltip("|a - a_ref| / sqrt(mean |a_ref|^2): the error against the sample's typical acceleration, which "
+              "cancellation cannot inflate. Median " + fmt("%.2e", err.normalized_median) + ", RMS " +
+              fmt("%.2e", err.normalized_rms) + "; RMS acceleration " + fmt("%.3e", err.reference_rms) + ".");
       row("sample", with_commas(static_cast<std::int64_t>(reading->sample)) + " bodies, " + fmt("%.0f ms", reading->ms));
     }
   }

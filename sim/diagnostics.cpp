@@ -188,11 +188,17 @@ ForceError force_error(const Accelerations& approx, const Accelerations& referen
     constexpr double inf = std::numeric_limits<double>::infinity();
     result.non_finite = true;
     result.relative_norm = result.rms = result.median = result.p99 = result.max = inf;
+    result.reference_rms = inf;
+    result.normalized_rms = result.normalized_median = result.normalized_p99 = result.normalized_max = inf;
     return result;
   }
   if (n == 0) return result;
 
-  std::vector<double> relative(n);
+  // Zero over zero is agreement; anything else over zero is infinitely wrong.
+  auto ratio = [](double error, double scale) {
+    return scale > 0 ? error / scale : (error > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+  };
+  std::vector<double> relative(n), absolute(n);
   double diff_norm2 = 0, ref_norm2 = 0, sum_sq = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const double dx = approx.x[i] - reference.x[i];
@@ -202,18 +208,26 @@ ForceError force_error(const Accelerations& approx, const Accelerations& referen
     const double r2 = reference.x[i] * reference.x[i] + reference.y[i] * reference.y[i] + reference.z[i] * reference.z[i];
     diff_norm2 += d2;
     ref_norm2 += r2;
-    // A body with no net force has no relative error to speak of: exact agreement is 0, anything else
-    // is infinitely wrong.
-    const double e = r2 > 0 ? std::sqrt(d2 / r2) : (d2 > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+    // A body with no net force has no relative error to speak of.
+    const double e = ratio(std::sqrt(d2), std::sqrt(r2));
     relative[i] = e;
+    absolute[i] = std::sqrt(d2);
     sum_sq += e * e;
   }
   std::sort(relative.begin(), relative.end());
-  result.relative_norm = ref_norm2 > 0 ? std::sqrt(diff_norm2 / ref_norm2) : (diff_norm2 > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+  std::sort(absolute.begin(), absolute.end());
+  result.relative_norm = ratio(std::sqrt(diff_norm2), std::sqrt(ref_norm2));
   result.rms = std::sqrt(sum_sq / static_cast<double>(n));
   result.median = percentile_sorted(relative, 0.5);
   result.p99 = percentile_sorted(relative, 0.99);
   result.max = relative.back();
+
+  const double count = static_cast<double>(n);
+  result.reference_rms = std::sqrt(ref_norm2 / count);
+  result.normalized_rms = ratio(std::sqrt(diff_norm2 / count), result.reference_rms);
+  result.normalized_median = ratio(percentile_sorted(absolute, 0.5), result.reference_rms);
+  result.normalized_p99 = ratio(percentile_sorted(absolute, 0.99), result.reference_rms);
+  result.normalized_max = ratio(absolute.back(), result.reference_rms);
   return result;
 }
 

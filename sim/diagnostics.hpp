@@ -35,13 +35,21 @@ Accelerations reference_accelerations(const Bodies& bodies, double softening,
 // `count` distinct body indices drawn with a seeded RNG (all of them, in order, when count >= n).
 std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed);
 
-// Relative force error of `approx` against `reference` (same bodies, same order).
-// Per body: |a - a_ref| / |a_ref|; summarised as RMS, median, 99th percentile and max, plus the
-// global relative norm ||a - a_ref|| / ||a_ref|| over all components. Any NaN or inf in `approx`
-// sets non_finite and makes every figure infinite, so it can never pass a tolerance.
+// Force error of `approx` against `reference` (same bodies, same order), two ways.
+// Per body relative: |a - a_ref| / |a_ref|; summarised as RMS, median, 99th percentile and max, plus
+// the global relative norm ||a - a_ref|| / ||a_ref|| over all components.
+// RMS-normalized: |a - a_ref| / sqrt(mean_j |a_ref,j|^2), the error against the typical acceleration
+// of the sample (reference_rms) rather than the body's own. Where the pulls on a body nearly cancel
+// (the middle of a line of bodies, the centre of a sphere) |a_ref| is tiny and the per-body figure
+// blows up although the approximation is no worse there; the normalized figure does not. Its RMS
+// equals relative_norm by construction.
+// Any NaN or inf in `approx` or `reference` sets non_finite and makes every figure infinite, so it can
+// never pass a tolerance.
 struct ForceError {
   double relative_norm = 0;
   double rms = 0, median = 0, p99 = 0, max = 0;
+  double reference_rms = 0;  // sqrt(mean |a_ref|^2) over the sample
+  double normalized_rms = 0, normalized_median = 0, normalized_p99 = 0, normalized_max = 0;
   std::size_t count = 0;
   bool non_finite = false;
 };
