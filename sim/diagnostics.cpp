@@ -245,6 +245,26 @@ Accelerations select(const Accelerations& all, const std::vector<std::size_t>& i
   return out;
 }
 
+double virial_speed(const Bodies& bodies) {
+  double mass = 0, mx = 0, my = 0, mz = 0;
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const double m = bodies.mass[i];
+    mass += m;
+    mx += m * bodies.x[i];
+    my += m * bodies.y[i];
+    mz += m * bodies.z[i];
+  }
+  if (!(mass > 0)) return 0;
+  const double cx = mx / mass, cy = my / mass, cz = mz / mass;
+  double moment = 0;
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const double dx = bodies.x[i] - cx, dy = bodies.y[i] - cy, dz = bodies.z[i] - cz;
+    moment += bodies.mass[i] * (dx * dx + dy * dy + dz * dz);
+  }
+  const double radius = std::sqrt(moment / mass);
+  return radius > 0 ? std::sqrt(mass / radius) : std::numeric_limits<double>::infinity();
+}
+
 bool all_finite(const Bodies& bodies) {
   bool finite = true;
   for (const auto* v : {&bodies.x, &bodies.y, &bodies.z, &bodies.vx, &bodies.vy, &bodies.vz, &bodies.mass}) {

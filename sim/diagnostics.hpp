@@ -58,6 +58,11 @@ ForceError force_error(const Accelerations& approx, const Accelerations& referen
 // Picks rows `indices` out of a full accelerations array.
 Accelerations select(const Accelerations& all, const std::vector<std::size_t>& indices);
 
+// The scene's own speed scale, sqrt(G M / R) in N-body units (G = 1): M the total mass, R the
+// mass-weighted RMS distance of the bodies from their centre of mass. A virialised cluster's bodies
+// move at about this speed. Infinite when R is 0 (one body, or all at one point), 0 when M is 0.
+double virial_speed(const Bodies& bodies);
+
 // True when every position, velocity and mass is finite.
 bool all_finite(const Bodies& bodies);
 

@@ -212,6 +212,22 @@ TEST(Diagnostics, ForceErrorFlagsNaNAndInfAsInfinitelyWrong) {
   }
 }
 
+TEST(Diagnostics, VirialSpeedIsSqrtOfMassOverRmsRadius) {
+  Bodies b;
+  b.resize(3);
+  // Masses 1, 1, 2 at x = -3, 1, 1: centre of mass at x = 0; mass-weighted mean square radius
+  // (9 + 1 + 2) / 4 = 3; so sqrt(4 / sqrt(3)).
+  b.x = {-3, 1, 1};
+  b.y = {5, 5, 5};  // an offset the centre of mass removes
+  b.mass = {1, 1, 2};
+  EXPECT_NEAR(virial_speed(b), std::sqrt(4.0 / std::sqrt(3.0)), 1e-12);
+  b.x = {2, 2, 2};
+  EXPECT_TRUE(std::isinf(virial_speed(b)));  // no radius
+  b.x = {-3, 1, 1};
+  b.mass = {0, 0, 0};
+  EXPECT_EQ(virial_speed(b), 0.0);  // no mass
+}
+
 TEST(Diagnostics, AllFiniteDetectsNaNInAnyField) {
   const Bodies good = make_scene(Scene::cube, 10, 1);
   EXPECT_TRUE(all_finite(good));
