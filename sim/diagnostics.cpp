@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <unordered_set>
+#include <utility>
 
 #include "physics/gravity.hpp"
 #include "sim/error.hpp"
@@ -246,22 +247,38 @@ Accelerations select(const Accelerations& all, const std::vector<std::size_t>& i
 }
 
 double virial_speed(const Bodies& bodies) {
-  double mass = 0, mx = 0, my = 0, mz = 0;
-  for (std::size_t i = 0; i < bodies.size(); ++i) {
-    const double m = bodies.mass[i];
-    mass += m;
-    mx += m * bodies.x[i];
-    my += m * bodies.y[i];
-    mz += m * bodies.z[i];
-  }
+  const std::size_t n = bodies.size();
+  double mass = 0;
+  for (float m : bodies.mass) mass += m;
   if (!(mass > 0)) return 0;
-  const double cx = mx / mass, cy = my / mass, cz = mz / mass;
-  double moment = 0;
-  for (std::size_t i = 0; i < bodies.size(); ++i) {
-    const double dx = bodies.x[i] - cx, dy = bodies.y[i] - cy, dz = bodies.z[i] - cz;
-    moment += bodies.mass[i] * (dx * dx + dy * dy + dz * dz);
+  std::vector<std::pair<double, double>> values(n);  // (value, mass)
+  auto median_of = [&] {
+    std::sort(values.begin(), values.end());
+    // The mean of the lower and upper weighted medians: the middle of the two middle values when the
+    // mass splits evenly between them, as for an ordinary median.
+    double below = 0, lower = values.back().first, upper = values.back().first;
+    bool have_lower = false;
+    for (const auto& [value, m] : values) {
+      below += m;
+      if (!have_lower && below >= 0.5 * mass) lower = value, have_lower = true;
+      if (below > 0.5 * mass) {
+        upper = value;
+        break;
+      }
+    }
+    return 0.5 * (lower + upper);
+  };
+  double center[3];
+  const std::vector<float>* axes[3] = {&bodies.x, &bodies.y, &bodies.z};
+  for (int a = 0; a < 3; ++a) {
+    for (std::size_t i = 0; i < n; ++i) values[i] = {(*axes[a])[i], bodies.mass[i]};
+    center[a] = median_of();
   }
-  const double radius = std::sqrt(moment / mass);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double dx = bodies.x[i] - center[0], dy = bodies.y[i] - center[1], dz = bodies.z[i] - center[2];
+    values[i] = {std::sqrt(dx * dx + dy * dy + dz * dz), bodies.mass[i]};
+  }
+  const double radius = median_of();
   return radius > 0 ? std::sqrt(mass / radius) : std::numeric_limits<double>::infinity();
 }
 

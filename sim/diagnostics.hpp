@@ -59,8 +59,11 @@ ForceError force_error(const Accelerations& approx, const Accelerations& referen
 Accelerations select(const Accelerations& all, const std::vector<std::size_t>& indices);
 
 // The scene's own speed scale, sqrt(G M / R) in N-body units (G = 1): M the total mass, R the
-// mass-weighted RMS distance of the bodies from their centre of mass. A virialised cluster's bodies
-// move at about this speed. Infinite when R is 0 (one body, or all at one point), 0 when M is 0.
+// half-mass radius about the mass-weighted median position (per axis). A virialised cluster's bodies
+// move at about this speed. Medians rather than the centre of mass and an RMS radius, so that one far
+// body (a Plummer sphere plus one body at 1e20) does not set the scale: a mean-based radius would be
+// about 1e20 / sqrt(n) there, and the sphere's own bodies would look a million times too fast.
+// Infinite when R is 0 (one body, or half the mass at one point), 0 when M is 0.
 double virial_speed(const Bodies& bodies);
 
 // True when every position, velocity and mass is finite.

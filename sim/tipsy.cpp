@@ -121,7 +121,7 @@ constexpr double kMaxSpeedOverVirial = 1e6;
 
 void check_speeds(const std::string& name, const Bodies& b) {
   const double scale = virial_speed(b);
-  // No mass, or no radius (one body, all at one point): nothing sets a speed scale.
+  // No mass, or no radius (one body, half the mass at one point): nothing sets a speed scale.
   if (!(scale > 0) || std::isinf(scale)) return;
   const double limit = kMaxSpeedOverVirial * scale;
   double fastest = 0;
@@ -135,7 +135,7 @@ void check_speeds(const std::string& name, const Bodies& b) {
   std::ostringstream m;
   m << name << ": body " << fastest_body << " moves at speed " << fastest << ", more than " << kMaxSpeedOverVirial
     << " times the scene's virial speed " << scale
-    << " (sqrt(G M / R) with G = 1, M the total mass and R the mass-weighted RMS radius about the centre of mass)";
+    << " (sqrt(G M / R) with G = 1, M the total mass and R the half-mass radius about the median position)";
   if (too_fast > 1) m << "; " << too_fast << " bodies are that fast";
   m << ". That is a unit mix-up or a corrupt record, not a body the scene can hold: check the file's velocity units";
   throw InputError(m.str());

@@ -212,19 +212,25 @@ TEST(Diagnostics, ForceErrorFlagsNaNAndInfAsInfinitelyWrong) {
   }
 }
 
-TEST(Diagnostics, VirialSpeedIsSqrtOfMassOverRmsRadius) {
+TEST(Diagnostics, VirialSpeedIsSqrtOfMassOverHalfMassRadius) {
   Bodies b;
-  b.resize(3);
-  // Masses 1, 1, 2 at x = -3, 1, 1: centre of mass at x = 0; mass-weighted mean square radius
-  // (9 + 1 + 2) / 4 = 3; so sqrt(4 / sqrt(3)).
-  b.x = {-3, 1, 1};
-  b.y = {5, 5, 5};  // an offset the centre of mass removes
-  b.mass = {1, 1, 2};
-  EXPECT_NEAR(virial_speed(b), std::sqrt(4.0 / std::sqrt(3.0)), 1e-12);
-  b.x = {2, 2, 2};
+  b.resize(4);
+  // Unit masses at x = -2, -1, 1, 2 (and y = 5, an offset the centre removes): centre x = 0, distances
+  // 2, 1, 1, 2, half-mass radius 1.5, so sqrt(4 / 1.5).
+  b.x = {-2, -1, 1, 2};
+  b.y = {5, 5, 5, 5};
+  b.mass = {1, 1, 1, 1};
+  EXPECT_NEAR(virial_speed(b), std::sqrt(4.0 / 1.5), 1e-12);
+  // One far body barely moves the scale: it is one body of five, not a lever arm of 1e20.
+  b.resize(5);
+  b.x[4] = 1e20f;
+  b.mass[4] = 1;
+  EXPECT_GT(virial_speed(b), 1.0);
+  b.resize(4);
+  b.x = {2, 2, 2, 2};
   EXPECT_TRUE(std::isinf(virial_speed(b)));  // no radius
-  b.x = {-3, 1, 1};
-  b.mass = {0, 0, 0};
+  b.x = {-2, -1, 1, 2};
+  b.mass = {0, 0, 0, 0};
   EXPECT_EQ(virial_speed(b), 0.0);  // no mass
 }
 

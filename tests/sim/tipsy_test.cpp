@@ -274,6 +274,16 @@ TEST_F(Tipsy, SpeedAboveAMillionTimesTheVirialSpeedIsAnInputError) {
   EXPECT_NE(message.find("faster.tipsy"), std::string::npos) << message;
 }
 
+TEST_F(Tipsy, FarOutlierDoesNotMakeTheOtherBodiesTooFast) {
+  // A Plummer sphere plus one body at rest at x = 1e20 (the far-outlier benchmark) loads.
+  Bodies bodies = make_scene(Scene::plummer, 1000, 4);
+  bodies.resize(1001);
+  bodies.x[1000] = 1e20f;
+  bodies.mass[1000] = bodies.mass[0];
+  write_tipsy(path("outlier.tipsy"), bodies);
+  EXPECT_EQ(read_error(path("outlier.tipsy")), "");
+}
+
 TEST_F(Tipsy, SpeedBoundNeedsAMassAndARadius) {
   // One moving body has no radius to scale a speed by, massless bodies no mass: both load.
   Bodies one;
