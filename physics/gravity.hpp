@@ -62,20 +62,29 @@ NBL_HD inline bool cell_is_far(T dist2, T cell_size, T theta) {
 // at a cost (interactions per body) that stays below the sphere's.
 //
 // Arguments: the cell's second moments of mass about its centre of mass (sum of m dx dx, m dy dy,
-// m dz dz, m dx dy, m dx dz, m dy dz) and its effective number of bodies, (sum m)^2 / sum m^2.
-// With M those moments and Q = 3M - tr(M) I their traceless (quadrupole) part, the anisotropy
-// a^2 = |Q|^2 / tr(M)^2 is 0 for an isotropic cell, 1.5 for a sheet isotropic in its plane and 6 for
-// a rod. n bodies scattered uniformly at random in a cube show a^2 of about 7.6 / n by chance (8-10 / n
-// below 16 bodies); twice that is taken off, so cells that fill space keep their edge. What remains
-// stretches the size linearly: 4.7x for a rod, 2.4x for a sheet.
+// m dz dz, m dx dy, m dx dz, m dy dz), its mass, its effective number of bodies (sum m)^2 / sum m^2,
+// and its edge. With M those moments and Q = 3M - tr(M) I their traceless (quadrupole) part:
+// - Shape: the anisotropy a^2 = |Q|^2 / tr(M)^2 is 0 for an isotropic cell, 1.5 for a sheet isotropic
+//   in its plane and 6 for a rod. n bodies scattered uniformly at random in a cube show a^2 of about
+//   7.6 / n by chance (8-10 / n below 16 bodies); twice that is taken off, so cells that fill space
+//   keep their edge. What remains stretches the size linearly, a / 0.5: 4.9x for a rod, 2.4x for a
+//   sheet.
+// - Size: the monopole's relative error grows with |Q| / (mass edge^2), which is 0.204 for a rod or a
+//   sheet that spans its cell, less for one that spans part of it, and next to nothing for a cell whose
+//   mass sits at one point with a few light bodies around it (a shape that looks flat to the first
+//   measure). The stretch is at most sqrt(|Q| / (mass edge^2) / 0.0085), which equals the first
+//   measure for a rod that spans its cell.
 template <typename T>
-NBL_HD inline T opening_stretch(T xx, T yy, T zz, T xy, T xz, T yz, T effective_count) {
+NBL_HD inline T opening_stretch(T xx, T yy, T zz, T xy, T xz, T yz, T mass, T effective_count, T edge) {
   const T trace = xx + yy + zz;
-  if (!(trace > T(0)) || !(effective_count > T(0))) return T(1);  // a point, or no mass: nothing to stretch
+  if (!(trace > T(0)) || !(mass > T(0)) || !(effective_count > T(0)) || !(edge > T(0))) return T(1);
   const T frobenius2 = xx * xx + yy * yy + zz * zz + T(2) * (xy * xy + xz * xz + yz * yz);
-  const T anisotropy2 = (T(9) * frobenius2 - T(3) * trace * trace) / (trace * trace);
-  const T systematic2 = anisotropy2 - T(15) / effective_count;
-  const T stretch = systematic2 > T(0) ? nbl_sqrt(systematic2) / T(0.5) : T(0);
+  const T quadrupole2 = T(9) * frobenius2 - T(3) * trace * trace;  // |Q|^2
+  const T systematic2 = quadrupole2 / (trace * trace) - T(15) / effective_count;
+  if (!(systematic2 > T(0))) return T(1);
+  const T by_shape = nbl_sqrt(systematic2) / T(0.5);
+  const T by_size = nbl_sqrt(nbl_sqrt(quadrupole2) / (mass * edge * edge) / T(0.0085));
+  const T stretch = by_shape < by_size ? by_shape : by_size;
   return stretch > T(1) ? stretch : T(1);
 }
 

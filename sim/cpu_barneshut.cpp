@@ -22,9 +22,14 @@ namespace {
 
 // Leaves hold up to this many bodies, summed directly: deeper trees cost more walking than they save.
 constexpr std::size_t kLeafCapacity = 16;
-// The cube edge halves at every level (build_node), and distinct floats lie at least 2^-149 apart
-// within a range of at most 2^129, so no float input can take a path past about 280 levels before its
-// bodies are exactly coincident. The limit guards against a bug; no input is meant to reach it.
+// Bodies closer together than this are one point mass: float squares of smaller distances lose their
+// precision and then vanish (below 2^-126), so no opening criterion can tell such bodies apart and a
+// walk among them would open every cell, O(k^2). Softened, their pulls on each other are negligible
+// (at most their mass times this distance over the softening length cubed).
+constexpr double kUnresolvedExtent = 0x1p-60;  // about 8.7e-19
+// The cube edge halves at every level (build_node) from at most 2^129 (the float range), and a cell
+// narrower than kUnresolvedExtent is a leaf, so no input takes a path past about 190 levels. The
+// limit guards against a bug; no input is meant to reach it.
 constexpr int kMaxDepth = 320;
 
 // One cell, 32 bytes, stored in depth-first preorder: an internal node's first child is the next node,
@@ -72,8 +77,8 @@ class Octree {
     point_z_.clear();
     point_mass_.clear();
     groups_.clear();
-    shared_positions_ = 0;
-    shared_bodies_ = 0;
+    merged_points_ = 0;
+    merged_bodies_ = 0;
     capped_leaves_ = 0;
     capped_bodies_ = 0;
     max_depth_ = 0;
@@ -158,7 +163,9 @@ class Octree {
       // Rods and sheets count as larger than their cube (physics/gravity.hpp, opening_stretch).
       const double effective_count = mo.mass2 > 0 ? mo.mass * mo.mass / mo.mass2 : 0;
       const double* m2 = mo.second;
-      node.edge = static_cast<float>(2 * g.half * opening_stretch(m2[0], m2[1], m2[2], m2[3], m2[4], m2[5], effective_count));
+      const double edge = 2 * g.half;
+      node.edge = static_cast<float>(edge * opening_stretch(m2[0], m2[1], m2[2], m2[3], m2[4], m2[5], mo.mass,
+                                                            effective_count, edge));
     }
   }
 
@@ -292,10 +299,9 @@ class Octree {
   const std::vector<NodeGeometry>& geometry() const { return geometry_; }
   int max_depth() const { return max_depth_; }
   int body_depth(std::size_t body) const { return body_depth_[body]; }
-  // Bodies at exactly the position of another body, and how many distinct positions they occupy:
-  // each such position is one point mass in its leaf.
-  std::size_t shared_bodies() const { return shared_bodies_; }
-  std::size_t shared_positions() const { return shared_positions_; }
+  // Bodies merged with others into one point mass (make_leaf), and how many such points there are.
+  std::size_t merged_bodies() const { return merged_bodies_; }
+  std::size_t merged_points() const { return merged_points_; }
   // Leaves cut off at kMaxDepth (never, unless the halving argument above is broken) and their bodies.
   std::size_t capped_leaves() const { return capped_leaves_; }
   std::size_t capped_bodies() const { return capped_bodies_; }
@@ -373,9 +379,10 @@ class Octree {
     max_depth_ = std::max(max_depth_, depth);
     const std::size_t count = end - begin;
 
-    // largest == 0: every body of the cell is at one position, and no split can separate them.
-    if (count <= kLeafCapacity || largest == 0 || depth == kMaxDepth) {
-      make_leaf(index, begin, end, depth);
+    // Below kUnresolvedExtent (0 included: every body at one position) no split can usefully separate them.
+    const bool unresolved = largest < kUnresolvedExtent;
+    if (count <= kLeafCapacity || unresolved || depth == kMaxDepth) {
+      make_leaf(index, begin, end, depth, unresolved);
       nodes_[index].skip = static_cast<std::int32_t>(nodes_.size());
       return;
     }
@@ -462,17 +469,42 @@ class Octree {
   }
 
   // A leaf's point masses: its bodies, with the bodies at one exact position merged into one point of
-  // their summed mass. That changes no force: they pull on everything else as that point would, and
-  // on each other not at all (softened at zero distance, or skipped as coincident without softening).
-  // So k bodies at one position cost one interaction per body that meets them, not k, and the k bodies
-  // themselves walk the tree in groups like any others: O(k), not O(k^2).
-  void make_leaf(std::int32_t index, std::size_t begin, std::size_t end, int depth) {
+  // their summed mass, and all of them merged at their centre of mass when the leaf is `unresolved`
+  // (they all lie within kUnresolvedExtent). Exact merging changes no force: such bodies pull on
+  // everything else as that point would, and on each other not at all (softened at zero distance, or
+  // skipped as coincident without softening). So k bodies at one position cost one interaction per
+  // body that meets them, not k, and the k bodies themselves walk the tree in groups like any others:
+  // O(k), not O(k^2).
+  void make_leaf(std::int32_t index, std::size_t begin, std::size_t end, int depth, bool unresolved) {
     Node& node = nodes_[index];
     node.point_begin = static_cast<std::int32_t>(point_mass_.size());
     for (std::size_t s = begin; s < end; ++s) body_depth_[items_[s].body] = static_cast<std::uint16_t>(depth);
-    if (end - begin > kLeafCapacity && depth == kMaxDepth) {
+    if (end - begin > kLeafCapacity && depth == kMaxDepth && !unresolved) {
       ++capped_leaves_;
       capped_bodies_ += end - begin;
+    }
+    if (unresolved) {
+      double mass = 0, mx = 0, my = 0, mz = 0;
+      for (std::size_t s = begin; s < end; ++s) {
+        const Item& it = items_[s];
+        mass += it.mass;
+        mx += static_cast<double>(it.mass) * it.x;
+        my += static_cast<double>(it.mass) * it.y;
+        mz += static_cast<double>(it.mass) * it.z;
+      }
+      const Item& first = items_[begin];
+      if (mass > 0) {
+        append_point(static_cast<float>(mx / mass), static_cast<float>(my / mass), static_cast<float>(mz / mass),
+                     static_cast<float>(mass));
+      } else {
+        append_point(first.x, first.y, first.z, 0.0f);
+      }
+      if (end - begin > 1) {
+        ++merged_points_;
+        merged_bodies_ += end - begin;
+      }
+      node.point_end = static_cast<std::int32_t>(point_mass_.size());
+      return;
     }
     // Sorted by position, equal positions are neighbours.
     std::sort(items_.begin() + static_cast<std::ptrdiff_t>(begin), items_.begin() + static_cast<std::ptrdiff_t>(end),
@@ -490,8 +522,8 @@ class Octree {
       }
       append_point(first.x, first.y, first.z, static_cast<float>(mass));
       if (same - s > 1) {
-        ++shared_positions_;
-        shared_bodies_ += same - s;
+        ++merged_points_;
+        merged_bodies_ += same - s;
       }
       s = same;
     }
@@ -528,7 +560,7 @@ class Octree {
   std::vector<std::uint16_t> body_depth_;  // per caller's body: the depth of its leaf
   std::vector<float> point_x_, point_y_, point_z_, point_mass_;
   int max_depth_ = 0;
-  std::size_t shared_positions_ = 0, shared_bodies_ = 0, capped_leaves_ = 0, capped_bodies_ = 0;
+  std::size_t merged_points_ = 0, merged_bodies_ = 0, capped_leaves_ = 0, capped_bodies_ = 0;
 };
 
 class CpuBarnesHut final : public CpuBackendBase {
@@ -572,12 +604,13 @@ class CpuBarnesHut final : public CpuBackendBase {
       stats.notices.push_back("a position is NaN or infinite: no octree can be built; the simulation has blown up");
       return;
     }
-    if (tree_.shared_bodies() > 0) {
+    if (tree_.merged_bodies() > 0) {
       std::ostringstream m;
-      m << tree_.shared_bodies() << " bodies sit exactly on top of others, at " << tree_.shared_positions()
-        << (tree_.shared_positions() == 1 ? " position" : " positions")
-        << "; the bodies at each position are one point mass of their summed mass to everything else, and "
-           "exert no force on each other";
+      m << tree_.merged_bodies() << " bodies sit on top of others (at one position, or within 8.7e-19, closer than "
+        << "float arithmetic resolves) and are merged into " << tree_.merged_points()
+        << (tree_.merged_points() == 1 ? " point mass" : " point masses")
+        << ": each point pulls on everything else with their summed mass; bodies at one position exert no force on "
+           "each other, and bodies merged by distance next to none once softened";
       stats.notices.push_back(m.str());
     }
     if (tree_.capped_leaves() > 0) {
