@@ -1,7 +1,9 @@
 // Barnes-Hut on the CPU (reference 000, Part II, as a host program): bounding box, octree build,
 // summarize (mass, centre of mass and second moments per cell), force walk with the shared opening
-// criterion and softening, and the shared leapfrog. Bodies walk the tree in groups of neighbours in tree order, as
-// the GPU's sorted bodies do a warp at a time; OpenMP hands the groups to threads.
+// criterion and softening, and the shared leapfrog. Bodies walk the tree in groups of neighbours in
+// tree order, as the GPU's sorted bodies do a warp at a time; OpenMP hands the groups to threads.
+// Any geometry costs about what a Plummer sphere does (build_node, make_leaf, opening_stretch; see
+// docs/barneshut.md, "Any geometry").
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
