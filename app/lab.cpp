@@ -99,15 +99,30 @@ void Lab::apply_settings() {
     }
     last_build_ = *outcome;
   }
+  if (editor_.take_comparison_change()) {  // A/B's B was started, edited or cleared
+    ab_history_.clear();
+    try {
+      simulation_.set_comparison(editor_.comparison());
+    } catch (const Error& e) {
+      error_ = std::string("A/B: ") + e.what();
+      editor_.clear_comparison();
+      editor_.take_comparison_change();
+    }
+  }
   bool restarted = false;
   if (editor_.pending()) vertices_stale_ = true;
   if (auto refused = editor_.sync(simulation_, &restarted, /*asynchronous=*/true)) error_ = "Not applied: " + *refused;
   if (window_.vsync() != editor_.view().vsync) window_.set_vsync(editor_.view().vsync);  // a view setting the window owns
   if (restarted) bodies_replaced();
+  if (restarted && editor_.comparison()) editor_.start_comparison(*editor_.comparison());  // B on the new backend
   if (simulation_.backend().name() != backend_name_) {  // new algorithm or backend: old timings do not apply
     backend_name_ = simulation_.backend().name();
     stats_.clear_steps();
     kernels_refreshed_s_ = -1;
+    if (const auto& b = editor_.comparison()) {  // B lived in the old backend
+      if (b->algorithm == simulation_.settings().algorithm) editor_.start_comparison(*b);
+      else editor_.clear_comparison();
+    }
   }
 }
 
@@ -137,6 +152,7 @@ void Lab::simulate() {
     }
     if (stepped) {
       stats_.record_step(last);
+      compare_ab();
       vertices_stale_ = true;
     }
   } catch (const Error& e) {
@@ -198,6 +214,9 @@ void Lab::build_panel() {
   facts.error = error_;
   facts.gl_error = gl_error_;
   facts.builds = simulation_.builds();
+  facts.ab_history = &ab_history_;
+  facts.ab_builds = simulation_.comparison_builds();
+  facts.ab_ready = simulation_.comparison_ready();
   facts.auto_n_note = tuner_.note();
   facts.unicode_font = ui_.unicode_font();
   for (LabCommand c : panel_.build(facts, editor_)) request(c);
@@ -244,8 +263,50 @@ void Lab::finish_frame() {
   }
 }
 
+void Lab::compare_ab() {
+  if (!editor_.comparison()) return;
+  try {
+    if (auto sample = simulation_.compare()) ab_history_.add(*sample);
+  } catch (const Error& e) {
+    error_ = std::string("A/B stopped: ") + e.what();
+    ab_stop();
+  }
+}
+
+void Lab::ab_start(const ToggleValues& toggles, std::optional<double> theta) {
+  Settings b = editor_.draft();
+  b.toggles = toggles;
+  if (theta) b.opening_angle = *theta;
+  editor_.start_comparison(b);
+}
+
+void Lab::ab_stop() { editor_.clear_comparison(); }
+
+void Lab::ab_swap() {
+  if (!editor_.comparison()) return;
+  const Settings a = simulation_.requested();
+  const Settings b = *editor_.comparison();
+  editor_.draft().toggles = b.toggles;
+  editor_.draft().opening_angle = b.opening_angle;
+  editor_.changed();
+  Settings next_b = a;
+  next_b.view = b.view;
+  editor_.start_comparison(next_b);
+}
+
+void Lab::ab_make_current() {
+  if (!editor_.comparison()) return;
+  editor_.draft().toggles = editor_.comparison()->toggles;
+  editor_.draft().opening_angle = editor_.comparison()->opening_angle;
+  editor_.changed();
+  editor_.clear_comparison();
+}
+
 void Lab::execute(LabCommand command) {
   switch (command) {
+    case LabCommand::ab_swap: ab_swap(); break;
+    case LabCommand::ab_make_current: ab_make_current(); break;
+    case LabCommand::ab_clear: ab_stop(); break;
     case LabCommand::toggle_pause:
       if (state_broken_) {
         error_ = "The bodies hold NaN or inf: Reset (R) first.";

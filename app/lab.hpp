@@ -19,6 +19,7 @@
 #include "app/simulation.hpp"
 #include "app/stats_history.hpp"
 #include "app/window.hpp"
+#include "sim/comparison.hpp"
 #include "render/scene_view.hpp"
 
 namespace nbl {
@@ -44,6 +45,14 @@ class Lab {
   // What keys and buttons do, for tests and scripts; runs at the end of the next frame.
   void request(LabCommand command) { pending_.push_back(command); }
   void request_screenshot(const std::filesystem::path& file) { screenshot_file_ = file; }
+
+  // A/B (the panel's A/B section and scripts): B computes forces from the same state as the running
+  // variant each frame; it is timed and compared, never integrated (sim/comparison.hpp).
+  void ab_start(const ToggleValues& toggles, std::optional<double> theta = std::nullopt);
+  void ab_stop();
+  void ab_swap();          // A takes B's toggles and theta, B takes A's
+  void ab_make_current();  // A takes B's; B is cleared
+  const ComparisonHistory& ab_history() const { return ab_history_; }
 
   SettingsEditor& editor() { return editor_; }
   Simulation& simulation() { return simulation_; }
@@ -74,6 +83,7 @@ class Lab {
   void finish_frame();
 
   void execute(LabCommand command);
+  void compare_ab();
   void pause_because(const std::string& reason);
   void bodies_replaced();
   void measure_force_error();
@@ -109,6 +119,7 @@ class Lab {
   std::string pause_reason_, status_, error_;
   std::string gl_error_;  // the first GL error caught (release builds check once per frame)
   std::optional<ConfigureOutcome> last_build_;  // the last kernel build swapped in or refused
+  ComparisonHistory ab_history_;
   std::string final_screenshot_error_;  // why options_.final_screenshot was not saved ("" if it was)
 
   FrameTimes times_;
