@@ -162,6 +162,7 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
     sci_row("  (sampled potential: +- one standard error)", err);
   }
   number_row("virial ratio 2K/|W| at end", r.energy_end.virial_ratio(), 3);
+  text_row("energy method", r.energy_end.method);
   if (r.force_error) {
     const ForceError& f = *r.force_error;
     sci_row("force error: relative norm", f.relative_norm);
