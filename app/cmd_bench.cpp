@@ -228,7 +228,7 @@ Command add_bench_command(CLI::App& root) {
   auto compare = std::make_shared<std::vector<std::string>>();
   bench->add_option("--compare", *compare,
                     "A/B: two sets of changes on top of the other options, e.g. --compare \"unroll=8\" \"unroll=128\" "
-                    "(toggles by key, theta=X): B's forces are computed from A's state every step, timed and compared")
+                    "(toggles by key, theta=X, rung=N for a ladder rung's toggles): B's forces are computed from A's state every step, timed and compared")
       ->expected(2)
       ->type_name("A B");
   bench->add_option("--json", *json_file, "Also write the tables as JSON to this file");

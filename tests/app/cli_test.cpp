@@ -476,6 +476,13 @@ TEST_F(Cli, BenchCompareRefusesBadChangesClearly) {
   EXPECT_EQ(bad_value.code, 2) << bad_value.output;
   const Outcome one = run("bench --algo allpairs -n 256 --compare unroll=8");
   EXPECT_NE(one.code, 0) << "--compare takes two sets";
+  for (const char* rung : {"rung=99", "rung=-1", "rung=ten"}) {
+    const Outcome bad_rung = run(std::string("bench --algo allpairs -n 256 --compare rung=10 ") + rung);
+    EXPECT_EQ(bad_rung.code, 2) << bad_rung.output;
+    EXPECT_NE(bad_rung.output.find("rung takes a ladder rung"), std::string::npos) << bad_rung.output;
+  }
+  const Outcome rung_bh = run("bench --algo barneshut -n 256 --compare theta=0.5 rung=10");
+  EXPECT_EQ(rung_bh.code, 2) << rung_bh.output;
   const Outcome cpu = run("bench --algo allpairs -n 256 --backend cpu --compare unroll=8 unroll=16");
   EXPECT_EQ(cpu.code, 2) << cpu.output;
   EXPECT_NE(cpu.output.find("needs a GPU"), std::string::npos) << cpu.output;
