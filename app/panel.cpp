@@ -693,7 +693,10 @@ void Panel::performance_section(const PanelFacts& f) {
   const FrameTimes& t = s.last_frame;
   ImGui::Text("%.1f FPS", s.fps());
   ImGui::SameLine();
-  ImGui::TextColored(kMuted, "(frame %.1f ms; median of %d)", s.frame_ms.median(), s.frame_ms.count());
+  const Spread frame = s.frame_ms.spread();
+  ImGui::TextColored(kMuted, "(frame %.1f ms, p90 %.1f; %d frames)", frame.median, frame.high, s.frame_ms.count());
+  tooltip("FPS is the wall-clock interval from one frame to the next (median over the frames in view), not the sum "
+          "of the parts below: on a GPU they can overlap.");
   split_bar({{t.simulate_ms, kSimulateColor}, {t.vertices_ms, kVerticesColor}, {t.render_ms, kRenderColor}, {t.ui_ms, kUiColor}},
             std::max({t.frame_ms, t.simulate_ms + t.vertices_ms + t.render_ms + t.ui_ms, 1e-3}));
   legend(kSimulateColor, "simulate", t.simulate_ms);
