@@ -162,6 +162,7 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
     sci_row("  (sampled potential: +- one standard error)", err);
   }
   number_row("virial ratio 2K/|W| at end", r.energy_end.virial_ratio(), 3);
+  text_row("energy method", r.energy_end.method);
   if (r.force_error) {
     const ForceError& f = *r.force_error;
     sci_row("force error: relative norm", f.relative_norm);
@@ -234,7 +235,7 @@ Command add_bench_command(CLI::App& root) {
   auto compare = std::make_shared<std::vector<std::string>>();
   bench->add_option("--compare", *compare,
                     "A/B: two sets of changes on top of the other options, e.g. --compare \"unroll=8\" \"unroll=128\" "
-                    "(toggles by key, theta=X): B's forces are computed from A's state every step, timed and compared")
+                    "(toggles by key, theta=X, rung=N for a ladder rung's toggles): B's forces are computed from A's state every step, timed and compared")
       ->expected(2)
       ->type_name("A B");
   bench->add_option("--json", *json_file, "Also write the tables as JSON to this file");

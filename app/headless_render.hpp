@@ -32,9 +32,9 @@ struct RenderJob {
   std::string save_file;     // the final state as a Tipsy snapshot ("" for none)
 };
 
-// Median (and 90th percentile) milliseconds per frame of each part.
+// Median (and 90th and 95th percentile) milliseconds per frame of each part.
 struct FrameSplit {
-  double median = 0, p90 = 0;
+  double median = 0, p90 = 0, p95 = 0;
 };
 
 struct RenderReport {
@@ -45,6 +45,11 @@ struct RenderReport {
   VertexPath path = VertexPath::host_copy;
   std::string interop_note;  // why not interop, when not
   FrameSplit simulate, vertices, render, readback, encode, interactive, total;
+  // The wall-clock interval from one frame's start to the next's: what "FPS" means (issue 16). The
+  // parts above can overlap or leave gaps; their sum (`interactive`) is only a diagnostic. Without
+  // --out nothing is read back, as in the window, where the frame is swapped instead.
+  FrameSplit interval;
+  double fps() const { return interval.median > 0 ? 1000.0 / interval.median : 0.0; }
 };
 
 // Checks the job before anything runs (InputError: bad frame count, missing --out, an output that

@@ -248,7 +248,9 @@ void Lab::finish_frame() {
   ++frame_count_;
 
   const double now = seconds_since_start();
-  if (!state_broken_ && !ladder_.running()) energy_.poll(simulation_, now);
+  // The device's energy pass takes a quarter of a step's time per frame (0.5 to 4 ms).
+  const double energy_budget_ms = std::clamp(0.25 * stats_.step_ms.median(), 0.5, 4.0);
+  if (!state_broken_ && !ladder_.running()) energy_.poll(simulation_, now, energy_budget_ms);
   if (ladder_.poll()) status_ = ladder_.error().empty() ? "Ladder finished." : "";
   if (now - kernels_refreshed_s_ > kKernelInfoRefreshS) {
     kernels_ = simulation_.backend().kernel_info();

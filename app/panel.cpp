@@ -13,6 +13,7 @@
 #include "app/text_format.hpp"
 #include "app/toggle_state.hpp"
 #include "physics/gravity.hpp"
+#include "cuda/sass_analysis.hpp"
 #include "sim/ladder.hpp"
 #include "sim/measured_figures.hpp"
 #include "sim/resources.hpp"
@@ -287,6 +288,46 @@ void legend(ImU32 color, const char* name, double ms) {
 void plot(const char* id, const Series& series, const std::string& overlay, float height, float min = 0.0f) {
   ImGui::PlotLines(id, series.data(), series.count(), series.offset(), overlay.c_str(), min, FLT_MAX,
                    ImVec2(ImGui::GetContentRegionAvail().x, height));
+}
+
+// Relative energy drift against simulated time, each reading with its error bar (one standard error;
+// none when exact), and the zero line.
+void drift_plot(const std::deque<DriftPoint>& points, float height) {
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float width = ImGui::GetContentRegionAvail().x;
+  ImGui::Dummy(ImVec2(width, height));
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  draw->AddRectFilled(origin, ImVec2(origin.x + width, origin.y + height), ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);
+  if (points.empty()) return;
+  double lo = 0, hi = 0;
+  for (const auto& p : points) {
+    lo = std::min(lo, p.drift - p.error);
+    hi = std::max(hi, p.drift + p.error);
+  }
+  if (hi - lo < 1e-12) hi = lo + 1e-12;
+  const double t0 = points.front().sim_time, t1 = std::max(points.back().sim_time, t0 + 1e-12);
+  const float pad = 4.0f;
+  auto at = [&](double t, double v) {
+    const float x = origin.x + pad + static_cast<float>((t - t0) / (t1 - t0)) * (width - 2 * pad);
+    const float y = origin.y + pad + static_cast<float>((hi - v) / (hi - lo)) * (height - 2 * pad);
+    return ImVec2(x, y);
+  };
+  const ImU32 axis = ImGui::GetColorU32(ImGuiCol_TextDisabled), line = ImGui::GetColorU32(ImGuiCol_PlotLines);
+  draw->AddLine(at(t0, 0), at(t1, 0), axis);
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    const DriftPoint& p = points[k];
+    if (p.error > 0) {
+      const ImVec2 top = at(p.sim_time, p.drift + p.error), bottom = at(p.sim_time, p.drift - p.error);
+      draw->AddLine(top, bottom, axis);
+      draw->AddLine(ImVec2(top.x - 2, top.y), ImVec2(top.x + 2, top.y), axis);
+      draw->AddLine(ImVec2(bottom.x - 2, bottom.y), ImVec2(bottom.x + 2, bottom.y), axis);
+    }
+    if (k > 0) draw->AddLine(at(points[k - 1].sim_time, points[k - 1].drift), at(p.sim_time, p.drift), line, 1.5f);
+    draw->AddCircleFilled(at(p.sim_time, p.drift), 2.0f, line);
+  }
+  const std::string range = fmt("%+.1e", hi) + " .. " + fmt("%+.1e", lo);
+  draw->AddText(ImVec2(origin.x + pad + 2, origin.y + 1), axis, "relative energy drift");
+  draw->AddText(ImVec2(origin.x + width - ImGui::CalcTextSize(range.c_str()).x - pad, origin.y + 1), axis, range.c_str());
 }
 
 std::vector<std::filesystem::path> preset_files() {
@@ -601,6 +642,50 @@ void Panel::ladder_section(const PanelFacts& f) {
     }
     ImGui::EndTable();
   }
+  ladder_chart(table);
+}
+
+// Each rung's speed-up over the rung it builds on, on this GPU (bar) beside the tutorial's on its
+// GTX 680 (tick), on a log scale from 0.5x to 4x (the first step, 1 thread to N threads, is off the
+// scale and says so); the rung's rate as % of its issue-slot ceiling after the name.
+void Panel::ladder_chart(const LadderTable& table) {
+  if (table.speedup.empty()) return;
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Speed-up per step: this GPU (bar) and the tutorial's GTX 680 (tick)");
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float width = ImGui::GetContentRegionAvail().x;
+  const float label_w = width * 0.42f, chart_w = width - label_w - 4.0f;
+  const double lo = std::log(0.5), hi = std::log(4.0);
+  auto x_of = [&](double v) {
+    return static_cast<float>((std::log(std::clamp(v, 0.5, 4.0)) - lo) / (hi - lo)) * chart_w;
+  };
+  const ImU32 bar = ImGui::GetColorU32(ImGuiCol_PlotHistogram), tick = IM_COL32(255, 255, 255, 220),
+              axis = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  for (std::size_t r = 1; r < table.speedup.size() && r < kLadder.size(); ++r) {
+    const LadderRung& rung = kLadder[r];
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    std::string label = std::to_string(r) + " " + std::string(rung.name);
+    if (r < table.issue_pct.size() && std::isfinite(table.issue_pct[r])) label += fmt("  %.0f%%", table.issue_pct[r]);
+    ImGui::TextUnformatted(label.c_str());
+    const float x0 = p.x + label_w, y0 = p.y + 2.0f, y1 = p.y + line - 4.0f;
+    draw->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + chart_w, y1), ImGui::GetColorU32(ImGuiCol_FrameBg));
+    const float one = x0 + x_of(1.0);
+    const double here = table.speedup[r];
+    if (std::isfinite(here)) {
+      const float x = x0 + x_of(here);
+      draw->AddRectFilled(ImVec2(std::min(one, x), y0 + 2), ImVec2(std::max(one, x), y1 - 2), bar);
+      const std::string text = fmt(here >= 4.0 ? ">%.0fx" : "%.2fx", here >= 4.0 ? 4.0 : here);
+      draw->AddText(ImVec2(x0 + chart_w - ImGui::CalcTextSize(text.c_str()).x - 2, p.y), axis,
+                    (here >= 4.0 ? fmt("%.0fx", here) : text).c_str());
+    }
+    if (rung.speedup_cc30 > 0) {
+      const float x = x0 + x_of(rung.speedup_cc30);
+      draw->AddLine(ImVec2(x, y0 - 1), ImVec2(x, y1 + 1), tick, 2.0f);
+    }
+    draw->AddLine(ImVec2(one, y0), ImVec2(one, y1), axis);
+  }
+  ImGui::TextColored(kMuted, "%% after a name: the measured rate against the issue-slot ceiling of the rung's own loop.");
 }
 
 void Panel::performance_section(const PanelFacts& f) {
@@ -608,7 +693,10 @@ void Panel::performance_section(const PanelFacts& f) {
   const FrameTimes& t = s.last_frame;
   ImGui::Text("%.1f FPS", s.fps());
   ImGui::SameLine();
-  ImGui::TextColored(kMuted, "(frame %.1f ms; median of %d)", s.frame_ms.median(), s.frame_ms.count());
+  const Spread frame = s.frame_ms.spread();
+  ImGui::TextColored(kMuted, "(frame %.1f ms, p90 %.1f; %d frames)", frame.median, frame.high, s.frame_ms.count());
+  tooltip("FPS is the wall-clock interval from one frame to the next (median over the frames in view), not the sum "
+          "of the parts below: on a GPU they can overlap.");
   split_bar({{t.simulate_ms, kSimulateColor}, {t.vertices_ms, kVerticesColor}, {t.render_ms, kRenderColor}, {t.ui_ms, kUiColor}},
             std::max({t.frame_ms, t.simulate_ms + t.vertices_ms + t.render_ms + t.ui_ms, 1e-3}));
   legend(kSimulateColor, "simulate", t.simulate_ms);
@@ -625,11 +713,24 @@ void Panel::performance_section(const PanelFacts& f) {
   }
   const StepStats& step = s.last_step;
   ImGui::Separator();
-  ImGui::Text("Step %.2f ms", step.total_ms);
-  const double rate = s.median_interactions_per_s();
-  const double flops = rate * kFlopsPerInteraction;
-  ImGui::SameLine();
-  ImGui::TextColored(kMuted, "%s interactions/s", si(rate, "").c_str());
+  // Every live figure: the median over the frames in view, with the 10th-90th percentile range.
+  auto with_spread = [](const Spread& v, const char* format, double scale = 1.0) {
+    if (v.empty()) return std::string("-");
+    return fmt(format, v.median * scale) + "  (" + fmt(format, v.low * scale) + " .. " + fmt(format, v.high * scale) + ")";
+  };
+  const Spread step_ms = s.step_ms.spread();
+  row("step", with_spread(step_ms, "%.2f") + " ms");
+  tooltip("Median over the last " + std::to_string(step_ms.count) + " steps, with the 10th and 90th percentiles.");
+  const Spread whole = s.interactions_per_s.spread(), force = s.force_interactions_per_s.spread();
+  row("interactions/s", si(whole.median, "") + " whole step");
+  tooltip("Interactions of the step over the whole step's time (" + si(whole.low, "") + " .. " + si(whole.high, "") +
+          ", 10-90%). Barnes-Hut counts body-cell interactions too.");
+  if (!force.empty()) {
+    row("", si(force.median, "") + " force kernel alone");
+    tooltip("Interactions over the force stage's time alone (" + si(force.low, "") + " .. " + si(force.high, "") +
+            ", 10-90%): the rate the tutorial and BENCHMARKS.md quote.");
+  }
+  const double flops = force.empty() ? whole.median * kFlopsPerInteraction : force.median * kFlopsPerInteraction;
   std::string ceiling = "no GPU ceiling on the CPU backend";
   const auto& device = *f.device;
   if (f.simulation->backend().on_gpu() && device) {
@@ -640,15 +741,20 @@ void Panel::performance_section(const PanelFacts& f) {
   const std::string gflops_text =
       gflops >= 1000 ? with_commas(static_cast<std::int64_t>(gflops + 0.5)) + " GFLOP/s" : fmt("%.1f GFLOP/s", gflops);
   ImGui::Text("%s", (gflops_text + (f.unicode_font ? "  ·  " : "  -  ") + ceiling).c_str());
-  tooltip("20 flops per interaction, the convention every n-body code quotes (reference 000). The ceiling: every FP32 "
-          "lane retires one FMA per clock at the peak clock (cuda/device.hpp). Barnes-Hut counts body-cell interactions too.");
+  tooltip(std::string("20 flops per interaction, the convention every n-body code quotes (reference 000), of the ") +
+          (force.empty() ? "whole step" : "force kernel alone") +
+          ". The ceiling: every FP32 lane retires one FMA per clock at the peak clock (cuda/device.hpp); the "
+          "issue-slot ceiling, usually the tighter one, is under Generated code.");
   plot("##step", s.step_ms, "step ms", ImGui::GetFontSize() * 2.5f);
 
-  // Per-kernel bars, scaled to the step.
-  const double total = std::max(step.total_ms, 1e-6);
-  for (const auto& stage : step.stages) {
-    const std::string text = stage.name + "  " + fmt("%.3f ms", stage.ms) + "  (" + fmt("%.0f%%", 100.0 * stage.ms / total) + ")";
-    ImGui::ProgressBar(static_cast<float>(stage.ms / total), ImVec2(-FLT_MIN, 0), text.c_str());
+  // Per-kernel bars, scaled to the step: medians over the frames in view, the spread in the tooltip.
+  const double total = std::max(step_ms.empty() ? step.total_ms : step_ms.median, 1e-6);
+  for (const auto& [name, series] : s.stages) {
+    const Spread ms = series.spread();
+    const std::string text = name + "  " + fmt("%.3f ms", ms.median) + "  (" + fmt("%.0f%%", 100.0 * ms.median / total) + ")";
+    ImGui::ProgressBar(static_cast<float>(ms.median / total), ImVec2(-FLT_MIN, 0), text.c_str());
+    tooltip(name + ": median " + fmt("%.3f", ms.median) + " ms, 10-90% " + fmt("%.3f", ms.low) + " .. " +
+            fmt("%.3f", ms.high) + " ms over " + std::to_string(ms.count) + " steps (CUDA events on the GPU)");
   }
   if (ImGui::TreeNode("Per-kernel history")) {
     for (const auto& [name, series] : s.stages) plot(("##" + name).c_str(), series, name + " " + fmt("%.3f ms", series.latest()), ImGui::GetFontSize() * 2.0f);
@@ -669,18 +775,27 @@ void Panel::tree_section(const PanelFacts& f) {
 
 void Panel::accuracy_section(const PanelFacts& f) {
   const EnergyMonitor& e = *f.energy;
-  if (e.latest() && e.baseline()) {
+  const char* pm = f.unicode_font ? " ± " : " +/- ";
+  if (e.latest() && e.baseline() && !e.drift().empty()) {
     const EnergyReport& r = *e.latest();
-    const double drift = e.drift().latest();
-    row("energy", fmt("%.6f", r.total) + (r.sampled ? (f.unicode_font ? " ± " : " +/- ") + fmt("%.1e", r.potential_error) + " (sampled)" : ""));
-    row("drift", fmt("%+.2e", drift) + fmt("  at t = %.3f", e.latest_time()));
+    const DriftPoint& last = e.drift().back();
+    row("energy", fmt("%.6f", r.total) + (r.sampled ? pm + fmt("%.1e", r.potential_error) : ""));
+    row("drift", fmt("%+.2e", last.drift) + (last.error > 0 ? pm + fmt("%.1e", last.error) : "") +
+                     fmt("  at t = %.3f", e.latest_time()));
     row("virial 2K/|W|", fmt("%.3f", r.virial_ratio()));
-    plot("##drift", e.drift(), "relative energy drift", ImGui::GetFontSize() * 3.0f, FLT_MAX);
-    if (r.sampled)
-      tooltip("The potential energy of a large system is estimated from a random sample of bodies; the figure after the "
-              "value is one standard error, so drift smaller than that is noise.");
-  } else {
-    ImGui::TextColored(kMuted, e.busy() ? "Measuring energy..." : "Energy is measured about once a second.");
+    drift_plot(e.drift(), ImGui::GetFontSize() * 4.0f);
+    ImGui::TextColored(kMuted, "%s", r.method.c_str());
+    tooltip(r.sampled
+                ? "The potential energy is estimated from a random sample of bodies; the bars are one standard error, so "
+                  "drift inside them is noise."
+                : "Every pair is summed: the error (~1e-7 relative, float pairs) lies far below any drift worth showing. "
+                  "Took " + fmt("%.2f s", e.latest_seconds()) + " of wall time, spread over frames.");
+  }
+  if (e.busy()) {
+    ImGui::TextColored(kMuted, "%s", e.progress() > 0 ? fmt("Measuring energy... %.0f%%", 100 * e.progress()).c_str()
+                                                      : "Measuring energy...");
+  } else if (!e.latest()) {
+    ImGui::TextColored(kMuted, "Energy is measured every few seconds.");
   }
   ImGui::Separator();
   if (ImGui::Button("Measure force error")) ask(LabCommand::measure_force_error);
@@ -724,6 +839,7 @@ void Panel::generated_code_section(const PanelFacts& f) {
     row("registers", known(k.registers, " / thread"));
     row("spills", known(k.spill_bytes, " bytes"));
     row("shared memory", known(k.shared_bytes, " bytes"));
+    if (k.instructions_per_interaction > 0) issue_ceiling_rows(f, k);
     int most = 1;
     for (const auto& [op, count] : k.instruction_mix) most = std::max(most, count);
     for (const auto& [op, count] : k.instruction_mix) {
@@ -738,6 +854,26 @@ void Panel::generated_code_section(const PanelFacts& f) {
     }
     ImGui::TreePop();
   }
+}
+
+// Where the running kernel stands against the issue-slot ceiling: an SM issues at most 128
+// thread-instructions per clock, so a hot loop of k instructions per interaction cannot beat
+// SMs x 128 x clock / k interactions per second, whatever the memory does.
+void Panel::issue_ceiling_rows(const PanelFacts& f, const KernelInfo& k) {
+  row("per interaction", fmt("%.2f", k.instructions_per_interaction) + " instructions");
+  tooltip("Issued instructions in the hot loop per interaction, counted in " + k.instruction_source +
+          ". The SASS count is what the SM issues; the PTX count is the compiler's intermediate code, close but "
+          "not the same.");
+  const auto& device = *f.device;
+  if (!device) return;
+  const double ceiling = issue_ceiling(device->sm_count, device->clock_mhz, k.instructions_per_interaction);
+  row("issue ceiling", si(ceiling, "") + " interactions/s");
+  tooltip(std::to_string(device->sm_count) + " SMs x 128 instructions per clock x " + std::to_string(device->clock_mhz) +
+          " MHz (the GPU's peak clock as the driver reports it; `nbodylab bench clock` measures the clock under load) / " +
+          fmt("%.2f", k.instructions_per_interaction) + " instructions per interaction.");
+  const Spread measured = f.stats->force_interactions_per_s.spread();
+  if (!measured.empty() && ceiling > 0 && k.name.find("force") != std::string::npos)
+    row("measured", si(measured.median, "") + "/s = " + fmt("%.0f%%", 100.0 * measured.median / ceiling) + " of it");
 }
 
 void Panel::keys_section() {

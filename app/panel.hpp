@@ -72,11 +72,13 @@ class Panel {
   void view_section(const PanelFacts& f, SettingsEditor& editor);
   void optimizations_section(const PanelFacts& f, SettingsEditor& editor);
   void ladder_section(const PanelFacts& f);
+  void ladder_chart(const LadderTable& table);
   void ab_section(const PanelFacts& f, SettingsEditor& editor);
   void performance_section(const PanelFacts& f);
   void tree_section(const PanelFacts& f);
   void accuracy_section(const PanelFacts& f);
   void generated_code_section(const PanelFacts& f);
+  void issue_ceiling_rows(const PanelFacts& f, const KernelInfo& k);
   void keys_section();
   void ask(LabCommand c) { commands_.push_back(c); }
 

@@ -42,6 +42,9 @@ class BarnesHutBackend final : public Backend {
   std::vector<BuildProgress> comparison_builds() const override;
   bool comparison_ready() const override;
   bool comparison_accelerations(Accelerations& out) override;
+  bool begin_energy(std::uint64_t seed) override;
+  std::optional<EnergyReport> advance_energy(double budget_ms) override;
+  double energy_progress() const override;
   void set_bodies(const Bodies& bodies) override;
   void get_bodies(Bodies& bodies) override;
   StepStats step() override;

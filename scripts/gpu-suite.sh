@@ -8,7 +8,7 @@
 #   scripts/gpu-suite.sh run        run from gpu-bundle/ (on the GPU machine)
 #   QUICK=1 scripts/gpu-suite.sh run   fewer and smaller benchmarks
 #   PARTS="tests barneshut" scripts/gpu-suite.sh run   only some parts (tests allpairs barneshut render
-#                                   sanitizer compare; default all but compare), e.g. to fit a time limit
+#                                   sanitizer ab compare; default all but ab and compare), e.g. to fit a time limit
 #   BASELINE_BIN=path/to/nbodylab scripts/gpu-suite.sh build   also bundle an earlier build; the
 #                                   `compare` part then times both in one run, alternating A B A B
 #
@@ -193,6 +193,8 @@ run() {
     --benchmark --report "$out/render-1m.json"
   step render-1m-host-copy "$bin/nbodylab" render --scene collision --algo barneshut -n "$big" --frames 120 \
     --size 1920x1080 --benchmark --no-interop --report "$out/render-1m-host.json"
+  step render-10m "$bin/nbodylab" render --scene collision --algo barneshut -n "$huge" --frames 40 --size 1920x1080 \
+    --benchmark --report "$out/render-10m.json"
   step render-allpairs "$bin/nbodylab" render --scene collision --algo allpairs -n 131072 --frames 120 --size 1920x1080 \
     --benchmark --report "$out/render-allpairs.json"
   # --overwrite: a re-run into the same $OUT replaces the earlier frames instead of being refused.
@@ -213,6 +215,19 @@ run() {
     done
   fi
 
+  # A/B on the same state (issue 12): two all-pairs variants, a ladder rung against the default, two
+  # Barnes-Hut walks and two opening angles; B's forces computed from A's state every step.
+  if want ab; then
+    step ab-unroll "$bin/nbodylab" bench --algo allpairs --backend gpu --scene plummer -n 65536 --steps 40 --warmup 3 \
+      --compare "unroll=8" "unroll=128" --json "$out/ab-unroll.json"
+    step ab-rung10 "$bin/nbodylab" bench --algo allpairs --backend gpu --scene plummer -n 65536 --steps 40 --warmup 3 \
+      --compare "" "rung=10" --json "$out/ab-rung10.json"
+    step ab-bh-walk "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" --steps 20 --warmup 2 \
+      --compare "bh_traversal=group" "bh_traversal=warp" --json "$out/ab-bh-walk.json"
+    step ab-bh-theta "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" --steps 20 --warmup 2 \
+      --compare "theta=0.5" "theta=0.7" --json "$out/ab-bh-theta.json"
+  fi
+
   if want compare; then compare "$big"; fi
 
   echo
@@ -225,8 +240,20 @@ run() {
   printf '%-58s %s\n' "Barnes-Hut n=$big: ms/step (target <= 9)" "$(figure "$out/bh-1m.json" "Per stage" stage total ms)"
   printf '%-58s %s\n' "Barnes-Hut n=$big: force error p99 (target <= 0.02)" "$(figure "$out/bh-1m.json" "Summary" quantity "force error: 99th percentile" value)"
   printf '%-58s %s\n' "Barnes-Hut n=$huge: ms/step (target <= 120)" "$(figure "$out/bh-10m.json" "Per stage" stage total ms)"
-  printf '%-58s %s\n' "render n=$big 1920x1080 (interop): interactive FPS (target >= 60)" "$(json_value "$out/render-1m.json" interactive_fps)"
+  printf '%-58s %s\n' "render n=$big 1920x1080 (interop): FPS, wall-clock interval" "$(json_value "$out/render-1m.json" fps)"
+  printf '%-58s %s\n' "render n=$big: parts' sum as a rate (diagnostic)" "$(json_value "$out/render-1m.json" interactive_fps)"
+  printf '%-58s %s FPS; simulate %s ms, render %s ms\n' "render n=$huge 1920x1080: wall-clock" "$(json_value "$out/render-10m.json" fps)" \
+    "$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["simulate"]["median_ms"],2))' "$out/render-10m.json" 2>/dev/null)" \
+    "$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["render"]["median_ms"],2))' "$out/render-10m.json" 2>/dev/null)"
   printf '%-58s %s\n' "render n=$big: vertex path" "$(json_value "$out/render-1m.json" vertex_path)"
+  for ab in ab-unroll ab-rung10 ab-bh-walk ab-bh-theta; do
+    [[ -f $out/$ab.json ]] || continue
+    printf '%-58s %s (95%%: %s .. %s); B vs A force %s\n' "$ab: A/B speed-up, force (or step total)" \
+      "$(figure "$out/$ab.json" "A/B on the same state" stage force speedup)" \
+      "$(figure "$out/$ab.json" "A/B on the same state" stage force speedup_low)" \
+      "$(figure "$out/$ab.json" "A/B on the same state" stage force speedup_high)" \
+      "$(figure "$out/$ab.json" "A/B forces" quantity "B vs A: ||aB - aA|| / ||aA|| (median)" value)"
+  done
   if ((${#compare_rows[@]})); then
     echo "----------------- baseline (base) vs this build (now), n=$big -----------------"
     printf '%s\n' "${compare_rows[@]}"

@@ -3,6 +3,7 @@
 // to all four through this interface only; nothing here names CUDA, GL or ImGui.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "sim/bodies.hpp"
 #include "sim/build_progress.hpp"
 #include "sim/comparison.hpp"
+#include "sim/diagnostics.hpp"
 #include "sim/error.hpp"
 #include "sim/settings.hpp"
 #include "sim/step_stats.hpp"
@@ -40,6 +42,10 @@ struct KernelInfo {
   std::vector<std::pair<std::string, int>> instruction_mix;  // PTX opcode class -> count
   std::string compile_log;    // the compiler's messages (the error after a failed hot reload)
   bool reload_failed = false;  // the file on disk does not compile; the previous module still runs
+  // The hot loop's issued instructions per interaction (0: the kernel has no loop of interactions),
+  // and where the count comes from: "SASS (cuobjdump)", or "PTX" with the reason SASS was not read.
+  double instructions_per_interaction = 0;
+  std::string instruction_source;
 };
 
 class Backend {
@@ -82,6 +88,15 @@ class Backend {
   virtual bool comparison_ready() const { return false; }
   // B's accelerations from the last compare() (for its error against the direct sum); false when none.
   virtual bool comparison_accelerations(Accelerations& out) { (void)out; return false; }
+
+  // The energy of the state measured on the device in slices spread across frames (cuda/energy_pass.hpp:
+  // every pair up to 4M bodies, a sample of rows above, accumulated in double). begin_energy() snapshots
+  // the current state and returns false on a backend without such a pass (the caller then measures a
+  // host copy with sim/diagnostics.hpp); advance_energy() enqueues about `budget_ms` of device work and
+  // returns the report with its last call; energy_progress() is the share enqueued so far.
+  virtual bool begin_energy(std::uint64_t seed) { (void)seed; return false; }
+  virtual std::optional<EnergyReport> advance_energy(double budget_ms) { (void)budget_ms; return std::nullopt; }
+  virtual double energy_progress() const { return 0; }
 
   virtual void set_bodies(const Bodies& bodies) = 0;
   virtual void get_bodies(Bodies& bodies) = 0;

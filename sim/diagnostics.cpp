@@ -72,6 +72,7 @@ EnergyReport energy(const Bodies& bodies, double softening, std::size_t exact_li
       potential += b.mass[i] * potential_range(b, i, i + 1, n, eps2);
     }
     report.potential = potential;
+    report.method = "exact pair sum on the CPU, in double";
   } else {
     // W = 1/2 sum_i m_i phi_i, estimated from a simple random sample of the terms m_i phi_i: the
     // sample mean times n, with the finite-population standard error.
@@ -94,6 +95,7 @@ EnergyReport energy(const Bodies& bodies, double softening, std::size_t exact_li
     report.potential_error =
         0.5 * static_cast<double>(n) * std::sqrt(variance / static_cast<double>(s) * population_correction);
     report.sampled = true;
+    report.method = "sampled: " + std::to_string(s) + " random rows against every body, on the CPU, in double";
   }
   report.total = report.kinetic + report.potential;
   return report;

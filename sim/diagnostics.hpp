@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/bodies.hpp"
@@ -17,6 +18,7 @@ struct EnergyReport {
   double total = 0;
   double potential_error = 0;  // one standard error of the sampled estimate; 0 when exact
   bool sampled = false;
+  std::string method;  // how it was computed, in words for the panel and bench ("exact pair sum, GPU ...")
   double virial_ratio() const { return potential != 0 ? 2 * kinetic / -potential : 0; }  // 2K/|W|
 };
 

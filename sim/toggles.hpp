@@ -242,6 +242,19 @@ struct Choice {
   }
 };
 
+// A toggle that changes nothing in some combination, and why (in words for the panel's tooltip and the
+// CLI's warning). The switchboards (cuda/allpairs_variant, cuda/barneshut_variant) are the one source.
+struct InertToggle {
+  std::string_view key;
+  std::string reason;
+};
+
+inline const InertToggle* find_inert(std::span<const InertToggle> inert, std::string_view key) {
+  for (const auto& i : inert)
+    if (i.key == key) return &i;
+  return nullptr;
+}
+
 // The current value of every toggle (a choice toggle holds its choice's index).
 struct ToggleValues {
   std::array<int, kToggleCount> values{};

@@ -162,6 +162,29 @@ TEST_F(Cli, ToggleErrorsNameTheDashedOption) {
   }
 }
 
+// Issue 12, item 3: a toggle the user sets that changes nothing says so, with the switchboard's reason,
+// and the run goes on; a toggle that does change the code says nothing.
+TEST_F(Cli, InertTogglesWarnWithTheirReason) {
+  const std::string base = "bench --backend gpu -n 64 --steps 1 --warmup 0 --error-sample 0 ";
+  struct Case {
+    std::string options, option, why;
+  };
+  // --backend gpu without a GPU fails after resolve: the warning is printed first either way.
+  for (const Case& c : {Case{"--algo barneshut --bh-build morton --bh-waitfree off", "--bh-waitfree", "Morton build"},
+                        Case{"--algo barneshut --bh-build insertion --bh-leaf-capacity 4", "--bh-leaf-capacity", "insertion build"},
+                        Case{"--algo allpairs --precision fp64 --fast-math ftz", "--fast-math", "single-precision"},
+                        Case{"--algo allpairs --fast-math fast_math --rsqrt off", "--rsqrt", "rsqrt.approx"}}) {
+    const Outcome r = run(base + c.options);
+    EXPECT_NE(r.output.find("warning: " + c.option + " changes nothing here"), std::string::npos) << c.options << r.output;
+    EXPECT_NE(r.output.find(c.why), std::string::npos) << c.options << r.output;
+  }
+  const Outcome cpu = run("bench --backend cpu -n 64 --steps 1 --warmup 0 --error-sample 0 --unroll 8");
+  EXPECT_EQ(cpu.code, 0) << cpu.output;
+  EXPECT_NE(cpu.output.find("--unroll changes nothing here"), std::string::npos) << cpu.output;
+  const Outcome live = run(base + "--algo barneshut --bh-build insertion --bh-waitfree off");
+  EXPECT_EQ(live.output.find("changes nothing"), std::string::npos) << live.output;
+}
+
 // Issue 17, item 14: --help shows integer toggles as INT and states what -n defaults to; a run without
 // -n says which N it chose and why.
 TEST_F(Cli, TheDefaultBodyCountIsStated) {
@@ -453,6 +476,13 @@ TEST_F(Cli, BenchCompareRefusesBadChangesClearly) {
   EXPECT_EQ(bad_value.code, 2) << bad_value.output;
   const Outcome one = run("bench --algo allpairs -n 256 --compare unroll=8");
   EXPECT_NE(one.code, 0) << "--compare takes two sets";
+  for (const char* rung : {"rung=99", "rung=-1", "rung=ten"}) {
+    const Outcome bad_rung = run(std::string("bench --algo allpairs -n 256 --compare rung=10 ") + rung);
+    EXPECT_EQ(bad_rung.code, 2) << bad_rung.output;
+    EXPECT_NE(bad_rung.output.find("rung takes a ladder rung"), std::string::npos) << bad_rung.output;
+  }
+  const Outcome rung_bh = run("bench --algo barneshut -n 256 --compare theta=0.5 rung=10");
+  EXPECT_EQ(rung_bh.code, 2) << rung_bh.output;
   const Outcome cpu = run("bench --algo allpairs -n 256 --backend cpu --compare unroll=8 unroll=16");
   EXPECT_EQ(cpu.code, 2) << cpu.output;
   EXPECT_NE(cpu.output.find("needs a GPU"), std::string::npos) << cpu.output;
