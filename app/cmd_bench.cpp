@@ -126,6 +126,28 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
       .add(*std::max_element(totals.begin(), totals.end()), 3).add(100.0, 1).add_empty();
   tables.push_back(stages);
 
+  // A long run in eighths: does the step slow down as the system evolves (ejecta widening the box)?
+  if (r.steps.size() >= 100) {
+    Table over("Over the run: ms per step in eighths of the " + std::to_string(r.steps.size()) + " measured steps");
+    over.column("part", "part").column("first_step", "from step").column("ms", "ms/step (median)")
+        .column("ratio", "x first part").column("max_depth", "tree depth");
+    const std::size_t parts = 8, per = r.steps.size() / parts;
+    double first = 0;
+    for (std::size_t p = 0; p < parts; ++p) {
+      std::vector<double> ms, depth;
+      for (std::size_t k = p * per; k < (p + 1 == parts ? r.steps.size() : (p + 1) * per); ++k) {
+        ms.push_back(r.steps[k].total_ms);
+        depth.push_back(r.steps[k].tree.max_depth);
+      }
+      const double m = median(ms);
+      if (p == 0) first = m;
+      over.row().add(static_cast<double>(p + 1), 0).add(static_cast<double>(p * per + 1), 0).add(m, 3)
+          .add(first > 0 ? m / first : 0.0, 3).add(median(depth), 0);
+    }
+    over.note("medians of each part's steps (CUDA events on a GPU); the warm-up steps are not in the first part");
+    tables.push_back(over);
+  }
+
   Table summary("Summary");
   summary.column("quantity", "quantity").column("value", "value");
   auto text_row = [&](const std::string& q, const std::string& v) { summary.row().add(q).add(v); };

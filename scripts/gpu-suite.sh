@@ -8,7 +8,9 @@
 #   scripts/gpu-suite.sh run        run from gpu-bundle/ (on the GPU machine)
 #   QUICK=1 scripts/gpu-suite.sh run   fewer and smaller benchmarks
 #   PARTS="tests barneshut" scripts/gpu-suite.sh run   only some parts (tests allpairs barneshut render
-#                                   sanitizer ab compare; default all but ab and compare), e.g. to fit a time limit
+#                                   sanitizer ab geometry long compare; default: tests allpairs barneshut
+#                                   render sanitizer), e.g. to fit a time limit
+#   FULL=1 scripts/gpu-suite.sh run  also the 1M ladder, the sweeps and the scaling run (minutes more)
 #   BASELINE_BIN=path/to/nbodylab scripts/gpu-suite.sh build   also bundle an earlier build; the
 #                                   `compare` part then times both in one run, alternating A B A B
 #
@@ -169,12 +171,14 @@ run() {
   step kernels-list "$bin/nbodylab" kernels --list --json "$out/kernels.json"
   step bench-clock "$bin/nbodylab" bench clock
   step bench-ladder-64k "$bin/nbodylab" bench ladder --scene plummer -n 65536 --json "$out/ladder-64k.json"
+  if ((${FULL:-0})); then
   step bench-ladder-1m "$bin/nbodylab" bench ladder --scene plummer -n "$big" --json "$out/ladder-1m.json"
   step bench-sweep-64k "$bin/nbodylab" bench sweep --scene plummer -n 65536 --unrolls 8,16,32,64 \
     --block-sizes 128,256,512 --bodies-per-thread-values 1,2,4,6,8 --json "$out/sweep-64k.json"
   step bench-sweep-1m "$bin/nbodylab" bench sweep --scene plummer -n "$big" --unrolls 16,32 --block-sizes 128,256 \
     --bodies-per-thread-values 4,6,8 --steps 3 --json "$out/sweep-1m.json"
   step bench-scaling "$bin/nbodylab" bench scaling --scene plummer --json "$out/scaling.json"
+  fi
   fi
   if want barneshut; then
   step bench-bh-1m "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" --theta 0.5 \
@@ -228,6 +232,22 @@ run() {
       --compare "theta=0.5" "theta=0.7" --json "$out/ab-bh-theta.json"
   fi
 
+  # Barnes-Hut on hard geometry (issue 14): each case against the Plummer sphere it is made from, both
+  # builds, at 1M (the far outlier's target) and 10k (coincident bodies), and a long collision run
+  # whose step time must stay within +5% as ejecta spread.
+  if want geometry; then
+    for build in morton insertion; do
+      step "geometry-1m-$build" "$bin/nbodylab" bench geometry --backend gpu -n 1048575 --bh_build "$build" \
+        --steps 5 --warmup 1 --error-sample 1000 --json "$out/geometry-1m-$build.json"
+      step "geometry-10k-$build" "$bin/nbodylab" bench geometry --backend gpu -n 10000 --bh_build "$build" \
+        --steps 5 --warmup 1 --error-sample 1000 --json "$out/geometry-10k-$build.json"
+    done
+  fi
+  if want long; then
+    step long-collision-1m "$bin/nbodylab" bench --algo barneshut --backend gpu --scene collision -n "$big" \
+      --steps "${LONG_STEPS:-24000}" --warmup 0 --error-sample 1000 --json "$out/long-collision-1m.json"
+  fi
+
   if want compare; then compare "$big"; fi
 
   echo
@@ -246,6 +266,14 @@ run() {
     "$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["simulate"]["median_ms"],2))' "$out/render-10m.json" 2>/dev/null)" \
     "$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["render"]["median_ms"],2))' "$out/render-10m.json" 2>/dev/null)"
   printf '%-58s %s\n' "render n=$big: vertex path" "$(json_value "$out/render-1m.json" vertex_path)"
+  for build in morton insertion; do
+    [[ -f $out/geometry-1m-$build.json ]] || continue
+    printf '%-58s %s x Plummer (ms); line err/RMS p99 %s x\n' "geometry 1M $build: far outlier" \
+      "$(figure "$out/geometry-1m-$build.json" "hard geometry" case "far outlier" ms_ratio)" \
+      "$(figure "$out/geometry-1m-$build.json" "hard geometry" case "line" error_p99_ratio)"
+  done
+  [[ -f $out/long-collision-1m.json ]] && printf '%-58s %s\n' "long collision 1M: last eighth / first (target <= 1.05)" \
+    "$(figure "$out/long-collision-1m.json" "Over the run" part 8 ratio)"
   for ab in ab-unroll ab-rung10 ab-bh-walk ab-bh-theta; do
     [[ -f $out/$ab.json ]] || continue
     printf '%-58s %s (95%%: %s .. %s); B vs A force %s\n' "$ab: A/B speed-up, force (or step total)" \
