@@ -27,18 +27,16 @@ struct Sizes {
   std::size_t common_bytes() const {
     return (n + cells) * sizeof(float4) + 2 * n * sizeof(float4)  // node, vel, acc
            + cells * (8 + 3) * sizeof(int)                         // child, depth, count, start
-           + cells * 2 * sizeof(float)                              // edge, open2
-           + 3 * n * sizeof(int)                                    // sorted, body_depth, position
+           + 2 * n * sizeof(int)                                    // sorted, body_depth
            + (groups ? n * sizeof(int2) : 0) + bounds_blocks * 6 * sizeof(float) + sizeof(bh::Control);
   }
-  std::size_t insertion_bytes() const { return morton ? 0 : n * sizeof(int) + 2 * cells * sizeof(float4); }  // next, second
+  std::size_t insertion_bytes() const { return morton ? 0 : n * sizeof(int); }
   std::size_t morton_bytes() const {
     if (!morton) return 0;
     return 2 * n * sizeof(unsigned long long) + n * sizeof(int)  // keys (unsorted, sorted), unsorted ids
-           + 6 * radix_nodes * sizeof(int)                       // first, last, prefix bits, cells, offset, arrivals
-           + radix_nodes * sizeof(int2)                          // children
+           + 5 * radix_nodes * sizeof(int)                       // first, last, prefix bits, cells, offset
            + (2 * n - 1) * sizeof(int)                           // parent
-           + 3 * radix_nodes * sizeof(float4);                   // centre of mass and second moments
+           + 2 * n * sizeof(double4_32a);                        // moments and their prefix sums
   }
 };
 
@@ -58,7 +56,6 @@ void BarnesHutBuffers::allocate(std::size_t n, const BarnesHutVariant& variant, 
   acc_.resize(n);
   sorted_.resize(n);
   body_depth_.resize(n);
-  position_.resize(n);
   rank_.resize(0);
   block_bounds_.resize(s.bounds_blocks * 6);
   control_.resize(1);
@@ -75,15 +72,14 @@ void BarnesHutBuffers::fit_variant(const BarnesHutVariant& variant) {
   groups_used_ = s.groups;
   groups_.resize(s.groups ? n_ : 0);
   next_.resize(s.morton ? 0 : n_);
-  second_.resize(s.morton ? 0 : 2 * static_cast<std::size_t>(max_cells_));
   const std::size_t keyed = s.morton ? n_ : 0, radix = s.morton ? s.radix_nodes : 0;
   keys_unsorted_.resize(keyed);
   keys_.resize(keyed);
   ids_unsorted_.resize(keyed);
-  for (auto* b : {&first_, &last_, &prefix_bits_, &cells_, &offset_, &arrivals_}) b->resize(radix);
-  children_.resize(radix);
+  for (auto* b : {&first_, &last_, &prefix_bits_, &cells_, &offset_}) b->resize(radix);
   parent_.resize(s.morton ? 2 * n_ - 1 : 0);
-  for (auto* b : {&radix_com_, &radix_diag_, &radix_off_}) b->resize(radix);
+  moments_.resize(keyed);
+  sums_.resize(keyed);
 }
 
 void BarnesHutBuffers::grow_cells(int cells, cudaStream_t stream) {
@@ -97,18 +93,14 @@ void BarnesHutBuffers::grow_cells(int cells, cudaStream_t stream) {
   depth_.resize(cells);
   count_.resize(cells);
   start_.resize(cells);
-  edge_.resize(cells);
-  open2_.resize(cells);
-  if (!morton_) second_.resize(2 * static_cast<std::size_t>(cells));
   max_cells_ = cells;
 }
 
 std::size_t BarnesHutBuffers::bytes() const {
   std::size_t total = node_.bytes() + vel_.bytes() + acc_.bytes() + groups_.bytes() + block_bounds_.bytes() +
-                      control_.bytes() + keys_unsorted_.bytes() + keys_.bytes() + edge_.bytes() + open2_.bytes() +
-                      second_.bytes() + children_.bytes() + radix_com_.bytes() + radix_diag_.bytes() + radix_off_.bytes();
-  for (const auto* b : {&child_, &depth_, &count_, &start_, &sorted_, &body_depth_, &position_, &rank_, &next_,
-                        &ids_unsorted_, &first_, &last_, &prefix_bits_, &parent_, &cells_, &offset_, &arrivals_})
+                      control_.bytes() + keys_unsorted_.bytes() + keys_.bytes() + moments_.bytes() + sums_.bytes();
+  for (const auto* b : {&child_, &depth_, &count_, &start_, &sorted_, &body_depth_, &rank_, &next_, &ids_unsorted_,
+                        &first_, &last_, &prefix_bits_, &parent_, &cells_, &offset_})
     total += b->bytes();
   return total;
 }
@@ -129,10 +121,6 @@ bh::Tree BarnesHutBuffers::tree(const BarnesHutPhysics& physics) {
   t.body_depth = body_depth_.data();
   t.groups = groups_.data();
   t.block_bounds = block_bounds_.data();
-  t.edge = edge_.data();
-  t.open2 = open2_.data();
-  t.second = second_.data();
-  t.position = position_.data();
   t.ctl = control_.data();
   t.dt = physics.dt;
   t.eps2 = physics.eps2;
@@ -149,11 +137,7 @@ bh::Morton BarnesHutBuffers::morton() {
   m.parent = parent_.data();
   m.cells = cells_.data();
   m.offset = offset_.data();
-  m.children = children_.data();
-  m.arrivals = arrivals_.data();
-  m.com = radix_com_.data();
-  m.second_diag = radix_diag_.data();
-  m.second_off = radix_off_.data();
+  m.sums = sums_.data();
   return m;
 }
 

@@ -1,6 +1,6 @@
 // The Barnes-Hut pipeline's device memory: what every build needs (bodies, the cell pool, the tree
 // order, the force groups), plus what only one build strategy needs (the insertion build's body
-// chains and cell moments; the Morton build's keys, radix tree and its nodes' moments). Only the running strategy's scratch
+// chains; the Morton build's keys, radix tree and prefix sums). Only the running strategy's scratch
 // is allocated, and the bytes per body the simulation checks against free memory come from the same
 // size rules that allocate (planned_bytes), so the two cannot drift apart.
 #pragma once
@@ -48,6 +48,7 @@ class BarnesHutBuffers {
   // Where the Morton build's keys and ids go before the sort (the sort's input).
   unsigned long long* unsorted_keys() { return keys_unsorted_.data(); }
   int* unsorted_ids() { return ids_unsorted_.data(); }
+  double4_32a* moments() { return moments_.data(); }
   int* rank();  // tree position of each body (colour modes), allocated on first use
 
   // Bodies (the first n entries of `node`) and velocities.
@@ -60,13 +61,11 @@ class BarnesHutBuffers {
   void reset_control(cudaStream_t stream);
   void reset_children(cudaStream_t stream) { child_.fill_bytes(0xff, stream); }  // every slot kNull
   void reset_chains(cudaStream_t stream) { next_.fill_bytes(0xff, stream); }     // no body chains
-  void reset_arrivals(cudaStream_t stream) { arrivals_.fill_bytes(0, stream); }  // Morton summarize: none yet
 
   // Host copies for checks and the overlay (each waits for the stream).
   DeviceBuffer<float4>& node_buffer() { return node_; }
   const DeviceBuffer<int>& child_buffer() const { return child_; }
   const DeviceBuffer<int>& depth_buffer() const { return depth_; }
-  const DeviceBuffer<float>& edge_buffer() const { return edge_; }
   const DeviceBuffer<int>& count_buffer() const { return count_; }
   const DeviceBuffer<int>& start_buffer() const { return start_; }
   const DeviceBuffer<int>& sorted_buffer() const { return sorted_; }
@@ -81,20 +80,17 @@ class BarnesHutBuffers {
   bool groups_used_ = true;
   // Every build.
   DeviceBuffer<float4> node_, vel_, acc_;
-  DeviceBuffer<int> child_, depth_, count_, start_, sorted_, body_depth_, position_, rank_;
-  DeviceBuffer<float> edge_, open2_;
+  DeviceBuffer<int> child_, depth_, count_, start_, sorted_, body_depth_, rank_;
   DeviceBuffer<int2> groups_;
   DeviceBuffer<float> block_bounds_;
   DeviceBuffer<bh::Control> control_;
   PinnedBuffer<bh::Control> control_host_;
-  // Insertion build: bodies chained in one slot of a cell at the deepest level; cells' second moments.
+  // Insertion build: bodies chained in one slot of a cell at the deepest level.
   DeviceBuffer<int> next_;
-  DeviceBuffer<float4> second_;
   // Morton build.
   DeviceBuffer<unsigned long long> keys_unsorted_, keys_;
-  DeviceBuffer<int> ids_unsorted_, first_, last_, prefix_bits_, parent_, cells_, offset_, arrivals_;
-  DeviceBuffer<int2> children_;
-  DeviceBuffer<float4> radix_com_, radix_diag_, radix_off_;
+  DeviceBuffer<int> ids_unsorted_, first_, last_, prefix_bits_, parent_, cells_, offset_;
+  DeviceBuffer<double4_32a> moments_, sums_;
 };
 
 }  // namespace nbl

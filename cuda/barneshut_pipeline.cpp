@@ -29,9 +29,7 @@ void record(const bh::Control& ctl, const BarnesHutVariant& v, std::size_t n, St
   tree.nodes_touched.avg = n ? static_cast<double>(ctl.touched_sum) / static_cast<double>(n) : 0;
   if (ctl.overflow_bodies > 0)
     stats.notices.push_back(std::to_string(ctl.overflow_bodies) + " bodies share cells at the maximum depth (" +
-                            std::to_string(bh::kMaxDepth) +
-                            "); such a cell is never opened: it pulls as one point mass at its centre of mass, "
-                            "and on each of its own bodies as the others' mass at their centre of mass");
+                            std::to_string(bh::kMaxDepth) + "); such cells act as one point mass");
 }
 
 }  // namespace
@@ -96,15 +94,18 @@ void BarnesHutPipeline::build_tree(BarnesHutBuffers& b, const BarnesHutPhysics& 
     if (n == 1) {
       launch(build, bh::kOctreeSingleKernel, LaunchShape::fixed(1, 1), stream, t);
     } else {
-      launch(build, bh::kRadixTreeKernel, streaming(n - 1), stream, t, m);
-      launch(build, bh::kOctreeCountKernel, streaming(n - 1), stream, t, m);
+      launch(build, bh::kRadixTreeKernel, streaming(n - 1), stream, count, m);
+      launch(build, bh::kOctreeCountKernel, streaming(n - 1), stream, count, m);
       primitives_.exclusive_sum(m.cells, m.offset, count - 1, stream);
       launch(build, bh::kOctreeEmitKernel, streaming(n - 1), stream, t, m);
       launch(build, bh::kOctreeAttachKernel, streaming(n), stream, t, m);
     }
     mark(timer, "tree build");
     if (n > 1) {
-      b.reset_arrivals(stream);
+      bh::Morton gather = m;
+      gather.sums = b.moments();
+      launch(build, bh::kGatherMomentsKernel, streaming(n), stream, t, gather);
+      primitives_.inclusive_sum(b.moments(), m.sums, count, stream);
       launch(build, bh::kOctreeSummarizeKernel, streaming(n), stream, t, m);
     }
     mark(timer, "summarize");

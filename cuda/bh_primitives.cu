@@ -5,6 +5,14 @@
 
 namespace nbl::bh {
 
+namespace {
+struct Double4Sum {
+  __device__ double4_32a operator()(const double4_32a& a, const double4_32a& b) const {
+    return make_double4_32a(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+  }
+};
+}  // namespace
+
 void* Primitives::temp(std::size_t bytes) {
   if (temp_.size() < bytes) temp_.resize(bytes + bytes / 4);
   return temp_.data();
@@ -23,6 +31,13 @@ void Primitives::exclusive_sum(const int* in, int* out, int n, cudaStream_t stre
   NBL_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, stream));
   void* storage = temp(bytes);
   NBL_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(storage, bytes, in, out, n, stream));
+}
+
+void Primitives::inclusive_sum(const double4_32a* in, double4_32a* out, int n, cudaStream_t stream) {
+  std::size_t bytes = 0;
+  NBL_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, bytes, in, out, Double4Sum{}, n, stream));
+  void* storage = temp(bytes);
+  NBL_CUDA_CHECK(cub::DeviceScan::InclusiveScan(storage, bytes, in, out, Double4Sum{}, n, stream));
 }
 
 }  // namespace nbl::bh

@@ -1,4 +1,4 @@
-// Device-wide primitives the Morton build needs: a radix sort of (key, body) pairs and a prefix sum.
+// Device-wide primitives the Morton build needs: a radix sort of (key, body) pairs and two prefix sums.
 // These are CUB's, compiled by nvcc (CUB's device-wide algorithms launch their own kernels from host
 // code, which NVRTC cannot compile) — the one reason the Barnes-Hut backend has nvcc-built code.
 #pragma once
@@ -17,6 +17,7 @@ class Primitives {
   void sort_pairs(const unsigned long long* keys_in, unsigned long long* keys_out, const int* ids_in, int* ids_out,
                   int n, int key_bits, cudaStream_t stream);
   void exclusive_sum(const int* in, int* out, int n, cudaStream_t stream);
+  void inclusive_sum(const double4_32a* in, double4_32a* out, int n, cudaStream_t stream);
 
  private:
   void* temp(std::size_t bytes);

@@ -6,11 +6,7 @@
 //
 // Correct under independent thread scheduling: a thread that finds a slot locked retries later
 // (bounded), every cross-SM read of the tree is volatile, and the subtree is fenced before it is
-// published. Beyond the tutorial: the first kShellLevels levels pick the body's shell, not an octant
-// (bh_tree.hpp), so a far outlier does not stretch the cube everybody else descends; and at kMaxDepth a
-// slot that holds a body takes the next one by a lock-free push onto its chain (one atomicCAS), so k
-// coincident bodies cost O(k) and never queue on a lock. Such a cell is never opened: it acts as one
-// point mass. Toggles: NBL_BH_THROTTLE (a block-wide barrier after every insertion attempt, so losers
+// published. Toggles: NBL_BH_THROTTLE (a block-wide barrier after every insertion attempt, so losers
 // of a lock do not hammer it) and NBL_BH_COMBINED_FENCE (one fence per published subtree instead of
 // one per new cell).
 #include "bh_common.cuh"
@@ -34,34 +30,14 @@ __device__ __forceinline__ void enter_octant(int oct, float half, float& cx, flo
   cz += (oct & 4) ? q : -q;
 }
 
-// The child slot of a cell at `level` centred at (cx, cy, cz) that takes p, a body of shell `shell`:
-// a digit of the shell above the shells' cubes, the octant below.
-__device__ __forceinline__ int slot_for(float4 p, int shell, int level, float cx, float cy, float cz) {
-  return level < kShellLevels ? shell_digit(shell, level + 1) : octant(p, cx, cy, cz);
-}
-
-// From a cell at `level` into its child `slot`: the centre and half edge of the child. Cells above the
-// shells keep the root centre; the shell's cube (level kShellLevels) is centred there too.
-__device__ __forceinline__ void enter_child(const Control* ctl, int slot, int level, int shell, float& cx, float& cy,
-                                           float& cz, float& half) {
-  if (level + 1 < kShellLevels) return;
-  if (level + 1 == kShellLevels) {
-    half = 0.5f * ldexpf(ctl->root_size, shell);
-    return;
-  }
-  enter_octant(slot, half, cx, cy, cz);
-  half *= 0.5f;
-}
-
 // Allocates a cell at `level` centred at (cx, cy, cz) with empty slots; -1 when the pool is exhausted.
-__device__ __forceinline__ int new_cell(const Tree& t, int level, float cx, float cy, float cz, float edge) {
+__device__ __forceinline__ int new_cell(const Tree& t, int level, float cx, float cy, float cz) {
   const int cell = atomicSub(&t.ctl->bottom, 1) - 1;
   if (cell < t.n) return -1;
   int* slots = t.child + (cell - t.n) * 8;
   for (int k = 0; k < 8; ++k) slots[k] = kNull;
   t.depth[cell - t.n] = level;
   t.start[cell - t.n] = -1;
-  t.edge[cell - t.n] = edge;
   t.node[cell] = make_float4(cx, cy, cz, -1.0f);  // mass < 0: not summarized yet
 #if !NBL_BH_COMBINED_FENCE
   __threadfence();
@@ -71,18 +47,18 @@ __device__ __forceinline__ int new_cell(const Tree& t, int level, float cx, floa
 
 extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tree t) {
   Control* ctl = t.ctl;
-  if (non_finite(ctl)) return;
+  if (load_volatile(&ctl->error) & kErrorNonFinite) return;
   const int n = t.n;
   const int root = ctl->root;
-  const float top_half = 0.5f * cell_edge(ctl, 0, 0);
+  const float root_half = 0.5f * ctl->root_size;
   const int stride = blockDim.x * gridDim.x;
 
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   bool active = i < n;
   bool fresh = true;  // start the current body at the root
   float4 p;
-  int cell = root, level = 0, deepest = 0, overflow = 0, shell = 0;
-  float cx = 0, cy = 0, cz = 0, half = top_half;
+  int cell = root, level = 0, deepest = 0, overflow = 0;
+  float cx = 0, cy = 0, cz = 0, half = root_half;
   unsigned spins = 0;
 
 #if NBL_BH_THROTTLE
@@ -93,23 +69,23 @@ extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tre
 #endif
     if (fresh) {
       p = __ldg(&t.node[i]);
-      shell = shell_of(p, ctl);
       cell = root;
       level = 0;
       cx = ctl->root_x, cy = ctl->root_y, cz = ctl->root_z;
-      half = top_half;
+      half = root_half;
       fresh = false;
       spins = 0;
     }
     // Descend through cells without locks; only the slot that ends the descent matters.
-    int oct = slot_for(p, shell, level, cx, cy, cz);
+    int oct = octant(p, cx, cy, cz);
     int* slot = t.child + (cell - n) * 8 + oct;
     int ch = load_volatile(slot);
     while (ch >= n) {
       cell = ch;
-      enter_child(ctl, oct, level, shell, cx, cy, cz, half);
       ++level;
-      oct = slot_for(p, shell, level, cx, cy, cz);
+      enter_octant(oct, half, cx, cy, cz);
+      half *= 0.5f;
+      oct = octant(p, cx, cy, cz);
       slot = t.child + (cell - n) * 8 + oct;
       ch = load_volatile(slot);
     }
@@ -117,19 +93,9 @@ extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tre
     if (ch == kNull) {
       done = atomicCAS(slot, kNull, i) == kNull;  // fast path: an empty slot
       if (done) t.body_depth[i] = level;
-    } else if (level == kMaxDepth && ch >= 0) {
-      // The deepest level: push onto the slot's chain of bodies (published by the CAS, after `next`).
-      t.next[i] = ch;
-      __threadfence();
-      done = atomicCAS(slot, ch, i) == ch;
-      if (done) {
-        t.body_depth[i] = level;
-        overflow += load_volatile(&t.next[ch]) < 0 ? 2 : 1;  // a lone body there now shares the cell
-      }
     } else if (ch != kLocked && atomicCAS(slot, ch, kLocked) == ch) {
       // We hold the slot that body `ch` occupies: split it until the two bodies part.
       const float4 other = __ldg(&t.node[ch]);
-      const int other_shell = shell_of(other, ctl);
       int top = -1, parent = -1, parent_oct = 0, sub_level = level;
       float sx = cx, sy = cy, sz = cz, sub_half = half;
       int sub_oct = oct;
@@ -141,18 +107,18 @@ extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tre
           chained = true;
           break;
         }
-        enter_child(ctl, sub_oct, sub_level, shell, sx, sy, sz, sub_half);
+        enter_octant(sub_oct, sub_half, sx, sy, sz);
+        sub_half *= 0.5f;
         ++sub_level;
-        const int c = new_cell(t, sub_level, sx, sy, sz,
-                               sub_level <= kShellLevels ? cell_edge(ctl, sub_level, shell) : 2.0f * sub_half);
+        const int c = new_cell(t, sub_level, sx, sy, sz);
         if (c < 0) {
           exhausted = true;
           break;
         }
         if (top < 0) top = c;
         else t.child[(parent - n) * 8 + parent_oct] = c;  // private until `top` is published
-        const int oct_other = slot_for(other, other_shell, sub_level, sx, sy, sz);
-        const int oct_new = slot_for(p, shell, sub_level, sx, sy, sz);
+        const int oct_other = octant(other, sx, sy, sz);
+        const int oct_new = octant(p, sx, sy, sz);
         if (oct_other != oct_new) {
           t.child[(c - n) * 8 + oct_other] = ch;
           t.child[(c - n) * 8 + oct_new] = i;
@@ -175,7 +141,7 @@ extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tre
         // The chain's head goes where `ch` was (in the deepest new cell, or in `slot` itself).
         t.body_depth[i] = sub_level;
         t.body_depth[ch] = sub_level;
-        overflow += 2;
+        ++overflow;
         if (top < 0) {
           __threadfence();
           store_volatile(slot, i);

@@ -1,5 +1,4 @@
-// What the three force-kernel variants share: how tree data is read, the opening test per cell, what a
-// cell at the deepest level pulls with, and
+// What the three force-kernel variants share: how tree data is read, the opening test per level and
 // the interaction itself (physics/gravity.hpp, the one force law).
 #pragma once
 #include "bh_common.cuh"
@@ -20,7 +19,6 @@ namespace nbl::bh {
 __device__ __forceinline__ float4 tree_node(const Tree& t, int id) { return __ldg(&t.node[id]); }
 __device__ __forceinline__ int tree_child(const Tree& t, int cell, int slot) { return __ldg(&t.child[(cell - t.n) * 8 + slot]); }
 __device__ __forceinline__ int tree_depth(const Tree& t, int cell) { return __ldg(&t.depth[cell - t.n]); }
-__device__ __forceinline__ float tree_open2(const Tree& t, int cell) { return __ldg(&t.open2[cell - t.n]); }
 #else
 __device__ __forceinline__ float4 tree_node(const Tree& t, int id) {
   const volatile float4* p = t.node + id;
@@ -30,7 +28,6 @@ __device__ __forceinline__ int tree_child(const Tree& t, int cell, int slot) {
   return load_volatile(&t.child[(cell - t.n) * 8 + slot]);
 }
 __device__ __forceinline__ int tree_depth(const Tree& t, int cell) { return load_volatile(&t.depth[cell - t.n]); }
-__device__ __forceinline__ float tree_open2(const Tree& t, int cell) { return load_volatile(&t.open2[cell - t.n]); }
 #endif
 
 // Which body the k-th thread computes: tree order when sorted (NBL_BH_SORT), memory order otherwise.
@@ -42,23 +39,23 @@ __device__ __forceinline__ int body_for(const Tree& t, int k) {
 #endif
 }
 
-// The opening test (physics/gravity.hpp, cell_is_far) with the cell's own squared size, which the
-// summarize step stretched for rods and sheets: far when size^2 < theta^2 * distance^2.
-__device__ __forceinline__ bool is_far(float open2, float theta2, float dist2) { return open2 < theta2 * dist2; }
+// Squared edge length of a cell at each level, so the opening test per node is one multiply and one
+// compare: far when size^2 < theta^2 * distance^2 (physics/gravity.hpp, cell_is_far).
+__device__ __forceinline__ void fill_level_sizes(float* size2, const Control* ctl) {
+  for (int level = threadIdx.x; level <= kMaxDepth; level += blockDim.x) {
+    const float s = cell_size_at(ctl->root_size, level);
+    size2[level] = s * s;
+  }
+}
 
-// A cell at kMaxDepth is never opened (bh_tree.hpp): what it pulls with on body i at p. On a body
-// outside it, its mass at its centre of mass; on one of its own bodies (told by the body's position in
-// tree order), the rest of its mass at the rest's centre of mass, com + m/(M - m) (com - p), written so
-// that close positions keep their digits. Such cells are rare: everything is loaded here, on demand.
-__device__ __forceinline__ float4 deepest_cell_pull(const Tree& t, int cell, float4 p, int i) {
-  const float4 q = tree_node(t, cell);
-  const int first = __ldg(&t.start[cell - t.n]), count = __ldg(&t.count[cell - t.n]);
-  const int position = __ldg(&t.position[i]);
-  if (position < first || position >= first + count) return q;
-  const float rest = q.w - p.w;
-  if (!(rest > 0.0f)) return make_float4(q.x, q.y, q.z, 0.0f);
-  const float f = p.w / rest;
-  return make_float4(q.x + f * (q.x - p.x), q.y + f * (q.y - p.y), q.z + f * (q.z - p.z), rest);
+__device__ __forceinline__ bool is_far(const float* size2, int level, float theta2, float dist2) {
+  return size2[level] < theta2 * dist2;
+}
+
+// A cell at kMaxDepth that must be opened has no child cells: its bodies are visited directly, as the
+// range [start, start + count) of the tree order.
+__device__ __forceinline__ int2 body_range(const Tree& t, int cell) {
+  return make_int2(__ldg(&t.start[cell - t.n]), __ldg(&t.count[cell - t.n]));
 }
 
 __device__ __forceinline__ void interact(float4 other, float px, float py, float pz, float eps2, float& ax,

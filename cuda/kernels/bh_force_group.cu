@@ -35,8 +35,11 @@ __device__ __forceinline__ void evaluate(const float4* list, int count, float px
 // Dynamic shared memory: kWarps lists of kListCap float4, then kWarps stacks of kStackAlloc ints.
 extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
   extern __shared__ float4 shared[];
+  __shared__ float size2[kMaxDepth + 1];
   const Control* ctl = t.ctl;
   if (tree_failed(ctl)) return;
+  fill_level_sizes(size2, ctl);
+  __syncthreads();
   const int warp = threadIdx.x >> 5;
   const unsigned lane = lane_id();
   float4* list = shared + warp * kListCap;
@@ -80,7 +83,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       top -= take;
       touched += take;
 
-      bool accept = false, deepest = false;
+      bool accept = false, visit_bodies = false;
       float4 q = make_float4(0, 0, 0, 0);
       int kids[8] = {kNull, kNull, kNull, kNull, kNull, kNull, kNull, kNull};
       if (id != kNull) {
@@ -95,19 +98,31 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
           const float dx = fmaxf(fabsf(q.x - box_x) - half_x, 0.0f);
           const float dy = fmaxf(fabsf(q.y - box_y) - half_y, 0.0f);
           const float dz = fmaxf(fabsf(q.z - box_z) - half_z, 0.0f);
-          deepest = level >= kMaxDepth;  // never opened, and never listed: it may hold the group's bodies
-          accept = !deepest && is_far(tree_open2(t, id), theta2, dx * dx + dy * dy + dz * dz);
+          accept = is_far(size2, level, theta2, dx * dx + dy * dy + dz * dz);
+          visit_bodies = !accept && level >= kMaxDepth;  // no child cells: its bodies join the list
         }
       }
-      // Cells at the deepest level: one point mass each, less the lane's own body where it is inside;
-      // every lane takes them one at a time from their owner lanes.
-      for (unsigned wide = __ballot_sync(kAll, deepest); wide; wide &= wide - 1) {
+      // Opened cells at the deepest level: the warp appends their bodies, 32 at a time.
+      for (unsigned wide = __ballot_sync(kAll, visit_bodies); wide; wide &= wide - 1) {
         const int owner = __ffs(wide) - 1;
-        const int cell = __shfl_sync(kAll, id, owner);
-        if (valid) interact(deepest_cell_pull(t, cell, p, i), p.x, p.y, p.z, t.eps2, ax, ay, az);
-        ++entries;
+        const int2 mine = visit_bodies ? body_range(t, id) : make_int2(0, 0);
+        const int2 range = make_int2(__shfl_sync(kAll, mine.x, owner), __shfl_sync(kAll, mine.y, owner));
+        for (int offset = 0; offset < range.y; offset += 32) {
+          if (listed > kListCap - 32) {
+            evaluate(list, listed, p.x, p.y, p.z, t.eps2, ax, ay, az);
+            entries += listed;
+            listed = 0;
+            __syncwarp();
+          }
+          const bool has = offset + static_cast<int>(lane) < range.y;
+          const unsigned present = __ballot_sync(kAll, has);
+          if (has) list[listed + __popc(present & lanes_below)] = tree_node(t, __ldg(&t.sorted[range.x + offset + lane]));
+          listed += __popc(present);
+          touched += __popc(present);
+          __syncwarp();
+        }
       }
-      if (deepest) id = kNull;  // handled: pushes no children
+      if (visit_bodies) id = kNull;  // handled: pushes no children
       // Accepted nodes join the interaction list (compacted with a ballot).
       const unsigned accepted = __ballot_sync(kAll, accept);
       if (accept) list[listed + __popc(accepted & lanes_below)] = q;

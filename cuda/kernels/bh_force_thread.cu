@@ -7,8 +7,11 @@
 using namespace nbl::bh;
 
 extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
+  __shared__ float size2[kMaxDepth + 1];
   const Control* ctl = t.ctl;
   if (tree_failed(ctl)) return;
+  fill_level_sizes(size2, ctl);
+  __syncthreads();
   const int n = t.n;
   const int root = ctl->root;
   const float theta2 = t.theta * t.theta;
@@ -33,15 +36,21 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
         ++interactions;
         continue;
       }
-      if (tree_depth(t, id) >= kMaxDepth) {  // never opened: one point mass, less this body if inside
-        interact(deepest_cell_pull(t, id, p, i), p.x, p.y, p.z, t.eps2, ax, ay, az);
+      const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
+      const int level = tree_depth(t, id);
+      if (is_far(size2, level, theta2, dx * dx + dy * dy + dz * dz)) {
+        interact(q, p.x, p.y, p.z, t.eps2, ax, ay, az);
         ++interactions;
         continue;
       }
-      const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
-      if (is_far(tree_open2(t, id), theta2, dx * dx + dy * dy + dz * dz)) {
-        interact(q, p.x, p.y, p.z, t.eps2, ax, ay, az);
-        ++interactions;
+      if (level >= kMaxDepth) {
+        const int2 range = body_range(t, id);
+        for (int k = range.x; k < range.x + range.y; ++k) {
+          const int b = __ldg(&t.sorted[k]);
+          if (NBL_BH_SOFTENED || b != i) interact(tree_node(t, b), p.x, p.y, p.z, t.eps2, ax, ay, az);
+        }
+        interactions += range.y;
+        touched += range.y;
         continue;
       }
       for (int j = 0; j < 8; ++j) {

@@ -12,10 +12,13 @@ using namespace nbl::bh;
 extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
   constexpr int kWarps = NBL_BH_BLOCK_SIZE / 32;
   constexpr unsigned kAll = 0xffffffffu;
+  __shared__ float size2[kMaxDepth + 1];
   __shared__ int s_cell[kWarps][kMaxDepth + 1];  // the cell being scanned at each depth
   __shared__ int s_slot[kWarps][kMaxDepth + 1];  // the next child slot to visit at each depth
   const Control* ctl = t.ctl;
   if (tree_failed(ctl)) return;
+  fill_level_sizes(size2, ctl);
+  __syncthreads();
   const int n = t.n;
   const int root = ctl->root;
   const float theta2 = t.theta * t.theta;
@@ -49,15 +52,21 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       ++touched;
       const float4 q = tree_node(t, id);
       bool approximate = id < n;
-      const bool deepest = !approximate && tree_depth(t, id) >= kMaxDepth;  // the same in every lane
-      if (!approximate && !deepest) {
+      int level = 0;
+      if (!approximate) {
         const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
-        const bool far = !valid || is_far(tree_open2(t, id), theta2, dx * dx + dy * dy + dz * dz);
+        level = tree_depth(t, id);
+        const bool far = !valid || is_far(size2, level, theta2, dx * dx + dy * dy + dz * dz);
         approximate = __all_sync(kAll, far);
       }
-      if (deepest) {  // never opened: one point mass, less the lane's own body if inside
-        if (valid) interact(deepest_cell_pull(t, id, p, i), p.x, p.y, p.z, t.eps2, ax, ay, az);
-        ++warp_interactions;
+      if (!approximate && level >= kMaxDepth) {  // no child cells: every lane visits the bodies
+        const int2 range = body_range(t, id);
+        for (int k = range.x; k < range.x + range.y; ++k) {
+          const int b = __ldg(&t.sorted[k]);
+          if (valid && (NBL_BH_SOFTENED || b != i)) interact(tree_node(t, b), p.x, p.y, p.z, t.eps2, ax, ay, az);
+        }
+        warp_interactions += range.y;
+        touched += range.y;
       } else if (approximate) {
         if (valid && (NBL_BH_SOFTENED || id != i)) interact(q, p.x, p.y, p.z, t.eps2, ax, ay, az);
         ++warp_interactions;

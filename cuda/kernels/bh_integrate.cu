@@ -64,11 +64,9 @@ extern "C" __global__ void bh_write_vertices(Tree t, float4* positions, float* k
   }
 }
 
-// rank[sorted[k]] = k: where each body sits in tree order (colour by body index or warp). After a
-// failed build the tree order may never have been written: then memory order.
+// rank[sorted[k]] = k: where each body sits in tree order (colour by body index or warp).
 extern "C" __global__ void bh_rank(Tree t, int* rank) {
-  const bool failed = tree_failed(t.ctl);
-  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < t.n; k += blockDim.x * gridDim.x) rank[failed ? k : t.sorted[k]] = k;
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < t.n; k += blockDim.x * gridDim.x) rank[t.sorted[k]] = k;
 }
 
 static_assert(nbl::kHasSignature<decltype(bh_kick_drift), decltype(kKickDriftKernel)> &&

@@ -1,6 +1,5 @@
 // Barnes-Hut kernel 2 of 6, Morton build (beyond the tutorial): no locks, no retries, no waits.
-// 1. bh_morton_keys: each body's cell path as a 63-bit key of 21 octal digits: its shell (bh_tree.hpp,
-//    kShellLevels digits), then the Morton code of its position in the shell's cube (18 levels).
+// 1. bh_morton_keys: each body's cell path as a 63-bit Morton key (21 levels of 3 bits).
 // 2. (host) sort the keys with their body ids (CUB radix sort): tree order, for free.
 // 3. bh_radix_tree: the binary radix tree over the sorted keys, every node built independently from a
 //    few binary searches (Karras, "Maximizing parallelism in the construction of BVHs, octrees, and
@@ -8,12 +7,9 @@
 // 4. bh_octree_count / (host) scan / bh_octree_emit / bh_octree_attach: a radix node whose common
 //    prefix crosses multiples of 3 bits stands for that many octree cells (Karras, section 4); cells of
 //    at most NBL_BH_LEAF_CAPACITY bodies become leaves.
-// 5. bh_octree_summarize: mass, centre of mass and second moments of every radix node, bottom-up (the
-//    second of two children to finish merges them; Karras 2012, section 4), and from them each cell's
-//    centre of mass and its size in the opening criterion (stretched for rods and sheets).
+// 5. bh_octree_summarize: each cell's mass and centre of mass from prefix sums over tree order
+//    (computed in double, so a small cell deep in the tree does not lose its digits).
 // Produces the same tree layout as the lock-based build (bh_tree.hpp), so kernels 5 and 6 are shared.
-// Cells at kMaxDepth may hold any number of bodies (coincident ones, say); the walks never open them
-// (bh_tree.hpp). Every kernel leaves at once when the bounding box found NaN or inf.
 #include "bh_common.cuh"
 
 using namespace nbl::bh;
@@ -28,7 +24,7 @@ namespace {
 constexpr int kLeafCapacity = NBL_BH_LEAF_CAPACITY;
 static_assert(kLeafCapacity >= 1 && kLeafCapacity <= 8, "leaf capacity must lie in [1, 8]");
 
-__device__ __forceinline__ unsigned long long spread_bits(unsigned v) {  // up to 21 bits -> every third bit
+__device__ __forceinline__ unsigned long long spread_bits(unsigned v) {  // 21 bits -> every third bit
   unsigned long long x = v & 0x1fffffu;
   x = (x | x << 32) & 0x1f00000000ffffull;
   x = (x | x << 16) & 0x1f0000ff0000ffull;
@@ -38,9 +34,8 @@ __device__ __forceinline__ unsigned long long spread_bits(unsigned v) {  // up t
   return x;
 }
 
-// Octal digit of `key` at `level` (1..21): the child slot a body takes inside its level-1 cell. Levels
-// 1..kShellLevels are the shell's digits; below, the same numbering as bh_build_insert.cu's octant():
-// x is bit 0, y bit 1, z bit 2.
+// Octal digit of `key` at `level` (1..21): the child slot a body takes inside its level-1 cell.
+// Same numbering as bh_build_insert.cu's octant(): x is bit 0, y bit 1, z bit 2.
 __device__ __forceinline__ int digit(unsigned long long key, int level) {
   return static_cast<int>((key >> (63 - 3 * level)) & 7u);
 }
@@ -61,8 +56,6 @@ __device__ __forceinline__ int chain_top(const Morton& m, int node) {
 
 __device__ __forceinline__ int range_size(const Morton& m, int node) { return m.last[node] - m.first[node] + 1; }
 
-__device__ __forceinline__ int key_shell(unsigned long long key) { return static_cast<int>(key >> (3 * kGridLevels)); }
-
 // The radix node whose chain of cells holds `level`, searching upward from `node`.
 __device__ __forceinline__ int chain_holding(const Morton& m, int node, int level) {
   while (node != 0 && chain_top(m, node) > level) node = m.parent[node];
@@ -71,38 +64,26 @@ __device__ __forceinline__ int chain_holding(const Morton& m, int node, int leve
 
 }  // namespace
 
-// Writes unsorted keys and body ids to `keys` / `ids`; the host sorts them into m.keys / t.sorted. After
-// NaN or inf it writes zero keys and the identity, so the sort that follows (CUB, which cannot read the
-// flag) permutes defined values only; every kernel after it leaves at once.
+// Writes unsorted keys and body ids to `keys` / `ids`; the host sorts them into m.keys / t.sorted.
 extern "C" __global__ void bh_morton_keys(Tree t, unsigned long long* keys, int* ids) {
   const Control* ctl = t.ctl;
-  const bool failed = non_finite(ctl);
-  constexpr float kCells = 1 << kGridLevels;  // steps across a shell's cube
+  if (ctl->error & kErrorNonFinite) return;
+  const float scale = 2097152.0f / ctl->root_size;  // 2^21 steps across the root cube
+  const float x0 = ctl->root_x - 0.5f * ctl->root_size, y0 = ctl->root_y - 0.5f * ctl->root_size,
+              z0 = ctl->root_z - 0.5f * ctl->root_size;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < t.n; i += blockDim.x * gridDim.x) {
-    ids[i] = i;
-    if (failed) {
-      keys[i] = 0;
-      continue;
-    }
     const float4 p = t.node[i];
-    const int shell = shell_of(p, ctl);
-    const float edge = ldexpf(ctl->root_size, shell);
-    const float scale = kCells / edge;
-    const float x0 = ctl->root_x - 0.5f * edge, y0 = ctl->root_y - 0.5f * edge, z0 = ctl->root_z - 0.5f * edge;
-    constexpr unsigned kTop = (1u << kGridLevels) - 1;
-    const unsigned qx = min(static_cast<unsigned>(fmaxf((p.x - x0) * scale, 0.0f)), kTop);
-    const unsigned qy = min(static_cast<unsigned>(fmaxf((p.y - y0) * scale, 0.0f)), kTop);
-    const unsigned qz = min(static_cast<unsigned>(fmaxf((p.z - z0) * scale, 0.0f)), kTop);
-    keys[i] = static_cast<unsigned long long>(shell) << (3 * kGridLevels) |
-              (spread_bits(qz) << 2 | spread_bits(qy) << 1 | spread_bits(qx));
+    const unsigned qx = min(static_cast<unsigned>(fmaxf((p.x - x0) * scale, 0.0f)), 2097151u);
+    const unsigned qy = min(static_cast<unsigned>(fmaxf((p.y - y0) * scale, 0.0f)), 2097151u);
+    const unsigned qz = min(static_cast<unsigned>(fmaxf((p.z - z0) * scale, 0.0f)), 2097151u);
+    keys[i] = spread_bits(qz) << 2 | spread_bits(qy) << 1 | spread_bits(qx);
+    ids[i] = i;
   }
 }
 
 // Karras 2012, algorithm 2: internal node i covers a range with i at one end; the direction, the
 // other end and the split all follow from binary searches on common_bits().
-extern "C" __global__ void bh_radix_tree(Tree t, Morton m) {
-  if (non_finite(t.ctl)) return;
-  const int n = t.n;
+extern "C" __global__ void bh_radix_tree(int n, Morton m) {
   const unsigned long long* keys = m.keys;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n - 1; i += blockDim.x * gridDim.x) {
     const int dir = common_bits(keys, n, i, i + 1) > common_bits(keys, n, i, i - 1) ? 1 : -1;
@@ -125,11 +106,8 @@ extern "C" __global__ void bh_radix_tree(Tree t, Morton m) {
     m.last[i] = hi;
     m.prefix_bits[i] = node_bits;
     // Children: positions gamma and gamma + 1, each a leaf when its range is a single key.
-    const int left = lo == gamma ? n - 1 + gamma : gamma;
-    const int right = hi == gamma + 1 ? n - 1 + gamma + 1 : gamma + 1;
-    m.parent[left] = i;
-    m.parent[right] = i;
-    m.children[i] = make_int2(left, right);
+    m.parent[lo == gamma ? n - 1 + gamma : gamma] = i;
+    m.parent[hi == gamma + 1 ? n - 1 + gamma + 1 : gamma + 1] = i;
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) m.parent[0] = -1;
 }
@@ -137,9 +115,7 @@ extern "C" __global__ void bh_radix_tree(Tree t, Morton m) {
 // How many octree cells each radix node stands for: one per level its chain spans (a multiple of 3
 // bits crossed), unless it lies inside a leaf (its enclosing cell holds <= NBL_BH_LEAF_CAPACITY bodies), or
 // it is itself small enough to be one leaf.
-extern "C" __global__ void bh_octree_count(Tree t, Morton m) {
-  if (non_finite(t.ctl)) return;
-  const int n = t.n;
+extern "C" __global__ void bh_octree_count(int n, Morton m) {
   for (int node = blockIdx.x * blockDim.x + threadIdx.x; node < n - 1; node += blockDim.x * gridDim.x) {
     const int top = chain_top(m, node);
     const int bottom = min(m.prefix_bits[node] / 3, kMaxDepth);
@@ -158,7 +134,6 @@ extern "C" __global__ void bh_octree_count(Tree t, Morton m) {
 extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
   const int n = t.n;
   Control* ctl = t.ctl;
-  if (non_finite(ctl)) return;  // before reading `offset`, which the scan made from unwritten counts
   const int total = m.offset[n - 2] + m.cells[n - 2];
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     ctl->cells = total;
@@ -174,12 +149,10 @@ extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
     const int top = chain_top(m, node);
     const int first = m.first[node], size = range_size(m, node);
     const unsigned long long key = m.keys[first];
-    const int shell = key_shell(key);
     const int base = n + m.offset[node];
     for (int q = 0; q < cells; ++q) {
       const int c = base + q - n, level = top + q;
       t.depth[c] = level;
-      t.edge[c] = cell_edge(ctl, level, shell);
       t.start[c] = first;
       t.count[c] = size;
       if (q + 1 < cells) t.child[c * 8 + digit(key, level + 1)] = base + q + 1;
@@ -188,8 +161,7 @@ extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
     deepest = max(deepest, bottom_level);
     if (bottom_level == kMaxDepth && size > 1) overflow += size;
     if (size <= kLeafCapacity || bottom_level == kMaxDepth) {
-      // A leaf: its bodies go in its slots (a kMaxDepth cell may hold more than 8: the walks never open
-      // it, it acts as one point mass, and the force groups take its bodies from the tree order).
+      // A leaf: its bodies go in its slots (a kMaxDepth cell may hold more than 8; it is never opened).
       const int c = base + cells - 1 - n;
       for (int k = 0; k < size; ++k) {
         const int body = t.sorted[first + k];
@@ -213,12 +185,10 @@ extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
 
 // A body (a leaf of the radix tree) that is alone in its octant hangs directly in the deepest cell
 // enclosing its radix parent; bodies inside leaf cells were placed by bh_octree_emit.
-// Also records each body's position in tree order.
 extern "C" __global__ void bh_octree_attach(Tree t, Morton m) {
   const int n = t.n;
-  if (tree_failed(t.ctl)) return;
+  if (t.ctl->error & kErrorPoolExhausted) return;
   for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += blockDim.x * gridDim.x) {
-    t.position[t.sorted[k]] = k;
     const int parent = m.parent[n - 1 + k];
     const int level = m.prefix_bits[parent] / 3;
     if (level >= kMaxDepth) continue;
@@ -234,7 +204,6 @@ extern "C" __global__ void bh_octree_attach(Tree t, Morton m) {
 // One body: a root cell (a leaf) holding it.
 extern "C" __global__ void bh_octree_single(Tree t) {
   Control* ctl = t.ctl;
-  if (non_finite(ctl)) return;
   ctl->cells = 1;
   ctl->root = t.n;
   ctl->bottom = t.n;
@@ -243,52 +212,37 @@ extern "C" __global__ void bh_octree_single(Tree t) {
   t.count[0] = 1;
   t.child[0] = t.sorted[0];
   t.body_depth[t.sorted[0]] = 0;
-  t.position[t.sorted[0]] = 0;
   t.node[t.n] = t.node[t.sorted[0]];
-  t.edge[0] = cell_edge(ctl, 0, 0);
-  t.open2[0] = t.edge[0] * t.edge[0];
 }
 
-namespace {
-
-// A radix node's moments: a body (a leaf at position k is n - 1 + k) or a node a thread finished before
-// (read through L2: another SM may have written it; the writer fenced before its arrival was counted).
-__device__ __forceinline__ Moments node_moments(const Tree& t, const Morton& m, int node) {
-  if (node >= t.n - 1) return body_moments(t.node[t.sorted[node - (t.n - 1)]]);
-  const float4 c = __ldcg(&m.com[node]), d = __ldcg(&m.second_diag[node]), o = __ldcg(&m.second_off[node]);
-  return Moments{c.w, c.x, c.y, c.z, d.x, d.y, d.z, d.w, o.x, o.y, o.z};
+// (m, m x, m y, m z) of each body in tree order, for the prefix sums.
+extern "C" __global__ void bh_gather_moments(Tree t, Morton m) {
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < t.n; k += blockDim.x * gridDim.x) {
+    const float4 p = t.node[t.sorted[k]];
+    const double w = p.w;
+    m.sums[k] = make_double4_32a(w, w * p.x, w * p.y, w * p.z);
+  }
 }
 
-}  // namespace
-
-// Bottom-up over the radix tree: one thread per body climbs from its leaf; at each node the first child
-// to arrive stops and the second merges both and climbs on, so every node is merged exactly once, after
-// both children, with no waiting. Every octree cell a node stands for (its chain) gets the node's
-// centre of mass and mass, and its own size in the opening criterion from its edge and the moments.
+// Mass and centre of mass of every cell from the prefix sums over its range of bodies.
 extern "C" __global__ void bh_octree_summarize(Tree t, Morton m) {
   const int n = t.n;
   const Control* ctl = t.ctl;
-  if (tree_failed(ctl)) return;
+  if (ctl->error & kErrorPoolExhausted) return;
+  const int cells = ctl->cells;
   unsigned long long used = 0;
-  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += blockDim.x * gridDim.x) {
-    int node = m.parent[n - 1 + k];
-    while (node >= 0) {
-      __threadfence();  // what this thread wrote is visible before its arrival counts
-      if (atomicAdd(&m.arrivals[node], 1) == 0) break;  // the sibling's thread merges this node
-      const int2 children = m.children[node];
-      const Moments s = merge(node_moments(t, m, children.x), node_moments(t, m, children.y));
-      m.com[node] = make_float4(s.x, s.y, s.z, s.m);
-      m.second_diag[node] = make_float4(s.xx, s.yy, s.zz, s.mass2);
-      m.second_off[node] = make_float4(s.xy, s.xz, s.yz, 0.0f);
-      const int cells = m.cells[node];
-      for (int q = 0; q < cells; ++q) {
-        const int c = m.offset[node] + q;
-        t.node[n + c] = make_float4(s.x, s.y, s.z, s.m);
-        t.open2[c] = opening_size2(t.edge[c], s);
-        for (int j = 0; j < 8; ++j) used += t.child[c * 8 + j] != kNull;
-      }
-      node = node == 0 ? -1 : m.parent[node];
+  for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += blockDim.x * gridDim.x) {
+    const int first = t.start[c], last = first + t.count[c] - 1;
+    double4_32a s = m.sums[last];
+    if (first > 0) {
+      const double4_32a before = m.sums[first - 1];
+      s.x -= before.x, s.y -= before.y, s.z -= before.z, s.w -= before.w;
     }
+    float4 com = t.node[t.sorted[first]];
+    if (s.x > 0) com = make_float4(s.y / s.x, s.z / s.x, s.w / s.x, 0.0f);
+    com.w = static_cast<float>(s.x);
+    t.node[n + c] = com;
+    for (int j = 0; j < 8; ++j) used += t.child[c * 8 + j] != kNull;
   }
   for (int offset = 16; offset > 0; offset >>= 1) used += __shfl_xor_sync(0xffffffffu, used, offset);
   if (lane_id() == 0 && used) atomicAdd(&t.ctl->child_slots_used, used);
@@ -300,4 +254,5 @@ static_assert(nbl::kHasSignature<decltype(bh_morton_keys), decltype(kMortonKeysK
               nbl::kHasSignature<decltype(bh_octree_emit), decltype(kOctreeEmitKernel)> &&
               nbl::kHasSignature<decltype(bh_octree_attach), decltype(kOctreeAttachKernel)> &&
               nbl::kHasSignature<decltype(bh_octree_single), decltype(kOctreeSingleKernel)> &&
+              nbl::kHasSignature<decltype(bh_gather_moments), decltype(kGatherMomentsKernel)> &&
               nbl::kHasSignature<decltype(bh_octree_summarize), decltype(kOctreeSummarizeKernel)>);

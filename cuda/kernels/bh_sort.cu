@@ -3,8 +3,7 @@
 // waits until its parent has given it a start position (a bounded wait; the field doubles as the
 // flag), then hands consecutive ranges to its children using the body counts from kernel 3. Bodies
 // that are close in the tree end up close in `sorted`, so a warp's 32 bodies walk nearly the same
-// path in the force kernel. Each body's position in that order is kept too (a cell at kMaxDepth tells
-// its own bodies by it).
+// path in the force kernel.
 #include "bh_common.cuh"
 
 using namespace nbl::bh;
@@ -28,10 +27,7 @@ extern "C" __global__ void __launch_bounds__(kSortThreads) bh_sort(Tree t) {
         store_volatile(&t.start[c - n], start);
         start += t.count[c - n];
       } else {
-        for (int b = c; b >= 0; b = t.next[b]) {
-          t.position[b] = start;
-          t.sorted[start++] = b;
-        }
+        for (int b = c; b >= 0; b = t.next[b]) t.sorted[start++] = b;
       }
     }
   }

@@ -3,8 +3,7 @@
 // Bottom-up without locks or atomics: cells are scanned from the lowest id upward (children have
 // lower ids than their parents), a cell's mass doubles as its "ready" flag (published after a fence,
 // behind its centre of mass), and empty child slots are moved to the back so the force walk can stop
-// at the first one. Beyond the tutorial, it also sums second moments of mass, for each cell's size in
-// the opening criterion (stretched for rods and sheets, physics/gravity.hpp). Needs every thread resident at once (the host launches a persistent grid), so
+// at the first one. Needs every thread resident at once (the host launches a persistent grid), so
 // the lowest unfinished cell always belongs to a running thread: the waits cannot deadlock, and they
 // are bounded anyway.
 // NBL_BH_WAITFREE: first fold in every child that is already done without waiting, remember which
@@ -17,49 +16,21 @@ using namespace nbl::bh;
 #error "bh_summarize.cu needs NBL_BH_WAITFREE from the switchboard"
 #endif
 
-// Mass, mass-weighted position and second moments about a reference point (the cell's geometric
-// centre: offsets are at most the cell's size, so float keeps the digits).
 struct Sum {
-  float m = 0, x = 0, y = 0, z = 0;
-  float xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0, mass2 = 0;
+  float m = 0, x = 0, y = 0, z = 0;  // mass and mass-weighted position
   int count = 0;
-  float rx, ry, rz;
-  __device__ explicit Sum(float4 reference) : rx(reference.x), ry(reference.y), rz(reference.z) {}
-  // Mass w at p with its own second moments `diag` (xx, yy, zz, squared masses) and `off` about p.
-  __device__ void add(float4 p, float4 diag, float4 off, int bodies) {
-    const float w = p.w, dx = p.x - rx, dy = p.y - ry, dz = p.z - rz;
-    m += w;
-    x += dx * w;
-    y += dy * w;
-    z += dz * w;
-    xx += diag.x + w * dx * dx;
-    yy += diag.y + w * dy * dy;
-    zz += diag.z + w * dz * dz;
-    xy += off.x + w * dx * dy;
-    xz += off.y + w * dx * dz;
-    yz += off.z + w * dy * dz;
-    mass2 += diag.w;
+  __device__ void add(float4 p, int bodies) {
+    m += p.w;
+    x += p.x * p.w;
+    y += p.y * p.w;
+    z += p.z * p.w;
     count += bodies;
-  }
-  // The same about the centre of mass (unchanged when there is no mass).
-  __device__ Moments about_center() const {
-    Moments s{m, rx, ry, rz, xx, yy, zz, mass2, xy, xz, yz};
-    if (m > 0.0f) {
-      const float cx = x / m, cy = y / m, cz = z / m;
-      s.x = rx + cx, s.y = ry + cy, s.z = rz + cz;
-      s.xx -= m * cx * cx, s.yy -= m * cy * cy, s.zz -= m * cz * cz;
-      s.xy -= m * cx * cy, s.xz -= m * cx * cz, s.yz -= m * cy * cz;
-    }
-    return s;
   }
 };
 
 // A body child, with any bodies chained behind it in a cell at kMaxDepth.
 __device__ __forceinline__ void add_bodies(const Tree& t, int body, Sum& s) {
-  for (int b = body; b >= 0; b = t.next[b]) {
-    const float4 p = t.node[b];
-    s.add(p, make_float4(0, 0, 0, p.w * p.w), make_float4(0, 0, 0, 0), 1);
-  }
+  for (int b = body; b >= 0; b = t.next[b]) s.add(t.node[b], 1);
 }
 
 // A child cell that is known to be summarized (its mass was seen >= 0 and a fence followed).
@@ -67,8 +38,7 @@ __device__ __forceinline__ void add_cell(const Tree& t, int cell, Sum& s) {
   const float4* node = t.node + cell;
   const float4 p = make_float4(load_volatile(&node->x), load_volatile(&node->y), load_volatile(&node->z),
                                load_volatile(&node->w));
-  const int c = cell - t.n;
-  s.add(p, __ldcg(&t.second[2 * c]), __ldcg(&t.second[2 * c + 1]), load_volatile(&t.count[c]));
+  s.add(p, load_volatile(&t.count[cell - t.n]));
 }
 
 extern "C" __global__ void __launch_bounds__(kSummarizeThreads) bh_summarize(Tree t) {
@@ -85,7 +55,7 @@ extern "C" __global__ void __launch_bounds__(kSummarizeThreads) bh_summarize(Tre
     int* slots = t.child + (k - n) * 8;
     int children[8];
     for (int j = 0; j < 8; ++j) children[j] = slots[j];
-    Sum s(t.node[k]);  // the cell's geometric centre, written when it was made
+    Sum s;
     bool failed = false;
 #if NBL_BH_WAITFREE
     unsigned missing = 0;
@@ -133,16 +103,17 @@ extern "C" __global__ void __launch_bounds__(kSummarizeThreads) bh_summarize(Tre
     for (int j = used; j < 8; ++j) slots[j] = kNull;
     used_slots += used;
     t.count[k - n] = s.count;
-    const Moments mo = s.about_center();
-    t.second[2 * (k - n)] = make_float4(mo.xx, mo.yy, mo.zz, mo.mass2);
-    t.second[2 * (k - n) + 1] = make_float4(mo.xy, mo.xz, mo.yz, 0.0f);
-    t.open2[k - n] = opening_size2(t.edge[k - n], mo);
+    float4 com = t.node[k];  // the cell's geometric centre, kept when it holds no mass
+    if (s.m > 0.0f) {
+      const float inv = 1.0f / s.m;
+      com.x = s.x * inv, com.y = s.y * inv, com.z = s.z * inv;
+    }
     float4* node = t.node + k;
-    store_volatile(&node->x, mo.x);  // the geometric centre, kept when the cell holds no mass
-    store_volatile(&node->y, mo.y);
-    store_volatile(&node->z, mo.z);
-    __threadfence();  // the centre of mass, moments and count are visible before the mass says "ready"
-    store_volatile(&node->w, mo.m);
+    store_volatile(&node->x, com.x);
+    store_volatile(&node->y, com.y);
+    store_volatile(&node->z, com.z);
+    __threadfence();  // the centre of mass is visible before the mass says "ready"
+    store_volatile(&node->w, s.m);
   }
   unsigned long long total = used_slots;
   for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_xor_sync(0xffffffffu, total, offset);

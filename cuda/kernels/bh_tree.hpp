@@ -18,26 +18,10 @@
 
 namespace nbl::bh {
 
-// Deepest level the tree may reach: a cell at kMaxDepth is never opened. It acts on every body as one
-// point mass at its centre of mass, and on each of its own bodies as the point mass of the others
-// (its mass less the body's, at their centre of mass), so k bodies that share it (coincident or nearly
-// so) cost O(k), not O(k^2). 21 levels is also all that a 63-bit Morton key (21 digits of 3 bits) holds.
+// Deepest level the tree may reach. Below it, bodies share a cell that is never opened (it acts as one
+// point mass): coincident or nearly coincident bodies end the subdivision instead of recursing forever.
+// 21 levels is also all that a 63-bit Morton key (21 bits per axis) resolves.
 inline constexpr int kMaxDepth = 21;
-
-// Shells: a far outlier must not stretch the root cube until every other body shares one deep cell.
-// The bounding-box kernel picks a robust root cube (edge Control::root_size, around the sample median,
-// sized from a quantile of the bodies' distances, bh_bbox.cu) and shell j is the concentric cube of edge
-// root_size * 2^j: a body's shell is the smallest that holds it (0: inside the robust cube). Levels 1 to
-// kShellLevels of the tree pick the shell (one octal digit of j per level: cells there are not octants,
-// they group shells), and from level kShellLevels down each shell is a regular octree of its cube. So
-// the bulk keeps kMaxDepth - kShellLevels = 18 levels of resolution however far the farthest body is,
-// an outlier costs a cell or two, and ejecta drifting away fill ever larger shells instead of
-// coarsening everybody's cells. Shell j's cells at level L >= kShellLevels coincide with the regular
-// octree's cells of a root of edge root_size * 2^J (J the largest shell), so the walk meets the same
-// cubes it would meet there.
-inline constexpr int kShellLevels = 3;
-inline constexpr int kMaxShell = (1 << (3 * kShellLevels)) - 1;  // 511: far beyond the float range (2^256)
-inline constexpr int kGridLevels = kMaxDepth - kShellLevels;     // levels of each shell's octree below its cube
 
 // Threads per block of the kernels whose block size is fixed (the force kernel's is a toggle,
 // NBL_BH_BLOCK_SIZE). The kernels use them as launch bounds, the host launches with them.
@@ -57,9 +41,7 @@ inline constexpr int kLocked = -2;  // insertion build: a thread is splitting th
 // Error bits in Control::error. The host reads them after every step and recovers.
 inline constexpr int kErrorPoolExhausted = 1;  // more cells needed than allocated: grow and rebuild
 inline constexpr int kErrorSpinLimit = 2;      // a wait exceeded its bound: report, rebuild with Morton
-inline constexpr int kErrorNonFinite = 4;      // a position or velocity is NaN or inf: pause. Set by the
-                                               // bounding box; every later kernel checks it and leaves at
-                                               // once, before it reads anything the step did not write
+inline constexpr int kErrorNonFinite = 4;      // a position or velocity is NaN or inf: pause
 
 // Upper bound on iterations of any wait loop (a lock or a not-yet-ready child). Far beyond what a
 // correct run needs (waits last microseconds); reaching it means something is broken, and the kernel
@@ -75,11 +57,10 @@ struct Control {
   int overflow_bodies;  // bodies that share a cell at kMaxDepth with others
   int cells;       // cells in the tree
   int groups;      // force groups (group interaction lists): contiguous runs of the tree order
-  float root_x, root_y, root_z;  // centre of the robust root cube (shell 0) and of every shell
-  float root_size;               // edge length of the robust root cube: shell j's cube has root_size * 2^j
+  float root_x, root_y, root_z;  // centre of the root cube
+  float root_size;               // edge length of the root cube
   unsigned blocks_done;          // bounding-box kernel: blocks finished (last one reduces)
-  int max_shell;                 // J: the largest shell any body lies in (kShellLevels; cells above the
-                                 // shells count as large as shell J's cube)
+  int pad;
   unsigned long long interactions;     // body-body plus body-cell interactions in the force kernel
   unsigned long long touched_sum;      // nodes touched, summed over bodies
   int touched_min, touched_max;        // nodes touched per body
@@ -101,12 +82,6 @@ struct Tree {
   int* body_depth;  // [n] level of the cell that holds each body (colour by tree depth)
   int2* groups;     // [n] force groups: (first position in `sorted`, bodies), at most kGroupSize each
   float* block_bounds;  // [6 * blocks] bounding-box partial results (min xyz, max xyz)
-  float* edge;      // [max_cells] geometric edge of each cell's cube (cells above the shells: shell J's)
-  float* open2;     // [max_cells] squared cell size in the opening criterion: the edge, stretched for
-                    // rods and sheets (physics/gravity.hpp, opening_stretch), squared
-  float4* second;   // [2 * max_cells] insertion build: second moments of mass about the centre of mass,
-                    // (xx, yy, zz, sum of squared masses) then (xy, xz, yz, 0)
-  int* position;    // [n] each body's position in `sorted` (a cell at kMaxDepth tells its own bodies)
   Control* ctl;
   float dt;         // time step
   float eps2;       // softening length squared
@@ -116,19 +91,14 @@ struct Tree {
 // Scratch arrays of the Morton build: sorted keys, the binary radix tree over them (Karras 2012) and
 // the octree cells each radix node turns into.
 struct Morton {
-  unsigned long long* keys;  // [n] 63-bit keys, sorted: the shell (kShellLevels digits), then the Morton
-                             // code of the position in the shell's cube (the sorted body ids are Tree::sorted)
+  unsigned long long* keys;  // [n] 63-bit Morton keys, sorted (the sorted body ids are Tree::sorted)
   int* first;       // [n - 1] first position of each radix node's range in tree order
   int* last;        // [n - 1] last position of the range
   int* prefix_bits;  // [n - 1] bits all keys of the range share (> 62 for identical keys)
   int* parent;      // [2n - 1] parent of internal node i at [i], of the leaf at position k at [n - 1 + k]
   int* cells;       // [n - 1] octree cells each radix node emits
   int* offset;      // [n - 1] exclusive prefix sum of `cells`: where a node's cells start
-  int2* children;   // [n - 1] both children of each radix node (a leaf at position k as n - 1 + k)
-  int* arrivals;    // [n - 1] summarize: children finished (zeroed before it runs)
-  float4* com;      // [n - 1] centre of mass and mass of each radix node's range
-  float4* second_diag;  // [n - 1] second moments about the centre of mass: xx, yy, zz, sum of squared masses
-  float4* second_off;   // [n - 1] xy, xz, yz, 0
+  double4_32a* sums;    // [n] inclusive prefix sums of (m, m x, m y, m z) in tree order
 };
 
 // The group walk's shared memory per warp (bh_force_group.cu): an interaction list of `list_cap`
@@ -153,11 +123,12 @@ inline constexpr KernelSignature<Tree> kInsertKernel{"bh_build_insert"};
 inline constexpr KernelSignature<Tree> kSummarizeKernel{"bh_summarize"};
 inline constexpr KernelSignature<Tree> kSortKernel{"bh_sort"};
 inline constexpr KernelSignature<Tree, unsigned long long*, int*> kMortonKeysKernel{"bh_morton_keys"};
-inline constexpr KernelSignature<Tree, Morton> kRadixTreeKernel{"bh_radix_tree"};
-inline constexpr KernelSignature<Tree, Morton> kOctreeCountKernel{"bh_octree_count"};
+inline constexpr KernelSignature<int, Morton> kRadixTreeKernel{"bh_radix_tree"};
+inline constexpr KernelSignature<int, Morton> kOctreeCountKernel{"bh_octree_count"};
 inline constexpr KernelSignature<Tree, Morton> kOctreeEmitKernel{"bh_octree_emit"};
 inline constexpr KernelSignature<Tree, Morton> kOctreeAttachKernel{"bh_octree_attach"};
 inline constexpr KernelSignature<Tree> kOctreeSingleKernel{"bh_octree_single"};
+inline constexpr KernelSignature<Tree, Morton> kGatherMomentsKernel{"bh_gather_moments"};
 inline constexpr KernelSignature<Tree, Morton> kOctreeSummarizeKernel{"bh_octree_summarize"};
 inline constexpr KernelSignature<Tree, int> kMakeGroupsKernel{"bh_make_groups"};
 inline constexpr KernelSignature<Tree> kForceKernel{"bh_force"};
@@ -171,13 +142,13 @@ inline constexpr KernelSignature<Tree, int*> kRankKernel{"bh_rank"};
 // field that one compiler pads differently stops that side's build (NVRTC has no offsetof; the host
 // also checks a few offsets).
 static_assert(sizeof(Control) == 88 && alignof(Control) == 8, "bh::Control changed: update the sizes here on purpose");
-static_assert(sizeof(Tree) == 160 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
-static_assert(sizeof(Morton) == 96 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
+static_assert(sizeof(Tree) == 128 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
+static_assert(sizeof(Morton) == 64 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
 static_assert(sizeof(VertexScales) == 16, "bh::VertexScales changed: update the size here on purpose");
 #if !defined(__CUDACC_RTC__)
 static_assert(__builtin_offsetof(Control, interactions) == 56 && __builtin_offsetof(Control, child_slots_used) == 80 &&
-              __builtin_offsetof(Control, max_shell) == 48 && __builtin_offsetof(Tree, ctl) == 136 &&
-              __builtin_offsetof(Tree, theta) == 152 && __builtin_offsetof(Morton, second_off) == 88);
+              __builtin_offsetof(Tree, ctl) == 104 && __builtin_offsetof(Tree, theta) == 120 &&
+              __builtin_offsetof(Morton, sums) == 56);
 #endif
 
 }  // namespace nbl::bh
