@@ -4,12 +4,16 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 
 #include "app/commands.hpp"
+#include "app/offscreen_surface.hpp"
 #include "app/screenshot.hpp"
+#include "app/text_format.hpp"
 #include "render/gl.hpp"
 #include "render/gl_errors.hpp"
 #include "sim/error.hpp"
+#include "sim/file_util.hpp"
 #include "sim/settings_io.hpp"
 
 namespace nbl {
@@ -30,37 +34,68 @@ WindowOptions window_options(const LabOptions& o) {
   return w;
 }
 
+// What can be refused without opening anything: a session that could never end, a script this lab
+// cannot run, a trace that could not be written.
+const LabOptions& checked(const LabOptions& o) {
+  if (o.frames < 0) throw InputError("--frames must be >= 0");
+  if (o.offscreen && o.frames == 0 && !(o.script && o.script->quits()))
+    throw InputError("--offscreen has no window to close: give --frames N, or a --script with a \"quit\" entry");
+  if (o.script) ScriptRunner(*o.script).check(Lab::script_cannot);
+  check_output_file(o.trace_file, "--trace");
+  return o;
+}
+
+std::unique_ptr<Surface> open_surface(const LabOptions& o) {
+  if (o.offscreen) return std::make_unique<OffscreenSurface>(FrameSize{o.window.width, o.window.height});
+  return std::make_unique<Window>(window_options(o));
+}
+
 }  // namespace
 
 Lab::Lab(const LabOptions& options)
-    : options_(options),
+    : options_(checked(options)),
       simulation_(options.settings, options.load_file),
       editor_(simulation_.settings()),
-      window_(window_options(options)),
-      ui_(window_),
+      script_(options.script ? std::optional<ScriptRunner>(*options.script) : std::nullopt),
+      surface_(open_surface(options)),
+      ui_(*surface_),
       scene_(options.allow_interop),
       tuner_(simulation_.body_count(), cost_exponent(simulation_.settings().algorithm),
              !simulation_.backend().on_gpu(),
              options.tune_body_count && !options.settings.body_count && options.load_file.empty()),
       device_(query_device()),
       backend_name_(simulation_.backend().name()),
-      paused_(options.start_paused) {
-  panel_.set_width(Panel::kWidth * window_.content_scale());
+      paused_(options.start_paused),
+      tracing_(options.offscreen || options.script || !options.trace_file.empty()) {
+  panel_.set_width(Panel::kWidth * surface_->content_scale());
 }
 
 int Lab::run() {
-  while (!window_.should_close()) {
+  while (!surface_->should_close()) {
     if (options_.frames > 0 && frame_count_ == options_.frames - 1 && !options_.final_screenshot.empty())
-      request_screenshot(options_.final_screenshot);
+      screenshots_.push_back({options_.final_screenshot, ScreenshotOwner::final});
     frame();
     if (options_.frames > 0 && frame_count_ >= options_.frames) break;
   }
+  if (tracing_) finish_session(std::cout);
   return kExitOk;
+}
+
+void Lab::finish_session(std::ostream& out) {
+  if (!options_.trace_file.empty()) {
+    trace_.write_csv(options_.trace_file);
+    out << "trace: " << trace_.records().size() << " frame(s) written to " << options_.trace_file.string() << "\n";
+  }
+  if (script_) {
+    if (const std::string note = script_->unfinished_note(frame_count_); !note.empty()) out << "script: " << note << "\n";
+  }
+  trace_.print_summary(out);
 }
 
 // The frame loop, one turn.
 void Lab::frame() {
-  window_.poll_events();
+  surface_->poll_events();
+  run_script();      // a script's entries due now: settings, input, screenshots, A/B
   ui_.begin_frame();
   handle_input();    // keys and mouse: the camera moves, commands queue up
   apply_settings();  // last frame's panel edits reach the simulation
@@ -68,8 +103,15 @@ void Lab::frame() {
   render_scene();    // vertex buffer, sprites, overlays, tone map
   build_panel();     // widgets and live numbers, then ImGui draws them
   run_commands();    // buttons and keys (a screenshot sees this whole frame)
-  window_.swap_buffers();
-  finish_frame();    // timings, energy, background jobs, N tuning
+  surface_->swap_buffers();
+  finish_frame();    // timings, trace, energy, background jobs, N tuning
+}
+
+void Lab::run_script() {
+  const Clock::time_point now = Clock::now();
+  if (!session_started_) session_started_ = now;
+  script_ran_.clear();
+  if (script_) script_ran_ = script_->run_due(frame_count_, std::chrono::duration<double>(now - *session_started_).count(), *this);
 }
 
 void Lab::handle_input() {
@@ -86,7 +128,9 @@ void Lab::handle_input() {
 
 void Lab::apply_settings() {
   // A kernel build requested earlier finished on its worker thread: swap it in now, between steps.
+  swapped_this_frame_.reset();
   if (auto outcome = simulation_.poll()) {
+    swapped_this_frame_ = outcome;
     char latency[32];
     std::snprintf(latency, sizeof latency, "%.2f s", outcome->latency_s);
     if (outcome->accepted) {
@@ -102,7 +146,7 @@ void Lab::apply_settings() {
   bool restarted = false;
   if (editor_.pending()) vertices_stale_ = true;
   if (auto refused = editor_.sync(simulation_, &restarted, /*asynchronous=*/true)) error_ = "Not applied: " + *refused;
-  if (window_.vsync() != editor_.view().vsync) window_.set_vsync(editor_.view().vsync);  // a view setting the window owns
+  if (surface_->vsync() != editor_.view().vsync) surface_->set_vsync(editor_.view().vsync);  // a view setting the window owns
   if (restarted) bodies_replaced();
   if (simulation_.backend().name() != backend_name_) {  // new algorithm or backend: old timings do not apply
     backend_name_ = simulation_.backend().name();
@@ -113,6 +157,7 @@ void Lab::apply_settings() {
 
 void Lab::simulate() {
   times_.simulate_ms = 0;
+  steps_this_frame_ = 0;
   const bool run = (!paused_ || step_once_) && !state_broken_ && !ladder_.running();
   step_once_ = false;
   if (!run) return;
@@ -134,6 +179,7 @@ void Lab::simulate() {
       }
       last = std::move(stats);
       stepped = true;
+      ++steps_this_frame_;
     }
     if (stepped) {
       stats_.record_step(last);
@@ -148,8 +194,8 @@ void Lab::simulate() {
 
 void Lab::render_scene() {
   const auto start = Clock::now();
-  const Viewport full = window_.framebuffer();
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  const Viewport full = surface_->framebuffer();
+  glBindFramebuffer(GL_FRAMEBUFFER, surface_->draw_framebuffer());
   glViewport(0, 0, full.width, full.height);
   glClearColor(0.02f, 0.02f, 0.035f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
@@ -173,7 +219,7 @@ void Lab::render_scene() {
     fit_pending_ = false;
   }
   const Viewport viewport = scene_viewport();
-  if (viewport.width > 0 && viewport.height > 0) scene_.draw(camera_, view, viewport, 0);
+  if (viewport.width > 0 && viewport.height > 0) scene_.draw(camera_, view, viewport, surface_->draw_framebuffer());
   render_cpu_ms_ = ms_since(start) - times_.vertices_ms;
   times_.render_ms = scene_.render_gpu_ms() > 0 ? scene_.render_gpu_ms() : render_cpu_ms_;
 }
@@ -190,7 +236,7 @@ void Lab::build_panel() {
   facts.kernels = &kernels_;
   facts.scene = &scene_;
   facts.device = &device_;
-  facts.gl_description = window_.gl_description();
+  facts.gl_description = surface_->gl_description();
   facts.paused = paused_ || state_broken_;
   facts.pause_reason = pause_reason_;
   if (ladder_.running()) facts.pause_reason = "Paused while the ladder runs.";
@@ -209,15 +255,18 @@ void Lab::run_commands() {
   const auto commands = std::move(pending_);
   pending_.clear();
   for (LabCommand c : commands) execute(c);
-  if (!screenshot_file_.empty()) {
+  const auto screenshots = std::move(screenshots_);
+  screenshots_.clear();
+  for (const PendingScreenshot& shot : screenshots) {
     try {
-      save_screenshot(screenshot_file_, window_.framebuffer());
-      status_ = "Screenshot saved to " + screenshot_file_.string();
+      save_screenshot(shot.file, surface_->framebuffer(), surface_->draw_framebuffer());
+      status_ = "Screenshot saved to " + shot.file.string();
     } catch (const Error& e) {
       error_ = e.what();
-      if (screenshot_file_ == options_.final_screenshot) final_screenshot_error_ = "the screenshot was not saved: " + error_;
+      if (shot.owner == ScreenshotOwner::final) final_screenshot_error_ = "the screenshot was not saved: " + error_;
+      // A script that asked for a picture is a test or a measurement: without it, the run failed.
+      if (shot.owner == ScreenshotOwner::script) throw Error("the script's screenshot was not saved: " + error_);
     }
-    screenshot_file_.clear();
   }
 }
 
@@ -226,6 +275,7 @@ void Lab::finish_frame() {
   times_.frame_ms = ms_since(frame_started_);
   frame_started_ = Clock::now();
   stats_.record_frame(times_);
+  if (tracing_) record_trace();
   ++frame_count_;
 
   const double now = seconds_since_start();
@@ -266,14 +316,14 @@ void Lab::execute(LabCommand command) {
       }
       break;
     case LabCommand::fit_camera: fit_pending_ = true; break;
-    case LabCommand::toggle_fullscreen: window_.toggle_fullscreen(); break;
+    case LabCommand::toggle_fullscreen: surface_->toggle_fullscreen(); break;
     case LabCommand::toggle_vsync:
       editor_.view().vsync = !editor_.view().vsync;  // the next frame hands it to the window
       status_ = std::string("VSync ") + (editor_.view().vsync ? "on" : "off");
       break;
     case LabCommand::screenshot: request_screenshot(next_screenshot_path(options_.screenshot_dir)); break;
     case LabCommand::toggle_panel: panel_.toggle_visible(); break;
-    case LabCommand::quit: window_.request_close(); break;
+    case LabCommand::quit: surface_->request_close(); break;
     case LabCommand::measure_force_error: measure_force_error(); break;
     case LabCommand::run_ladder:
       ladder_.start(editor_.current(simulation_), kLadderBodies);
@@ -338,7 +388,7 @@ void Lab::bodies_replaced() {
 }
 
 Viewport Lab::scene_viewport() const {
-  Viewport v = window_.framebuffer();
+  Viewport v = surface_->framebuffer();
   const float display_width = ImGui::GetIO().DisplaySize.x;
   const float to_pixels = display_width > 0 ? static_cast<float>(v.width) / display_width : 1.0f;
   v.width = std::max(0, v.width - static_cast<int>(panel_.width() * to_pixels));
@@ -348,5 +398,80 @@ Viewport Lab::scene_viewport() const {
 double Lab::seconds_since_start() const {
   return std::chrono::duration<double>(Clock::now() - started_).count();
 }
+
+void Lab::record_trace() {
+  FrameRecord r;
+  r.frame = frame_count_;
+  r.wall_s = session_started_ ? std::chrono::duration<double>(Clock::now() - *session_started_).count() : 0.0;
+  r.interval_ms = times_.frame_ms;
+  r.simulate_ms = times_.simulate_ms;
+  r.vertices_ms = times_.vertices_ms;
+  r.render_ms = times_.render_ms;
+  r.panel_ms = times_.ui_ms;
+  r.steps = steps_this_frame_;
+  if (simulation_.building()) {
+    const std::vector<BuildProgress> builds = simulation_.builds();
+    if (!builds.empty()) {  // the newest: the one pending
+      r.build_state = to_string(builds.back().state);
+      r.build_label = builds.back().label;
+    }
+  }
+  r.building = simulation_.building() || swapped_this_frame_.has_value();
+  r.variant = simulation_.backend().variant_label();
+  if (r.variant.empty()) r.variant = simulation_.backend().name();
+  if (swapped_this_frame_) {
+    r.swap = swapped_this_frame_->accepted ? "accepted" : "refused";
+    r.swap_latency_s = swapped_this_frame_->latency_s;
+  }
+  for (ScriptAction a : script_ran_) r.script += (r.script.empty() ? "" : "+") + std::string(to_string(a));
+  trace_.record(std::move(r));
+}
+
+// ---- ScriptTarget ---------------------------------------------------------------------------------
+
+std::string Lab::script_cannot(ScriptAction action) {
+  switch (action) {
+    case ScriptAction::ab_start:
+    case ScriptAction::ab_stop:
+    case ScriptAction::ab_swap:
+    case ScriptAction::ab_make_current:
+      return "A/B comparison (issue 12, item 2) is not in this build of the lab yet";
+    default: return "";
+  }
+}
+
+void Lab::print_stats() {
+  std::cout << stats_line(frame_count_, session_started_ ? std::chrono::duration<double>(Clock::now() - *session_started_).count() : 0.0,
+                          stats_, simulation_)
+            << std::flush;
+}
+
+void Lab::set_paused(bool paused) {
+  if (paused != paused_) execute(LabCommand::toggle_pause);  // as Space does: a NaN state stays paused, and says so
+}
+
+std::array<float, 2> Lab::scene_centre() const {
+  const Viewport v = scene_viewport();
+  const ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
+  const float sx = scale.x > 0 ? scale.x : 1.0f, sy = scale.y > 0 ? scale.y : 1.0f;
+  return {(static_cast<float>(v.x) + 0.5f * static_cast<float>(v.width)) / sx, 0.5f * static_cast<float>(v.height) / sy};
+}
+
+void Lab::drag(MouseButton button, std::optional<std::array<float, 2>> from, std::array<float, 2> by, int frames) {
+  const std::array<float, 2> start = from.value_or(scene_centre());
+  ui_.drag(static_cast<int>(button), start[0], start[1], by[0], by[1], frames);
+}
+
+void Lab::scroll(std::optional<std::array<float, 2>> at, float steps) {
+  const std::array<float, 2> where = at.value_or(scene_centre());
+  ui_.scroll(where[0], where[1], steps);
+}
+
+// A/B lives in the lab (issue 12, item 2) and is not written yet: these say so rather than pretend.
+// script_cannot() refuses A/B entries before a scripted run starts, so a script never reaches them.
+void Lab::ab_start(const SettingsChange&) { throw Error(script_cannot(ScriptAction::ab_start)); }
+void Lab::ab_stop() { throw Error(script_cannot(ScriptAction::ab_stop)); }
+void Lab::ab_swap() { throw Error(script_cannot(ScriptAction::ab_swap)); }
+void Lab::ab_make_current() { throw Error(script_cannot(ScriptAction::ab_make_current)); }
 
 }  // namespace nbl

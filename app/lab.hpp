@@ -1,10 +1,13 @@
-// The interactive lab: one window, one simulation, the renderer and the panel, and the frame loop
-// that ties them together (Lab::frame reads like a table of contents). Owns each part for the
-// window's life; the parts own their resources (RAII), so leaving the loop tears everything down in
-// the right order: GL objects before the context, the context before GLFW.
+// The interactive lab: one surface (a window, or offscreen an EGL context and a framebuffer object),
+// one simulation, the renderer and the panel, and the frame loop that ties them together (Lab::frame
+// reads like a table of contents). Owns each part for the surface's life; the parts own their resources
+// (RAII), so leaving the loop tears everything down in the right order: GL objects before the context,
+// the context before GLFW. A script (app/script.hpp) drives it through ScriptTarget, the same edits and
+// input a user's panel clicks and keys make.
 #pragma once
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,17 +17,23 @@
 #include "app/imgui_layer.hpp"
 #include "app/lab_commands.hpp"
 #include "app/ladder.hpp"
+#include "app/frame_trace.hpp"
 #include "app/panel.hpp"
+#include "app/script_runner.hpp"
 #include "app/settings_editor.hpp"
 #include "app/simulation.hpp"
 #include "app/stats_history.hpp"
+#include "app/surface.hpp"
 #include "app/window.hpp"
 #include "render/scene_view.hpp"
 
 namespace nbl {
 
 struct LabOptions {
-  WindowOptions window;
+  WindowOptions window;  // offscreen: width x height is the framebuffer's size
+  bool offscreen = false;  // an EGL context and a framebuffer object instead of a window (no display needed)
+  std::optional<Script> script;      // drives the session (app/script.hpp)
+  std::filesystem::path trace_file;  // the per-frame trace as CSV (app/frame_trace.hpp), "" for none
   Settings settings;
   std::string load_file;           // a Tipsy snapshot instead of a scene
   bool allow_interop = true;
@@ -35,22 +44,46 @@ struct LabOptions {
   bool start_paused = false;
 };
 
-class Lab {
+class Lab : public ScriptTarget {
  public:
-  explicit Lab(const LabOptions& options);  // throws InputError / Error before or while opening the window
+  // Throws InputError / Error before or while opening the surface: bad settings, an offscreen session
+  // without an end, a script entry this lab cannot run.
+  explicit Lab(const LabOptions& options);
   int run();  // the frame loop; returns the exit code
   void frame();
+  // After the last frame of a scripted, offscreen or traced session: writes the trace and prints the
+  // frame-interval summary (run() calls it; tests driving frame() themselves may too).
+  void finish_session(std::ostream& out);
 
   // What keys and buttons do, for tests and scripts; runs at the end of the next frame.
   void request(LabCommand command) { pending_.push_back(command); }
-  void request_screenshot(const std::filesystem::path& file) { screenshot_file_ = file; }
+  void request_screenshot(const std::filesystem::path& file) { screenshots_.push_back({file, ScreenshotOwner::user}); }
 
-  SettingsEditor& editor() { return editor_; }
+  // ScriptTarget: what a script's entries do in the lab.
+  static std::string script_cannot(ScriptAction action);  // also checked before the surface opens
+  std::string cannot(ScriptAction action) const override { return script_cannot(action); }
+  SettingsEditor& editor() override { return editor_; }
+  void restart() override { execute(LabCommand::reset); }
+  void screenshot(const std::filesystem::path& file) override { screenshots_.push_back({file, ScreenshotOwner::script}); }
+  void print_stats() override;
+  void set_paused(bool paused) override;
+  void quit() override { surface_->request_close(); }
+  void press_key(int glfw_key, bool ctrl) override { ui_.press_key(glfw_key, ctrl); }
+  void drag(MouseButton button, std::optional<std::array<float, 2>> from, std::array<float, 2> by, int frames) override;
+  void scroll(std::optional<std::array<float, 2>> at, float steps) override;
+  void ab_start(const SettingsChange& b) override;
+  void ab_stop() override;
+  void ab_swap() override;
+  void ab_make_current() override;
+
   Simulation& simulation() { return simulation_; }
   const LabStats& stats() const { return stats_; }
   const SceneView& scene() const { return scene_; }
   const Panel& panel() const { return panel_; }
-  const Window& window() const { return window_; }
+  const Surface& surface() const { return *surface_; }
+  const OrbitCamera& camera() const { return camera_; }
+  const FrameTrace& trace() const { return trace_; }
+  const ScriptRunner* script() const { return script_ ? &*script_ : nullptr; }
   bool paused() const { return paused_; }
   const std::string& pause_reason() const { return pause_reason_; }
   const std::string& last_error() const { return error_; }
@@ -64,7 +97,13 @@ class Lab {
 
  private:
   using Clock = std::chrono::steady_clock;
+  enum class ScreenshotOwner { user, final, script };  // who hears of a failure: the panel, main, or the run's end
+  struct PendingScreenshot {
+    std::filesystem::path file;
+    ScreenshotOwner owner;
+  };
 
+  void run_script();
   void handle_input();
   void apply_settings();
   void simulate();
@@ -72,6 +111,7 @@ class Lab {
   void build_panel();
   void run_commands();
   void finish_frame();
+  void record_trace();
 
   void execute(LabCommand command);
   void pause_because(const std::string& reason);
@@ -79,11 +119,13 @@ class Lab {
   void measure_force_error();
   void load_settings_from(const std::string& file);
   double seconds_since_start() const;
+  std::array<float, 2> scene_centre() const;  // in ImGui's display units
 
   LabOptions options_;
   Simulation simulation_;  // built first: bad input is refused before a window opens
   SettingsEditor editor_;
-  Window window_;
+  std::optional<ScriptRunner> script_;  // checked before the surface opens, too
+  std::unique_ptr<Surface> surface_;
   ImGuiLayer ui_;
   SceneView scene_;
   Panel panel_;
@@ -99,7 +141,7 @@ class Lab {
   std::string backend_name_;
 
   std::vector<LabCommand> pending_;
-  std::filesystem::path screenshot_file_;
+  std::vector<PendingScreenshot> screenshots_;
   bool paused_ = false;
   bool step_once_ = false;
   bool state_broken_ = false;  // NaN/inf: nothing is stepped or drawn from the state until a reset
@@ -114,7 +156,15 @@ class Lab {
   FrameTimes times_;
   double render_cpu_ms_ = 0;
   Clock::time_point started_ = Clock::now(), frame_started_ = Clock::now();
+  std::optional<Clock::time_point> session_started_;  // when the first frame began: a script's time 0
   int frame_count_ = 0;
+
+  // This frame, for the trace.
+  int steps_this_frame_ = 0;
+  std::optional<ConfigureOutcome> swapped_this_frame_;
+  std::vector<ScriptAction> script_ran_;
+  bool tracing_ = false;  // offscreen, scripted or --trace: every frame is recorded
+  FrameTrace trace_;
 };
 
 }  // namespace nbl

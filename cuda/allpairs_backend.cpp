@@ -244,6 +244,7 @@ std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
 }
 
 std::vector<BuildProgress> AllPairsBackend::builds() const { return impl_->builds.progress(); }
+std::string AllPairsBackend::variant_label() const { return impl_->variant.description; }
 
 void AllPairsBackend::set_bodies(const Bodies& bodies) {
   Impl& s = *impl_;

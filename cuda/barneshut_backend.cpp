@@ -241,6 +241,7 @@ std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
 }
 
 std::vector<BuildProgress> BarnesHutBackend::builds() const { return impl_->builds.progress(); }
+std::string BarnesHutBackend::variant_label() const { return impl_->variant.label; }
 
 void BarnesHutBackend::set_bodies(const Bodies& bodies) {
   Impl& s = *impl_;

@@ -37,6 +37,7 @@ class BarnesHutBackend final : public Backend {
   bool configure_async(const Settings& settings) override;
   std::optional<ConfigureOutcome> poll_configure() override;
   std::vector<BuildProgress> builds() const override;
+  std::string variant_label() const override;
   void set_bodies(const Bodies& bodies) override;
   void get_bodies(Bodies& bodies) override;
   StepStats step() override;

@@ -68,6 +68,9 @@ class Backend {
   virtual std::optional<ConfigureOutcome> poll_configure() { return std::nullopt; }
   // Builds in flight or just finished (the panel's progress line).
   virtual std::vector<BuildProgress> builds() const { return {}; }
+  // The kernel variant that runs now, in the words its builds are labelled with (BuildProgress::label);
+  // "" for backends without kernel variants (the CPU ones).
+  virtual std::string variant_label() const { return {}; }
 
   virtual void set_bodies(const Bodies& bodies) = 0;
   virtual void get_bodies(Bodies& bodies) = 0;
