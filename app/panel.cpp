@@ -58,8 +58,8 @@ void build_line(const BuildProgress& b) {
   const bool bad = b.state == BuildState::refused;
   const bool done = b.state == BuildState::ready || b.state == BuildState::superseded;
   char text[320];
-  std::snprintf(text, sizeof text, "%s %s: %s (%.1f s)", bad ? "x" : done ? "ok" : "...", b.label.c_str(),
-                to_string(b.state), b.age_s);
+  std::snprintf(text, sizeof text, "%s %s (%.1f s)", bad ? "x" : done ? "ok" : "...",
+                build_phase_name(b.label, b.state).c_str(), b.age_s);
   wrapped(bad ? kError : done ? kGood : kWarning, text);
   if (!b.detail.empty()) tooltip(b.detail);
 }

@@ -274,8 +274,7 @@ StepStats BarnesHutBackend::step() {
       stats.notices = std::move(initial.notices);  // e.g. the pool grew while computing them
     }
     s.timer.begin(s.stream.get());
-    s.pipeline->kick_drift(s.buffers, s.physics, s.stream.get());
-    s.timer.mark("integrate");
+    s.timer.stage(Stage::integrate, [&] { s.pipeline->kick_drift(s.buffers, s.physics, s.stream.get()); });
     s.forces(&s.timer, stats, /*then_kick=*/true);
   }
   stats.notices.insert(stats.notices.begin(), s.notices.begin(), s.notices.end());
