@@ -105,7 +105,7 @@ std::string stats_line(std::int64_t frame, double seconds, const LabStats& stats
       std::snprintf(text, sizeof text, ", %s %.3f", name.c_str(), series.median());
       line += text;
     }
-    line += "; " + si(stats.median_interactions_per_s(), "interactions/s") + " (whole step)";
+    line += "; " + si(stats.median_interactions_per_s(), "") + "interactions/s (whole step)";
   }
   line += "; " + with_commas(static_cast<std::int64_t>(simulation.body_count())) + " bodies, " + simulation.backend().name();
   if (const std::string variant = simulation.backend().variant_label(); !variant.empty()) line += ": " + variant;
