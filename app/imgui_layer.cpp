@@ -134,7 +134,14 @@ void ImGuiLayer::press_key(int glfw_key, bool ctrl) {
 
 void ImGuiLayer::drag(int button, float x, float y, float dx, float dy, int frames) {
   frames = std::max(frames, 1);
-  for (int i = 0; i <= frames; ++i) {  // the first frame presses at the start, then one move per frame
+  // The mouse first moves to the start without a button: pressed where the real cursor was last seen (in a
+  // window), the jump would count as part of the drag.
+  ScriptedInputFrame hover;
+  hover.has_mouse = true;
+  hover.x = x;
+  hover.y = y;
+  scripted_.push_back(hover);
+  for (int i = 0; i <= frames; ++i) {  // pressed at the start, then one move per frame
     ScriptedInputFrame f;
     f.has_mouse = true;
     f.x = x + dx * static_cast<float>(i) / static_cast<float>(frames);

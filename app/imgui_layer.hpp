@@ -39,7 +39,8 @@ class ImGuiLayer {
   // Scripted input, played one frame per entry after what is queued already (a gesture finishes before
   // the next begins). A key press is down for one frame and up the next, as ImGui needs to see a press.
   void press_key(int glfw_key, bool ctrl);
-  // A drag with `button` from (x, y) by (dx, dy), spread over `frames` frames (>= 1).
+  // A drag with `button` from (x, y) by (dx, dy), spread over `frames` frames (>= 1); with the move to
+  // the start and the release it takes frames + 3.
   void drag(int button, float x, float y, float dx, float dy, int frames);
   void scroll(float x, float y, float steps);
   bool input_pending() const { return !scripted_.empty(); }

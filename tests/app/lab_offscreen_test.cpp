@@ -84,7 +84,7 @@ TEST_F(LabOffscreen, ScriptedKeysAndMouseReachTheLabThroughImGui) {
   EXPECT_FALSE(lab.panel().visible()) << "H hides the panel";
   EXPECT_EQ(lab.scene_viewport().width, kWidth);
   const float yaw = lab.camera().yaw_deg();
-  for (int i = 4; i < 12; ++i) lab.frame();  // the drag: press, four moves, release
+  for (int i = 4; i < 12; ++i) lab.frame();  // the drag: move to the start, press, four moves, release
   EXPECT_NE(lab.camera().yaw_deg(), yaw) << "a left drag over the scene orbits";
   const float distance = lab.camera().distance();
   for (int i = 12; i < 14; ++i) lab.frame();
