@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "app/bench.hpp"
+#include "app/bench_compare.hpp"
 #include "app/commands.hpp"
 #include "app/report.hpp"
 #include "app/run_options.hpp"
@@ -223,6 +224,12 @@ Command add_bench_command(CLI::App& root) {
   bench->add_option("--error-sample", options->force_error_sample,
                     "Bodies whose forces are checked against the double-precision direct sum (0: skip)")
       ->check(CLI::Range(0, 1 << 20))->capture_default_str();
+  auto compare = std::make_shared<std::vector<std::string>>();
+  bench->add_option("--compare", *compare,
+                    "A/B: two sets of changes on top of the other options, e.g. --compare \"unroll=8\" \"unroll=128\" "
+                    "(toggles by key, theta=X): B's forces are computed from A's state every step, timed and compared")
+      ->expected(2)
+      ->type_name("A B");
   bench->add_option("--json", *json_file, "Also write the tables as JSON to this file");
   bench->add_option("--csv", *csv_file, "Also write the tables as CSV to this file");
 
@@ -237,6 +244,12 @@ Command add_bench_command(CLI::App& root) {
                 throw InputError("bench " + mode.app->get_name() + " makes its own bodies for every configuration: "
                                  "--load and --save apply to the plain `bench` only");
               return mode.run();
+            }
+            if (!compare->empty()) {
+              if (!run->load_file().empty() || !run->save_file().empty())
+                throw InputError("bench --compare makes its own bodies: --load and --save apply to the plain `bench`");
+              emit_tables(compare_tables(run->resolve(), (*compare)[0], (*compare)[1], *options), *json_file, *csv_file);
+              return kExitOk;
             }
             check_output_file(run->save_file(), "--save");
             const Settings settings = run->resolve();

@@ -45,6 +45,23 @@ const LabOptions& checked(const LabOptions& o) {
   return o;
 }
 
+// What a script cannot ask of a lab running `simulation`: A/B on a CPU backend.
+std::string cannot_on(const Simulation& simulation, ScriptAction action) {
+  const bool ab = action == ScriptAction::ab_start || action == ScriptAction::ab_swap || action == ScriptAction::ab_make_current;
+  if (ab && !simulation.backend().on_gpu())
+    return "A/B compares two GPU kernel variants on the same state, and this session runs on " + simulation.backend().name() +
+           (simulation.notice().empty() ? "" : " (" + simulation.notice() + ")");
+  return Lab::script_cannot(action);
+}
+
+// The script's runner, checked against the simulation it will drive, before a window or context opens.
+std::optional<ScriptRunner> checked_runner(const LabOptions& o, const Simulation& simulation) {
+  if (!o.script) return std::nullopt;
+  ScriptRunner runner(*o.script);
+  runner.check([&simulation](ScriptAction a) { return cannot_on(simulation, a); });
+  return runner;
+}
+
 std::unique_ptr<Surface> open_surface(const LabOptions& o) {
   if (o.offscreen) return std::make_unique<OffscreenSurface>(FrameSize{o.window.width, o.window.height});
   return std::make_unique<Window>(window_options(o));
@@ -56,7 +73,7 @@ Lab::Lab(const LabOptions& options)
     : options_(checked(options)),
       simulation_(options.settings, options.load_file),
       editor_(simulation_.settings()),
-      script_(options.script ? std::optional<ScriptRunner>(*options.script) : std::nullopt),
+      script_(checked_runner(options, simulation_)),
       surface_(open_surface(options)),
       ui_(*surface_),
       scene_(options.allow_interop),
@@ -143,20 +160,40 @@ void Lab::apply_settings() {
     }
     last_build_ = *outcome;
   }
+  if (editor_.take_comparison_change()) {  // A/B's B was started, edited or cleared
+    ab_history_.clear();
+    try {
+      simulation_.set_comparison(editor_.comparison());
+    } catch (const Error& e) {
+      error_ = std::string("A/B: ") + e.what();
+      ab_error_ = "B was cleared: " + error_;
+      editor_.clear_comparison();
+      editor_.take_comparison_change();
+    }
+  }
   bool restarted = false;
   if (editor_.pending()) vertices_stale_ = true;
   if (auto refused = editor_.sync(simulation_, &restarted, /*asynchronous=*/true)) error_ = "Not applied: " + *refused;
   if (surface_->vsync() != editor_.view().vsync) surface_->set_vsync(editor_.view().vsync);  // a view setting the window owns
   if (restarted) bodies_replaced();
+  if (restarted && editor_.comparison()) editor_.start_comparison(*editor_.comparison());  // B on the new backend
   if (simulation_.backend().name() != backend_name_) {  // new algorithm or backend: old timings do not apply
     backend_name_ = simulation_.backend().name();
     stats_.clear_steps();
     kernels_refreshed_s_ = -1;
+    if (const auto& b = editor_.comparison()) {  // B lived in the old backend
+      if (b->algorithm == simulation_.settings().algorithm) editor_.start_comparison(*b);
+      else {
+        ab_error_ = "B was cleared when the algorithm changed";
+        editor_.clear_comparison();
+      }
+    }
   }
 }
 
 void Lab::simulate() {
   times_.simulate_ms = 0;
+  ab_sample_.reset();
   steps_this_frame_ = 0;
   const bool run = (!paused_ || step_once_) && !state_broken_ && !ladder_.running();
   step_once_ = false;
@@ -183,6 +220,7 @@ void Lab::simulate() {
     }
     if (stepped) {
       stats_.record_step(last);
+      compare_ab();
       vertices_stale_ = true;
     }
   } catch (const Error& e) {
@@ -244,6 +282,9 @@ void Lab::build_panel() {
   facts.error = error_;
   facts.gl_error = gl_error_;
   facts.builds = simulation_.builds();
+  facts.ab_history = &ab_history_;
+  facts.ab_builds = simulation_.comparison_builds();
+  facts.ab_ready = simulation_.comparison_ready();
   facts.auto_n_note = tuner_.note();
   facts.unicode_font = ui_.unicode_font();
   for (LabCommand c : panel_.build(facts, editor_)) request(c);
@@ -294,8 +335,82 @@ void Lab::finish_frame() {
   }
 }
 
+void Lab::compare_ab() {
+  if (!editor_.comparison()) return;
+  try {
+    if (auto sample = simulation_.compare()) {
+      ab_history_.add(*sample);
+      ab_sample_ = std::move(*sample);
+    }
+  } catch (const Error& e) {
+    error_ = std::string("A/B stopped: ") + e.what();
+    ab_error_ = "B was cleared: " + error_;
+    ab_stop();
+  }
+}
+
+// B is the draft (what A will run once its pending edits apply) with the entry's toggles and theta.
+void Lab::ab_start(const SettingsChange& change) {
+  ab_error_.clear();
+  Settings b = editor_.draft();
+  const std::string algorithm(to_string(b.algorithm));
+  for (const auto& [setting, value] : change.settings) {
+    if (setting->key == "theta" && b.algorithm != Algorithm::barneshut)
+      throw Error("B's theta needs Barnes-Hut; this session runs " + algorithm);
+    setting->access.set(b, value);
+  }
+  for (const auto& [toggle, value] : change.toggles) {
+    if (toggle->algorithm != b.algorithm && value != b.toggles.values[static_cast<std::size_t>(toggle - kToggles.data())])
+      throw Error(std::string(toggle->key) + " is a " + std::string(to_string(toggle->algorithm)) + " toggle; this session runs " + algorithm);
+    b.toggles.values[static_cast<std::size_t>(toggle - kToggles.data())] = value;
+  }
+  editor_.start_comparison(b);
+}
+
+void Lab::ab_start(const ToggleValues& toggles, std::optional<double> theta) {
+  ab_error_.clear();
+  Settings b = editor_.draft();
+  b.toggles = toggles;
+  if (theta) b.opening_angle = *theta;
+  editor_.start_comparison(b);
+}
+
+void Lab::ab_stop() { editor_.clear_comparison(); }
+
+// Why there is no B for a script's A/B entry: never started, or stopped (with the lab's reason).
+std::string Lab::no_b_reason(const char* what) const {
+  return std::string("there is no B to ") + what + (ab_error_.empty() ? ": start one with \"ab_start\" first" : ": " + ab_error_);
+}
+
+void Lab::ab_swap() {
+  if (!editor_.comparison()) throw Error(no_b_reason("swap with"));
+  const Settings a = simulation_.requested();
+  const Settings b = *editor_.comparison();
+  editor_.draft().toggles = b.toggles;
+  editor_.draft().opening_angle = b.opening_angle;
+  editor_.changed();
+  Settings next_b = a;
+  next_b.view = b.view;
+  editor_.start_comparison(next_b);
+}
+
+void Lab::ab_make_current() {
+  if (!editor_.comparison()) throw Error(no_b_reason("make current"));
+  editor_.draft().toggles = editor_.comparison()->toggles;
+  editor_.draft().opening_angle = editor_.comparison()->opening_angle;
+  editor_.changed();
+  editor_.clear_comparison();
+}
+
 void Lab::execute(LabCommand command) {
   switch (command) {
+    case LabCommand::ab_swap:  // the panel offers these only while B exists
+      if (editor_.comparison()) ab_swap();
+      break;
+    case LabCommand::ab_make_current:
+      if (editor_.comparison()) ab_make_current();
+      break;
+    case LabCommand::ab_clear: ab_stop(); break;
     case LabCommand::toggle_pause:
       if (state_broken_) {
         error_ = "The bodies hold NaN or inf: Reset (R) first.";
@@ -429,16 +544,9 @@ void Lab::record_trace() {
 
 // ---- ScriptTarget ---------------------------------------------------------------------------------
 
-std::string Lab::script_cannot(ScriptAction action) {
-  switch (action) {
-    case ScriptAction::ab_start:
-    case ScriptAction::ab_stop:
-    case ScriptAction::ab_swap:
-    case ScriptAction::ab_make_current:
-      return "A/B comparison (issue 12, item 2) is not in this build of the lab yet";
-    default: return "";
-  }
-}
+std::string Lab::script_cannot(ScriptAction) { return ""; }  // the lab does everything a script can ask
+
+std::string Lab::cannot(ScriptAction action) const { return cannot_on(simulation_, action); }
 
 void Lab::print_stats() {
   std::cout << stats_line(frame_count_, session_started_ ? std::chrono::duration<double>(Clock::now() - *session_started_).count() : 0.0,
@@ -466,12 +574,5 @@ void Lab::scroll(std::optional<std::array<float, 2>> at, float steps) {
   const std::array<float, 2> where = at.value_or(scene_centre());
   ui_.scroll(where[0], where[1], steps);
 }
-
-// A/B lives in the lab (issue 12, item 2) and is not written yet: these say so rather than pretend.
-// script_cannot() refuses A/B entries before a scripted run starts, so a script never reaches them.
-void Lab::ab_start(const SettingsChange&) { throw Error(script_cannot(ScriptAction::ab_start)); }
-void Lab::ab_stop() { throw Error(script_cannot(ScriptAction::ab_stop)); }
-void Lab::ab_swap() { throw Error(script_cannot(ScriptAction::ab_swap)); }
-void Lab::ab_make_current() { throw Error(script_cannot(ScriptAction::ab_make_current)); }
 
 }  // namespace nbl

@@ -25,6 +25,7 @@
 #include "app/stats_history.hpp"
 #include "app/surface.hpp"
 #include "app/window.hpp"
+#include "sim/comparison.hpp"
 #include "render/scene_view.hpp"
 
 namespace nbl {
@@ -60,8 +61,10 @@ class Lab : public ScriptTarget {
   void request_screenshot(const std::filesystem::path& file) { screenshots_.push_back({file, ScreenshotOwner::user}); }
 
   // ScriptTarget: what a script's entries do in the lab.
-  static std::string script_cannot(ScriptAction action);  // also checked before the surface opens
-  std::string cannot(ScriptAction action) const override { return script_cannot(action); }
+  // What no lab can do (checked before the surface opens), and what this one cannot: A/B on a CPU backend
+  // (checked once the simulation exists, before the first frame).
+  static std::string script_cannot(ScriptAction action);
+  std::string cannot(ScriptAction action) const override;
   SettingsEditor& editor() override { return editor_; }
   void restart() override { execute(LabCommand::reset); }
   void screenshot(const std::filesystem::path& file) override { screenshots_.push_back({file, ScreenshotOwner::script}); }
@@ -75,6 +78,11 @@ class Lab : public ScriptTarget {
   void ab_stop() override;
   void ab_swap() override;
   void ab_make_current() override;
+
+  // A/B, typed (the panel's A/B section edits B through the editor): B is A's settings with `toggles`
+  // (and theta); computed from the same state as A each frame, timed and compared, never integrated.
+  void ab_start(const ToggleValues& toggles, std::optional<double> theta = std::nullopt);
+  const ComparisonHistory& ab_history() const { return ab_history_; }
 
   Simulation& simulation() { return simulation_; }
   const LabStats& stats() const { return stats_; }
@@ -114,6 +122,8 @@ class Lab : public ScriptTarget {
   void record_trace();
 
   void execute(LabCommand command);
+  void compare_ab();
+  std::string no_b_reason(const char* what) const;
   void pause_because(const std::string& reason);
   void bodies_replaced();
   void measure_force_error();
@@ -151,6 +161,9 @@ class Lab : public ScriptTarget {
   std::string pause_reason_, status_, error_;
   std::string gl_error_;  // the first GL error caught (release builds check once per frame)
   std::optional<ConfigureOutcome> last_build_;  // the last kernel build swapped in or refused
+  ComparisonHistory ab_history_;
+  std::optional<ComparisonSample> ab_sample_;  // this frame's A/B comparison, for the trace
+  std::string ab_error_;                       // why B was cleared by the lab, for a script's later A/B entry
   std::string final_screenshot_error_;  // why options_.final_screenshot was not saved ("" if it was)
 
   FrameTimes times_;

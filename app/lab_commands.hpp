@@ -21,6 +21,9 @@ enum class LabCommand {
   save_settings,
   load_settings,
   load_preset,
+  ab_swap,          // A/B: A takes B's settings, B takes A's
+  ab_make_current,  // A/B: A takes B's settings, B is cleared
+  ab_clear,
 };
 
 struct KeyBinding {

@@ -13,6 +13,7 @@
 #include "app/text_format.hpp"
 #include "app/toggle_state.hpp"
 #include "physics/gravity.hpp"
+#include "sim/ladder.hpp"
 #include "sim/measured_figures.hpp"
 #include "sim/resources.hpp"
 
@@ -317,6 +318,7 @@ std::vector<LabCommand> Panel::build(const PanelFacts& f, SettingsEditor& editor
   // Open at start on a GPU; on the CPU backend every toggle is inert, so the live numbers get the room.
   const ImGuiTreeNodeFlags toggles_open = f.simulation->backend().on_gpu() ? ImGuiTreeNodeFlags_DefaultOpen : 0;
   if (ImGui::CollapsingHeader("Optimizations", toggles_open)) optimizations_section(f, editor);
+  if (ImGui::CollapsingHeader("A/B comparison")) ab_section(f, editor);
   if (ImGui::CollapsingHeader("Performance", ImGuiTreeNodeFlags_DefaultOpen)) performance_section(f);
   if (f.stats->has_step && f.stats->last_step.has_tree && ImGui::CollapsingHeader("Octree", ImGuiTreeNodeFlags_DefaultOpen))
     tree_section(f);
@@ -437,6 +439,138 @@ void Panel::optimizations_section(const PanelFacts& f, SettingsEditor& editor) {
       if (t.algorithm == d.algorithm) editor.set_toggle(t, t.default_value);
   }
   ladder_section(f);
+}
+
+// A/B: B's toggles (and theta) beside the running ones, B's force pass timed on the same state each
+// frame and compared. Every figure is a median over the last frames with its spread; the speed-up
+// carries a 95% confidence interval, so noise is visible.
+void Panel::ab_section(const PanelFacts& f, SettingsEditor& editor) {
+  const Settings& a = editor.draft();
+  const std::optional<Settings>& b = editor.comparison();
+  if (!f.simulation->backend().on_gpu()) {
+    wrapped(kMuted, "A/B compares two GPU kernel variants on the same state; the CPU backend has one code path.");
+    return;
+  }
+  if (!b) {
+    wrapped(kMuted, "Compare the running variant (A) with another one (B): both compute forces from the same "
+                    "state every frame; A moves the bodies, B is only timed and compared.");
+    if (ImGui::Button("Start A/B (B = a copy of A)")) editor.start_comparison(a);
+    if (a.algorithm == Algorithm::allpairs) {
+      ImGui::SameLine();
+      if (ImGui::BeginCombo("##ab_rung", "B = ladder rung...")) {
+        for (std::size_t r = 0; r < kLadder.size(); ++r) {
+          if (kLadder[r].name == "1 thread") continue;  // one GPU thread: seconds per step at the lab's N
+          if (ImGui::Selectable(std::string(kLadder[r].name).c_str())) {
+            Settings rung = a;
+            rung.toggles = ladder_toggles(r);
+            editor.start_comparison(rung);
+          }
+        }
+        ImGui::EndCombo();
+      }
+      tooltip("B runs one rung of the tutorial's ladder (the single-thread rung is left out: it takes seconds per "
+              "step at the lab's N; `nbodylab bench ladder` times it on a sample).");
+    }
+    return;
+  }
+  for (const BuildProgress& p : f.ab_builds) build_line(p);
+  // B's toggles, the ones that differ from A's highlighted.
+  ImGui::TextColored(kMuted, "B's toggles (changed ones in orange)");
+  for (const auto& t : kToggles) {
+    if (t.algorithm != a.algorithm) continue;
+    const std::size_t i = static_cast<std::size_t>(&t - kToggles.data());
+    int value = b->toggles.values[i];
+    const bool differs = value != a.toggles.values[i];
+    ImGui::PushID(static_cast<int>(1000 + i));
+    if (differs) ImGui::PushStyleColor(ImGuiCol_Text, kWarning);
+    const std::string label(t.label);
+    bool changed = false;
+    switch (t.kind) {
+      case ToggleKind::flag: {
+        bool on = value != 0;
+        changed = ImGui::Checkbox(label.c_str(), &on);
+        value = on ? 1 : 0;
+        break;
+      }
+      case ToggleKind::choice:
+        if (ImGui::BeginCombo(label.c_str(), std::string(t.choices[static_cast<std::size_t>(value)].label).c_str())) {
+          for (std::size_t c = 0; c < t.choices.size(); ++c)
+            if (ImGui::Selectable(std::string(t.choices[c].label).c_str(), static_cast<int>(c) == value)) {
+              value = static_cast<int>(c);
+              changed = true;
+            }
+          ImGui::EndCombo();
+        }
+        break;
+      case ToggleKind::integer:
+        ImGui::SliderInt(label.c_str(), &value, t.min_value, t.max_value, "%d", ImGuiSliderFlags_AlwaysClamp);
+        if (t.step > 1) value = t.min_value + (value - t.min_value + t.step / 2) / t.step * t.step;
+        changed = ImGui::IsItemDeactivatedAfterEdit();  // build only the value the slider settles on
+        break;
+    }
+    if (differs) ImGui::PopStyleColor();
+    ImGui::PopID();
+    if (changed) editor.set_comparison_toggle(t, std::clamp(value, t.min_value, t.max_value));
+  }
+  if (a.algorithm == Algorithm::barneshut) {
+    float theta = static_cast<float>(b->opening_angle);
+    ImGui::SliderFloat("B's theta", &theta, 0.0f, 2.0f, "%.2f");
+    if (ImGui::IsItemDeactivatedAfterEdit()) editor.set_comparison_theta(theta);
+  }
+  if (ImGui::Button("Swap A and B")) ask(LabCommand::ab_swap);
+  ImGui::SameLine();
+  if (ImGui::Button("Make B current")) ask(LabCommand::ab_make_current);
+  ImGui::SameLine();
+  if (ImGui::Button("Clear B")) ask(LabCommand::ab_clear);
+  if (ImGui::Button("Colour by A/B difference")) editor.view().color_mode = ColorMode::ab_difference;
+  tooltip("Each body coloured by how far B's force on it differs from A's, relative to the RMS force: blue is "
+          "rounding (1e-7), white 1e-4, red a percent or more.");
+
+  const ComparisonHistory& h = *f.ab_history;
+  if (!f.ab_ready || h.size() == 0) {
+    wrapped(kMuted, "Waiting for B's build and the first comparison...");
+    return;
+  }
+  ImGui::Separator();
+  ImGui::Text("Over the last %zu frames (median, 10-90%%):", h.size());
+  if (ImGui::BeginTable("ab", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("stage");
+    ImGui::TableSetupColumn("A ms");
+    ImGui::TableSetupColumn("B ms");
+    ImGui::TableSetupColumn("B vs A");
+    ImGui::TableHeadersRow();
+    for (const auto& row : h.rows()) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(row.stage.c_str());
+      auto cell = [](const Spread& s) {
+        ImGui::TableNextColumn();
+        if (s.empty()) ImGui::TextColored(kMuted, "-");
+        else ImGui::Text("%.3f", s.median);
+        if (!s.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%.3f .. %.3f ms", s.low, s.high);
+      };
+      cell(row.a_ms);
+      cell(row.b_ms);
+      ImGui::TableNextColumn();
+      if (row.speedup.empty()) {
+        ImGui::TextColored(kMuted, "-");
+      } else {
+        const bool faster = row.speedup.low > 1.0, slower = row.speedup.high < 1.0;
+        ImGui::TextColored(faster ? kGood : slower ? kWarning : kMuted, "%.2fx", row.speedup.median);
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("%s\n95%% interval %.3f .. %.3f over %zu paired frames%s", row.speedup.describe().c_str(),
+                            row.speedup.low, row.speedup.high, row.speedup.pairs,
+                            faster || slower ? "" : "\nThe interval holds 1: no difference this noise can show.");
+      }
+    }
+    ImGui::EndTable();
+  }
+  const Spread norm = h.difference_relative_norm(), worst = h.difference_max();
+  wrapped(h.any_non_finite() ? kError : kMuted,
+          "B's forces vs A's: relative norm " + fmt("%.2g", norm.median) + ", largest body " + fmt("%.2g", worst.median) +
+              " of the RMS force" + (h.any_non_finite() ? " (NaN or inf in B!)" : ""));
+  tooltip("||aB - aA|| / ||aA|| over every body, and the largest per-body difference relative to the RMS force "
+          "(the metric that survives cancellation). Against the double-precision reference: Accuracy.");
 }
 
 void Panel::ladder_section(const PanelFacts& f) {

@@ -12,6 +12,7 @@
 #include "app/lab_commands.hpp"
 #include "app/ladder.hpp"
 #include "app/settings_editor.hpp"
+#include "sim/comparison.hpp"
 #include "app/stats_history.hpp"
 #include "cuda/device.hpp"
 #include "render/scene_view.hpp"
@@ -44,6 +45,9 @@ struct PanelFacts {
   std::string error;         // the last thing that went wrong
   std::string gl_error;      // the first OpenGL error the frame loop caught ("" when none)
   std::vector<BuildProgress> builds;  // kernel builds in flight or just finished
+  const ComparisonHistory* ab_history = nullptr;  // A/B's measurements over the last frames
+  std::vector<BuildProgress> ab_builds;           // B's build
+  bool ab_ready = false;                          // B is built and compared each frame
   std::string auto_n_note;   // what the start-up body-count tuning did
   bool unicode_font = false;
 };
@@ -68,6 +72,7 @@ class Panel {
   void view_section(const PanelFacts& f, SettingsEditor& editor);
   void optimizations_section(const PanelFacts& f, SettingsEditor& editor);
   void ladder_section(const PanelFacts& f);
+  void ab_section(const PanelFacts& f, SettingsEditor& editor);
   void performance_section(const PanelFacts& f);
   void tree_section(const PanelFacts& f);
   void accuracy_section(const PanelFacts& f);

@@ -41,6 +41,28 @@ void SettingsEditor::load(const Settings& settings) {
   request_restart();
 }
 
+void SettingsEditor::start_comparison(const Settings& b) {
+  comparison_ = b;
+  comparison_dirty_ = true;
+}
+
+void SettingsEditor::set_comparison_toggle(const ToggleDef& toggle, int value) {
+  if (!comparison_) comparison_ = draft_;
+  comparison_->toggles.values[static_cast<std::size_t>(&toggle - kToggles.data())] = value;
+  comparison_dirty_ = true;
+}
+
+void SettingsEditor::set_comparison_theta(double theta) {
+  if (!comparison_) comparison_ = draft_;
+  comparison_->opening_angle = theta;
+  comparison_dirty_ = true;
+}
+
+void SettingsEditor::clear_comparison() {
+  comparison_.reset();
+  comparison_dirty_ = true;
+}
+
 void SettingsEditor::refused(const Simulation& simulation) {
   const Settings kept = draft_;
   draft_ = simulation.settings();

@@ -11,6 +11,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "app/simulation.hpp"
 #include "sim/settings.hpp"
@@ -46,6 +47,15 @@ class SettingsEditor {
   void request_restart() { restart_ = true; dirty_ = true; }
   bool restart_pending(const Settings& live) const;
 
+  // A/B's B: the settings of the variant compared with the running one (its toggles and theta count).
+  const std::optional<Settings>& comparison() const { return comparison_; }
+  void start_comparison(const Settings& b);  // B = b (the panel starts from a copy of the draft)
+  void set_comparison_toggle(const ToggleDef& toggle, int value);
+  void set_comparison_theta(double theta);
+  void clear_comparison();
+  // Whether B changed since the last call (the frame loop hands B to the simulation then).
+  bool take_comparison_change() { return std::exchange(comparison_dirty_, false); }
+
   // Replaces everything (a loaded settings file or preset), restart fields included.
   void load(const Settings& settings);
 
@@ -66,6 +76,8 @@ class SettingsEditor {
   Settings draft_;
   bool dirty_ = false;
   bool restart_ = false;
+  std::optional<Settings> comparison_;
+  bool comparison_dirty_ = false;
 };
 
 }  // namespace nbl

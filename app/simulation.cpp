@@ -210,6 +210,29 @@ bool Simulation::request(const Settings& settings) {
   return false;
 }
 
+void Simulation::set_comparison(const std::optional<Settings>& b) {
+  if (!b) {
+    backend_->set_comparison(std::nullopt);
+    return;
+  }
+  validate(*b);
+  if (b->algorithm != settings_.algorithm)
+    throw InputError("A/B compares two configurations of the running algorithm (" +
+                     std::string(to_string(settings_.algorithm)) + ")");
+  Settings resolved = *b;
+  resolved.dt = dt_;
+  resolved.softening = softening_;
+  backend_->set_comparison(resolved);
+}
+
+std::optional<ForceError> Simulation::comparison_force_error(std::size_t sample, std::uint64_t seed) {
+  Accelerations b;
+  if (!backend_->comparison_accelerations(b)) return std::nullopt;
+  const Bodies now = bodies();
+  const auto indices = sample_indices(now.size(), sample, seed);
+  return nbl::force_error(select(b, indices), reference_accelerations(now, softening_, indices));
+}
+
 std::optional<ConfigureOutcome> Simulation::poll() {
   std::optional<ConfigureOutcome> outcome = backend_->poll_configure();
   if (!outcome || !pending_) return outcome;

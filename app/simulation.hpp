@@ -36,6 +36,16 @@ class Simulation {
   bool building() const { return pending_.has_value(); }
   const Settings& requested() const { return pending_ ? *pending_ : settings_; }
   std::vector<BuildProgress> builds() const { return backend_->builds(); }
+
+  // A/B (sim/comparison.hpp): B is `b`'s toggles (and theta) on the running algorithm, with A's dt and
+  // softening; its kernels build beside the running ones. compare() computes B's forces from the current
+  // state once B is built. A new backend (algorithm, restart) clears B.
+  void set_comparison(const std::optional<Settings>& b);
+  std::optional<ComparisonSample> compare() { return backend_->compare(); }
+  std::vector<BuildProgress> comparison_builds() const { return backend_->comparison_builds(); }
+  bool comparison_ready() const { return backend_->comparison_ready(); }
+  // B's force error against the double direct sum on `sample` bodies, from B's last comparison.
+  std::optional<ForceError> comparison_force_error(std::size_t sample = 1024, std::uint64_t seed = 11);
   void reset();  // back to the initial conditions of the current settings
 
   StepStats step();

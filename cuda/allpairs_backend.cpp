@@ -3,8 +3,10 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
+#include "cuda/allpairs_comparison.hpp"
 #include "cuda/allpairs_pass.hpp"
 #include "cuda/async_builds.hpp"
 #include "cuda/buffer.hpp"
@@ -29,17 +31,6 @@ static_assert(ap::kKeySpeed == static_cast<int>(ColorMode::speed) &&
                   ap::kKeyTreeDepth == static_cast<int>(ColorMode::tree_depth),
               "the kernels' colour key numbers must follow ColorMode");
 
-namespace {
-
-// A variant compiled and checked on a worker thread, ready to swap in.
-struct AllPairsBuild {
-  AllPairsVariant variant;
-  std::unique_ptr<ReloadableKernels> kernels;
-  std::string report;
-};
-
-}  // namespace
-
 struct AllPairsBackend::Impl {
   std::shared_ptr<KernelEngine> engine;
   DeviceInfo device;
@@ -61,6 +52,12 @@ struct AllPairsBackend::Impl {
   AsyncBuilds<AllPairsBuild> builds{shared_build_queue()};
   Settings pending;  // what the build in flight was requested with
   Settings running;  // what runs now
+
+  // ---- A/B: B's kernels and its own copy of the state (cuda/allpairs_comparison.hpp) ----
+  std::unique_ptr<AllPairsComparison> comparison;
+  AsyncBuilds<AllPairsBuild> comparison_requests{shared_build_queue()};
+  double comparison_softening = 0;
+  std::vector<StageTime> last_force;  // A's force stage of the last step
   bool reloading = false;  // the build in flight is the running variant, rebuilt from edited files
 
   // Hot reload without a stall: an edited file is rebuilt and checked on a worker like any switch.
@@ -99,25 +96,8 @@ struct AllPairsBackend::Impl {
     acc_valid = false;
   }
 
-  // The work of an asynchronous switch, run on a worker: everything it touches is its own or a copy.
-  AsyncBuilds<AllPairsBuild>::Make make_build(const AllPairsVariant& v, double softening) const {
-    return [engine = engine, v, softening, sm_count = device.sm_count,
-            last_good = kernels ? kernels->last_good() : std::nullopt](BuildTicket& ticket) {
-      auto build = std::make_unique<AllPairsBuild>();
-      build->variant = v;
-      build->kernels = std::make_unique<ReloadableKernels>(*engine, std::vector<KernelSource>{v.source});
-      ticket.set(BuildState::checking);
-      CudaStream stream;
-      AllPairsState scratch;
-      const BuildVerdict verdict = build->kernels->adopt(
-          [&](const ReloadableKernels::Modules& m) {
-            return check_allpairs_build(v, *m[0], softening, sm_count, scratch, stream.get());
-          },
-          force_error_bound(Algorithm::allpairs, v.fp64, 0.0), last_good);
-      if (!verdict.accepted) throw BuildRefused(verdict.report);
-      build->report = verdict.report;
-      return build;
-    };
+  AsyncBuilds<AllPairsBuild>::Make make_build(const AllPairsVariant& v, double eps) const {
+    return make_allpairs_build(engine, v, eps, device.sm_count, kernels ? kernels->last_good() : std::nullopt);
   }
 
   // After a swap: the variants one click away compile in the background (into the kernel caches).
@@ -246,6 +226,36 @@ std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
 std::vector<BuildProgress> AllPairsBackend::builds() const { return impl_->builds.progress(); }
 std::string AllPairsBackend::variant_label() const { return impl_->variant.description; }
 
+void AllPairsBackend::set_comparison(const std::optional<Settings>& b) {
+  Impl& s = *impl_;
+  s.comparison.reset();
+  if (!b) {
+    s.comparison_requests.cancel();
+    return;
+  }
+  if (b->algorithm != Algorithm::allpairs) throw InputError("A/B compares two configurations of the running algorithm");
+  s.comparison_softening = b->softening.value_or(s.softening);
+  const AllPairsVariant v = select_allpairs_variant(b->toggles, s.comparison_softening);
+  s.comparison_requests.request("B: " + v.description, s.make_build(v, s.comparison_softening));
+}
+
+bool AllPairsBackend::comparison_ready() const { return impl_->comparison != nullptr; }
+
+bool AllPairsBackend::comparison_accelerations(Accelerations& out) {
+  return impl_->comparison && impl_->comparison->accelerations(out, impl_->stream.get());
+}
+
+std::vector<BuildProgress> AllPairsBackend::comparison_builds() const { return impl_->comparison_requests.progress(); }
+
+std::optional<ComparisonSample> AllPairsBackend::compare() {
+  Impl& s = *impl_;
+  if (auto finished = s.comparison_requests.take_finished(); finished && finished->build)
+    s.comparison = std::make_unique<AllPairsComparison>(std::move(*finished->build), s.comparison_softening,
+                                                        s.device.sm_count);
+  if (!s.comparison || s.state.size() == 0 || s.last_force.empty()) return std::nullopt;
+  return s.comparison->run(s.state, s.last_force, s.stream.get());
+}
+
 void AllPairsBackend::set_bodies(const Bodies& bodies) {
   Impl& s = *impl_;
   s.state.set_bodies(bodies, s.variant.layout, s.variant.real_bytes(), s.stream.get());
@@ -273,6 +283,9 @@ StepStats AllPairsBackend::step() {
                                    stream));
     s.timer.finish(stats);
     s.stream.synchronize();
+    s.last_force.clear();
+    for (const StageTime& t : stats.stages)
+      if (t.name == "force") s.last_force.push_back(t);
     if (s.status_host.data()[0] != 0) {
       stats.non_finite = true;
       s.state.status.fill_bytes(0, stream);
@@ -320,6 +333,7 @@ void AllPairsBackend::write_vertices(VertexTarget target, ColorMode mode) {
   v.bodies_per_block = s.variant.single_thread ? static_cast<int>(n) : s.variant.bodies_per_block();
   v.block_size = s.variant.block_size;
   s.pass().vertices(s.state, v, s.stream.get());
+  if (mode == ColorMode::ab_difference && s.comparison) s.comparison->write_keys(v.color_key, n, s.stream.get());
   if (!target.on_device) {
     NBL_CUDA_CHECK(cudaMemcpyAsync(target.data, s.vertex_staging.data(), vertex_buffer_bytes(n), cudaMemcpyDeviceToHost,
                                    s.stream.get()));

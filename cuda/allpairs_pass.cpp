@@ -170,4 +170,25 @@ ForceError check_allpairs_build(const AllPairsVariant& variant, const KernelModu
   return validation_error(*problem, computed);
 }
 
+AsyncBuilds<AllPairsBuild>::Make make_allpairs_build(std::shared_ptr<KernelEngine> engine, const AllPairsVariant& v,
+                                                     double softening, int sm_count,
+                                                     std::optional<ForceError> last_good) {
+  return [engine = std::move(engine), v, softening, sm_count, last_good](BuildTicket& ticket) {
+    auto build = std::make_unique<AllPairsBuild>();
+    build->variant = v;
+    build->kernels = std::make_unique<ReloadableKernels>(*engine, std::vector<KernelSource>{v.source});
+    ticket.set(BuildState::checking);
+    CudaStream stream;
+    AllPairsState scratch;
+    const BuildVerdict verdict = build->kernels->adopt(
+        [&](const ReloadableKernels::Modules& m) {
+          return check_allpairs_build(v, *m[0], softening, sm_count, scratch, stream.get());
+        },
+        force_error_bound(Algorithm::allpairs, v.fp64, 0.0), last_good);
+    if (!verdict.accepted) throw BuildRefused(verdict.report);
+    build->report = verdict.report;
+    return build;
+  };
+}
+
 }  // namespace nbl

@@ -6,11 +6,16 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
 
 #include "cuda/allpairs_variant.hpp"
+#include "cuda/async_builds.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/device_bodies.hpp"
 #include "cuda/kernel_engine.hpp"
+#include "cuda/reloadable_kernels.hpp"
 #include "sim/bodies.hpp"
 #include "sim/diagnostics.hpp"
 
@@ -54,6 +59,18 @@ class AllPairsPass {
   const AllPairsVariant& variant_;
   const KernelModule& module_;
 };
+
+// A variant compiled and checked on a worker thread, ready to swap in (a switch, a hot reload, A/B's B).
+struct AllPairsBuild {
+  AllPairsVariant variant;
+  std::unique_ptr<ReloadableKernels> kernels;
+  std::string report;
+};
+// The work of such a build, for the build queue: compile, load, check against `last_good` by the one
+// rule. Everything it touches is its own or a copy, so it may run on any thread.
+AsyncBuilds<AllPairsBuild>::Make make_allpairs_build(std::shared_ptr<KernelEngine> engine, const AllPairsVariant& v,
+                                                     double softening, int sm_count,
+                                                     std::optional<ForceError> last_good);
 
 // Runs `variant` (compiled into `module`) on the check problem of sim/accuracy.hpp with this softening,
 // using `scratch` for its buffers, and returns its force error.

@@ -4,12 +4,14 @@
 #include <vector_functions.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <utility>
 #include <cmath>
 #include <initializer_list>
 
 #include "cuda/async_builds.hpp"
 #include "cuda/barneshut_buffers.hpp"
+#include "cuda/barneshut_comparison.hpp"
 #include "cuda/barneshut_pipeline.hpp"
 #include "cuda/barneshut_tree_copy.hpp"
 #include "cuda/barneshut_variant.hpp"
@@ -36,14 +38,6 @@ bool same_code(const BarnesHutVariant& a, const BarnesHutVariant& b) {
 
 std::size_t slot(BarnesHutSlot s) { return static_cast<std::size_t>(s); }
 
-// A variant compiled and checked on a worker thread, ready to swap in.
-struct BarnesHutBuild {
-  BarnesHutVariant variant;
-  std::unique_ptr<ReloadableKernels> kernels;
-  std::unique_ptr<BarnesHutPipeline> pipeline;
-  std::string report;
-};
-
 }  // namespace
 
 struct BarnesHutBackend::Impl {
@@ -68,6 +62,12 @@ struct BarnesHutBackend::Impl {
   AsyncBuilds<BarnesHutBuild> builds{shared_build_queue()};
   Settings pending;  // what the build in flight was requested with
   Settings running;  // what runs now
+
+  // ---- A/B: B's pipeline with its own buffers (cuda/barneshut_comparison.hpp) ----
+  std::unique_ptr<BarnesHutComparison> comparison;
+  AsyncBuilds<BarnesHutBuild> comparison_requests{shared_build_queue()};
+  BarnesHutPhysics comparison_physics;
+  std::vector<StageTime> last_force;  // A's force computation (every stage but integrate) of the last step
   bool reloading = false;  // the build in flight is the running variant, rebuilt from edited files
 
   // Hot reload without a stall: an edited file is rebuilt and checked on a worker like any switch.
@@ -78,26 +78,8 @@ struct BarnesHutBackend::Impl {
     builds.request(variant.label + " (edited on disk)", make_build(variant, softening, theta));
   }
 
-  // The work of an asynchronous switch, run on a worker: everything it touches is its own or a copy.
   AsyncBuilds<BarnesHutBuild>::Make make_build(const BarnesHutVariant& v, double eps, double angle) const {
-    return [engine = engine, v, eps, angle, device = device,
-            last_good = kernels ? kernels->last_good() : std::nullopt](BuildTicket& ticket) {
-      auto build = std::make_unique<BarnesHutBuild>();
-      build->variant = v;
-      build->kernels = std::make_unique<ReloadableKernels>(*engine, barneshut_sources(v));
-      ticket.set(BuildState::checking);
-      CudaStream stream;
-      std::unique_ptr<BarnesHutBuffers> scratch;
-      const BuildVerdict verdict = build->kernels->adopt(
-          [&](const ReloadableKernels::Modules& m) {
-            return check_barneshut_build(v, m, device, eps, angle, scratch, stream.get());
-          },
-          force_error_bound(Algorithm::barneshut, false, angle), last_good);
-      if (!verdict.accepted) throw BuildRefused(verdict.report);
-      build->pipeline = std::make_unique<BarnesHutPipeline>(v, build->kernels->modules(), device);
-      build->report = verdict.report;
-      return build;
-    };
+    return make_barneshut_build(engine, v, eps, angle, device, kernels ? kernels->last_good() : std::nullopt);
   }
 
   // After a swap: the variants one click away compile in the background (into the kernel caches).
@@ -243,6 +225,39 @@ std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
 std::vector<BuildProgress> BarnesHutBackend::builds() const { return impl_->builds.progress(); }
 std::string BarnesHutBackend::variant_label() const { return impl_->variant.label; }
 
+void BarnesHutBackend::set_comparison(const std::optional<Settings>& b) {
+  Impl& s = *impl_;
+  s.comparison.reset();
+  if (!b) {
+    s.comparison_requests.cancel();
+    return;
+  }
+  if (b->algorithm != Algorithm::barneshut) throw InputError("A/B compares two configurations of the running algorithm");
+  const double eps = b->softening.value_or(s.softening);
+  s.comparison_physics = {s.physics.dt, static_cast<float>(eps * eps), static_cast<float>(b->opening_angle)};
+  const BarnesHutVariant v = barneshut_variant(b->toggles, eps > 0.0);
+  char theta[32];
+  std::snprintf(theta, sizeof theta, ", theta %.2f", b->opening_angle);
+  s.comparison_requests.request("B: " + v.label + theta, s.make_build(v, eps, b->opening_angle));
+}
+
+bool BarnesHutBackend::comparison_ready() const { return impl_->comparison != nullptr; }
+
+bool BarnesHutBackend::comparison_accelerations(Accelerations& out) {
+  return impl_->comparison && impl_->comparison->accelerations(out, impl_->stream.get());
+}
+
+std::vector<BuildProgress> BarnesHutBackend::comparison_builds() const { return impl_->comparison_requests.progress(); }
+
+std::optional<ComparisonSample> BarnesHutBackend::compare() {
+  Impl& s = *impl_;
+  if (auto finished = s.comparison_requests.take_finished(); finished && finished->build)
+    s.comparison = std::make_unique<BarnesHutComparison>(std::move(*finished->build), s.comparison_physics,
+                                                         s.device.sm_count);
+  if (!s.comparison || s.buffers.size() == 0 || s.last_force.empty() || !s.acc_valid) return std::nullopt;
+  return s.comparison->run(s.buffers, s.last_force, s.stream.get());
+}
+
 void BarnesHutBackend::set_bodies(const Bodies& bodies) {
   Impl& s = *impl_;
   const std::size_t n = bodies.size();
@@ -276,6 +291,9 @@ StepStats BarnesHutBackend::step() {
     s.timer.begin(s.stream.get());
     s.timer.stage(Stage::integrate, [&] { s.pipeline->kick_drift(s.buffers, s.physics, s.stream.get()); });
     s.forces(&s.timer, stats, /*then_kick=*/true);
+    s.last_force.clear();
+    for (const StageTime& t : stats.stages)
+      if (t.name != "integrate") s.last_force.push_back(t);
   }
   stats.notices.insert(stats.notices.begin(), s.notices.begin(), s.notices.end());
   s.notices.clear();
@@ -307,9 +325,10 @@ void BarnesHutBackend::write_vertices(VertexTarget target, ColorMode mode) {
     s.staging.resize(vertex_buffer_bytes(n));
     out = s.staging.data();
   }
-  s.pipeline->write_vertices(s.buffers, reinterpret_cast<float4*>(out),
-                             reinterpret_cast<float*>(out + vertex_color_key_offset(n)), static_cast<int>(mode), scales,
+  float* keys = reinterpret_cast<float*>(out + vertex_color_key_offset(n));
+  s.pipeline->write_vertices(s.buffers, reinterpret_cast<float4*>(out), keys, static_cast<int>(mode), scales,
                              s.stream.get());
+  if (mode == ColorMode::ab_difference && s.comparison) s.comparison->write_keys(keys, n, s.stream.get());
   if (!target.on_device) s.staging.download(static_cast<unsigned char*>(target.data), vertex_buffer_bytes(n), s.stream.get());
 }
 

@@ -220,4 +220,26 @@ ForceError check_barneshut_build(const BarnesHutVariant& variant, const BarnesHu
   return validation_error(*problem, computed);
 }
 
+AsyncBuilds<BarnesHutBuild>::Make make_barneshut_build(std::shared_ptr<KernelEngine> engine, const BarnesHutVariant& v,
+                                                       double softening, double theta, const DeviceInfo& device,
+                                                       std::optional<ForceError> last_good) {
+  return [engine = std::move(engine), v, softening, theta, device, last_good](BuildTicket& ticket) {
+    auto build = std::make_unique<BarnesHutBuild>();
+    build->variant = v;
+    build->kernels = std::make_unique<ReloadableKernels>(*engine, barneshut_sources(v));
+    ticket.set(BuildState::checking);
+    CudaStream stream;
+    std::unique_ptr<BarnesHutBuffers> scratch;
+    const BuildVerdict verdict = build->kernels->adopt(
+        [&](const ReloadableKernels::Modules& m) {
+          return check_barneshut_build(v, m, device, softening, theta, scratch, stream.get());
+        },
+        force_error_bound(Algorithm::barneshut, false, theta), last_good);
+    if (!verdict.accepted) throw BuildRefused(verdict.report);
+    build->pipeline = std::make_unique<BarnesHutPipeline>(v, build->kernels->modules(), device);
+    build->report = verdict.report;
+    return build;
+  };
+}
+
 }  // namespace nbl

@@ -9,13 +9,17 @@
 
 #include <array>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "cuda/barneshut_buffers.hpp"
 #include "cuda/barneshut_variant.hpp"
+#include "cuda/async_builds.hpp"
 #include "cuda/bh_primitives.hpp"
 #include "cuda/device.hpp"
 #include "cuda/kernel_engine.hpp"
+#include "cuda/reloadable_kernels.hpp"
 #include "cuda/stage_timer.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/settings.hpp"
@@ -60,6 +64,19 @@ class BarnesHutPipeline {
   int build_blocks_ = 1, summarize_blocks_ = 1, sort_blocks_ = 1;
   bh::Primitives primitives_;
 };
+
+// A variant compiled, checked and ready to run, made on a worker thread (a switch, a hot reload, A/B's B).
+struct BarnesHutBuild {
+  BarnesHutVariant variant;
+  std::unique_ptr<ReloadableKernels> kernels;
+  std::unique_ptr<BarnesHutPipeline> pipeline;
+  std::string report;
+};
+// The work of such a build, for the build queue: compile, load, check against `last_good` by the one
+// rule (at this softening and theta). Everything it touches is its own or a copy.
+AsyncBuilds<BarnesHutBuild>::Make make_barneshut_build(std::shared_ptr<KernelEngine> engine, const BarnesHutVariant& v,
+                                                       double softening, double theta, const DeviceInfo& device,
+                                                       std::optional<ForceError> last_good);
 
 // Runs these modules on the check problem of sim/accuracy.hpp (softening, theta) in `scratch`.
 ForceError check_barneshut_build(const BarnesHutVariant& variant, const BarnesHutPipeline::Modules& modules,

@@ -118,6 +118,28 @@ void DeviceBodies::convert(BodyLayout to, cudaStream_t stream) {
   release_except(to);
 }
 
+void DeviceBodies::copy_from(const DeviceBodies& other, BodyLayout layout, cudaStream_t stream) {
+  n_ = other.n_;
+  layout_ = other.layout_;
+  release_except(layout_);
+  auto copy = [&](auto& to, const auto& from) {
+    to.resize(from.size());
+    if (from.size())
+      NBL_CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), from.bytes(), cudaMemcpyDeviceToDevice, stream));
+  };
+  switch (layout_) {
+    case BodyLayout::aos: copy(aos_, other.aos_); break;
+    case BodyLayout::soa:
+      for (int f = 0; f < 7; ++f) copy(soa_[f], other.soa_[f]);
+      break;
+    case BodyLayout::float4:
+      copy(pos_mass_, other.pos_mass_);
+      copy(vel_, other.vel_);
+      break;
+  }
+  convert(layout, stream);
+}
+
 allpairs::AosBodies DeviceBodies::aos() { return {aos_.data()}; }
 
 allpairs::SoaBodies DeviceBodies::soa() {

@@ -36,6 +36,8 @@ class DeviceBodies {
   void download(Bodies& bodies, cudaStream_t stream) const;  // waits for the copy
   // Re-lays the bodies out in `layout` on the device (a no-op when they already are).
   void convert(BodyLayout layout, cudaStream_t stream);
+  // A device-side copy of `other`'s bodies, laid out in `layout` (A/B: B reads A's state in its own layout).
+  void copy_from(const DeviceBodies& other, BodyLayout layout, cudaStream_t stream);
 
   // What the kernels of each layout take (allpairs_params.h); valid until the next upload or convert.
   allpairs::AosBodies aos();

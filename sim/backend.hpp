@@ -10,6 +10,8 @@
 
 #include "sim/bodies.hpp"
 #include "sim/build_progress.hpp"
+#include "sim/comparison.hpp"
+#include "sim/error.hpp"
 #include "sim/settings.hpp"
 #include "sim/step_stats.hpp"
 
@@ -72,6 +74,18 @@ class Backend {
   // "" for backends without kernel variants (the CPU ones).
   virtual std::string variant_label() const { return {}; }
 
+  // A/B (sim/comparison.hpp): B is another configuration of this backend's algorithm (its toggles, and
+  // theta for Barnes-Hut; dt and softening resolved as for A). set_comparison() builds and checks B's
+  // kernels on a worker, like configure_async; null clears B. compare() computes B's forces from the
+  // current state, times them by stage and compares them with A's (the forces the last step left),
+  // once B is built; before that, nothing. B never moves the bodies. GPU backends only.
+  virtual void set_comparison(const std::optional<Settings>& b);
+  virtual std::optional<ComparisonSample> compare() { return std::nullopt; }
+  virtual std::vector<BuildProgress> comparison_builds() const { return {}; }
+  virtual bool comparison_ready() const { return false; }
+  // B's accelerations from the last compare() (for its error against the direct sum); false when none.
+  virtual bool comparison_accelerations(Accelerations& out) { (void)out; return false; }
+
   virtual void set_bodies(const Bodies& bodies) = 0;
   virtual void get_bodies(Bodies& bodies) = 0;
   virtual std::size_t body_count() const = 0;
@@ -95,5 +109,9 @@ class Backend {
   // Generated-code report of the kernels this backend runs now (GPU backends).
   virtual std::vector<KernelInfo> kernel_info() const { return {}; }
 };
+
+inline void Backend::set_comparison(const std::optional<Settings>& b) {
+  if (b) throw InputError("A/B compares GPU kernel variants on the same state: it needs a GPU backend (" + name() + ")");
+}
 
 }  // namespace nbl

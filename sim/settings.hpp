@@ -17,7 +17,8 @@ namespace nbl {
 
 enum class Scene { collision, galaxy, plummer, sphere, cube, kepler };
 enum class BackendKind { automatic, gpu, cpu };
-enum class ColorMode { speed, acceleration, mass, body_index, warp_id, tree_depth };
+// ab_difference: how far A/B's B variant's force on each body differs from A's (log scale, sim/comparison.hpp).
+enum class ColorMode { speed, acceleration, mass, body_index, warp_id, tree_depth, ab_difference };
 
 // What the renderer and panel show; the simulation ignores these except to fill the colour key.
 struct ViewSettings {
@@ -78,6 +79,7 @@ inline constexpr std::array kColorModeNames = {
     named(ColorMode::speed, "speed"),       named(ColorMode::acceleration, "acceleration"),
     named(ColorMode::mass, "mass"),         named(ColorMode::body_index, "index"),
     named(ColorMode::warp_id, "warp"),      named(ColorMode::tree_depth, "depth"),
+    named(ColorMode::ab_difference, "ab", "A/B difference"),
 };
 
 // Each table lists its enum's values in declaration order from 0, so an array indexed by the enum (the

@@ -616,5 +616,22 @@ TEST_F(Cli, RenderRunsAScript) {
   }
 }
 
+// A/B as a table: bad changes are refused before any work, naming the pair; without a GPU it says so.
+TEST_F(Cli, BenchCompareRefusesBadChangesClearly) {
+  const Outcome unknown = run("bench --algo allpairs -n 256 --compare unroll=8 unrol=16");
+  EXPECT_EQ(unknown.code, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("unrol"), std::string::npos) << unknown.output;
+  const Outcome wrong_algorithm = run("bench --algo allpairs -n 256 --compare unroll=8 bh_sort=off");
+  EXPECT_EQ(wrong_algorithm.code, 2) << wrong_algorithm.output;
+  EXPECT_NE(wrong_algorithm.output.find("barneshut toggle"), std::string::npos) << wrong_algorithm.output;
+  const Outcome bad_value = run("bench --algo barneshut -n 256 --compare theta=0.5 theta=lots");
+  EXPECT_EQ(bad_value.code, 2) << bad_value.output;
+  const Outcome one = run("bench --algo allpairs -n 256 --compare unroll=8");
+  EXPECT_NE(one.code, 0) << "--compare takes two sets";
+  const Outcome cpu = run("bench --algo allpairs -n 256 --backend cpu --compare unroll=8 unroll=16");
+  EXPECT_EQ(cpu.code, 2) << cpu.output;
+  EXPECT_NE(cpu.output.find("needs a GPU"), std::string::npos) << cpu.output;
+}
+
 }  // namespace
 }  // namespace nbl

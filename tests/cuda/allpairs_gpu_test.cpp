@@ -421,5 +421,47 @@ TEST_F(AllPairsGpu, ARefusedAsynchronousSwitchLeavesTheRunningVariant) {
   expect_matches_reference(backend, now, 0.05);
 }
 
+TEST_F(AllPairsGpu, AbComparesTwoVariantsOnTheSameStateWithoutMovingIt) {
+  const Bodies bodies = random_bodies(8192, fresh_seed());
+  AllPairsBackend backend(settings_for(ToggleValues{}), engine());
+  backend.set_bodies(bodies);
+  ToggleValues b;
+  b.set({"precision", "fp64"});  // fp32 against fp64: the difference is fp32's rounding
+  b.set({"layout", "soa"});
+  backend.set_comparison(settings_for(b));
+  std::optional<ComparisonSample> sample;
+  for (int i = 0; i < 6000 && !sample; ++i) {  // at most a minute
+    backend.step();
+    sample = backend.compare();
+    if (!sample) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(sample) << "B was never built";
+  EXPECT_TRUE(backend.comparison_ready());
+  ASSERT_EQ(sample->a.size(), 1u);
+  ASSERT_EQ(sample->b.size(), 1u);
+  EXPECT_EQ(sample->b[0].name, "force");
+  EXPECT_GT(sample->b[0].ms, sample->a[0].ms) << "fp64 costs more than fp32 on every GPU";
+  EXPECT_FALSE(sample->non_finite);
+  EXPECT_GT(sample->difference_relative_norm, 0.0);
+  EXPECT_LT(sample->difference_relative_norm, 1e-5);
+  EXPECT_LT(sample->difference_max, 1e-4);
+  // B never moved the bodies: A's state is what A alone would have.
+  Bodies now;
+  backend.get_bodies(now);
+  expect_matches_reference(backend, now, 0.05);
+  // The same variant as B: the same forces.
+  backend.set_comparison(settings_for(ToggleValues{}));
+  std::optional<ComparisonSample> same;
+  for (int i = 0; i < 6000 && !same; ++i) {
+    backend.step();
+    same = backend.compare();
+    if (!same) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(same);
+  EXPECT_EQ(same->difference_max, 0.0);
+  backend.set_comparison(std::nullopt);
+  EXPECT_FALSE(backend.comparison_ready());
+}
+
 }  // namespace
 }  // namespace nbl

@@ -372,5 +372,36 @@ TEST_F(BarnesHutGpu, AnAsynchronousSwitchBuildsBesideTheRunningPipelineAndSwapsB
   EXPECT_TRUE(test::check_tree(backend).problems.empty());
 }
 
+TEST_F(BarnesHutGpu, AbComparesTwoOpeningAnglesAndTwoSwitchSetsOnTheSameState) {
+  const Bodies bodies = make_scene(Scene::plummer, 30000, fresh_seed());
+  BarnesHutBackend backend(bh_settings(0.5));
+  backend.set_bodies(bodies);
+  auto wait_for_sample = [&] {
+    std::optional<ComparisonSample> sample;
+    for (int i = 0; i < 6000 && !sample; ++i) {  // at most a minute
+      EXPECT_FALSE(backend.step().non_finite);
+      sample = backend.compare();
+      if (!sample) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return sample;
+  };
+  backend.set_comparison(bh_settings(0.3));  // the same kernels, a smaller theta
+  const auto theta = wait_for_sample();
+  ASSERT_TRUE(theta);
+  EXPECT_GT(theta->difference_max, 0.0);
+  EXPECT_LE(theta->difference_max, kBound.max) << "both are within the theta = 0.5 bound of the direct sum";
+  EXPECT_GT(theta->b.size(), 3u) << "B's tree build, summarize and force are timed";
+  Settings warp = bh_settings(0.5);
+  warp.toggles.set({"bh_traversal", "warp"});
+  backend.set_comparison(warp);
+  const auto walk = wait_for_sample();
+  ASSERT_TRUE(walk);
+  EXPECT_LE(walk->difference_max, kBound.max);
+  EXPECT_FALSE(walk->non_finite);
+  Bodies now;
+  backend.get_bodies(now);
+  EXPECT_LE(gpu_force_error(backend, now, 0.01).p99, kBound.p99);
+}
+
 }  // namespace
 }  // namespace nbl
