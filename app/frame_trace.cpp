@@ -25,11 +25,15 @@ std::string number(double value, const char* format = "%.3f") {
   return text;
 }
 
+std::string optional_number(const std::optional<double>& value, const char* format = "%.4f") {
+  return value ? number(*value, format) : std::string();
+}
+
 }  // namespace
 
 const char* FrameTrace::csv_header() {
   return "frame,wall_s,interval_ms,simulate_ms,vertices_ms,render_ms,panel_ms,steps,building,build_state,build_label,"
-         "variant,swap,swap_latency_s,script";
+         "variant,swap,swap_latency_s,script,ab_b,ab_state,ab_a_ms,ab_b_ms,ab_difference";
 }
 
 std::string FrameTrace::csv() const {
@@ -40,7 +44,8 @@ std::string FrameTrace::csv() const {
            (r.panel_ms ? number(*r.panel_ms) : std::string()) + "," + std::to_string(r.steps) + "," +
            (r.building ? "1" : "0") + "," + field(r.build_state) + "," + field(r.build_label) + "," + field(r.variant) +
            "," + field(r.swap) + "," + (r.swap.empty() ? std::string() : number(r.swap_latency_s)) + "," +
-           field(r.script) + "\n";
+           field(r.script) + "," + field(r.ab_b) + "," + field(r.ab_state) + "," + optional_number(r.ab_a_ms) + "," +
+           optional_number(r.ab_b_ms) + "," + optional_number(r.ab_difference, "%.3g") + "\n";
   }
   return out;
 }
@@ -77,12 +82,35 @@ TraceSummary FrameTrace::summarize() const {
     s.median_swap_latency_s = median(latencies);
     s.max_swap_latency_s = *std::max_element(latencies.begin(), latencies.end());
   }
+  // A/B: consecutive frames comparing the same B form one group.
+  std::vector<double> a_ms, b_ms, differences;
+  auto close_group = [&] {
+    if (s.comparisons.empty() || a_ms.empty()) return;
+    TraceSummary::Comparison& c = s.comparisons.back();
+    c.frames = a_ms.size();
+    c.a_median_ms = median(a_ms);
+    c.b_median_ms = median(b_ms);
+    c.speedup = paired_speedup(a_ms, b_ms);
+    if (!differences.empty()) c.difference_median = median(differences);
+  };
+  for (const FrameRecord& r : records_) {
+    if (!r.ab_a_ms || !r.ab_b_ms) continue;
+    if (s.comparisons.empty() || s.comparisons.back().b != r.ab_b) {
+      close_group();
+      a_ms.clear(), b_ms.clear(), differences.clear();
+      s.comparisons.push_back({r.ab_b});
+    }
+    a_ms.push_back(*r.ab_a_ms);
+    b_ms.push_back(*r.ab_b_ms);
+    if (r.ab_difference) differences.push_back(*r.ab_difference);
+  }
+  close_group();
   return s;
 }
 
 void FrameTrace::print_summary(std::ostream& out) const {
   const TraceSummary s = summarize();
-  char line[320];
+  char line[640];
   out << "frame intervals: " << s.frames << " frame(s) after the first (which carries the start-up)\n";
   if (s.frames == 0) return;
   std::snprintf(line, sizeof line, "  all:             median %8.3f ms   p95 %8.3f ms (%.2fx the median)   max %8.3f ms\n",
@@ -102,6 +130,14 @@ void FrameTrace::print_summary(std::ostream& out) const {
   if (s.swaps_accepted + s.swaps_refused > 0) {
     std::snprintf(line, sizeof line, "  builds: %d swapped in, %d refused; request to swap median %.3f s, max %.3f s\n",
                   s.swaps_accepted, s.swaps_refused, s.median_swap_latency_s, s.max_swap_latency_s);
+    out << line;
+  }
+  for (const TraceSummary::Comparison& c : s.comparisons) {
+    std::snprintf(line, sizeof line,
+                  "  A/B, B = %s: %zu frame(s) compared; force computation A %.3f ms, B %.3f ms (medians); %s; "
+                  "forces differ by %.2g (relative norm, median)\n",
+                  c.b.empty() ? "a copy of A" : c.b.c_str(), c.frames, c.a_median_ms, c.b_median_ms,
+                  c.speedup.describe().c_str(), c.difference_median);
     out << line;
   }
 }

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/comparison.hpp"
+
 namespace nbl {
 
 struct FrameRecord {
@@ -27,6 +29,12 @@ struct FrameRecord {
   std::string swap;                // "accepted" or "refused": a build's outcome taken at this frame's start
   double swap_latency_s = 0;       // with swap: from the request to this frame
   std::string script;              // the script's actions run in this frame, joined by '+'
+  // A/B (sim/comparison.hpp) while B exists: B as its changes from A ("unroll=128", "theta=0.4"), whether it
+  // is still building or compared, and this frame's comparison: A's and B's force computation (every
+  // stage, ms) on the same state and B's forces' relative difference from A's.
+  std::string ab_b;
+  std::string ab_state;  // "building" or "ready" (built: compared in every frame that steps); "" without A/B
+  std::optional<double> ab_a_ms, ab_b_ms, ab_difference;
 };
 
 struct TraceSummary {
@@ -36,6 +44,14 @@ struct TraceSummary {
   double max_during_builds_ms = 0, max_outside_builds_ms = 0, median_outside_builds_ms = 0;
   int swaps_accepted = 0, swaps_refused = 0;
   double median_swap_latency_s = 0, max_swap_latency_s = 0;
+  struct Comparison {  // the frames that compared one B (a swap or a new ab_start starts another)
+    std::string b;
+    std::size_t frames = 0;
+    double a_median_ms = 0, b_median_ms = 0;
+    Speedup speedup;              // A / B over the frames' pairs: above 1 when B is faster
+    double difference_median = 0; // B's forces vs A's, relative norm
+  };
+  std::vector<Comparison> comparisons;
 };
 
 class FrameTrace {

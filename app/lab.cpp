@@ -539,6 +539,26 @@ void Lab::record_trace() {
     r.swap_latency_s = swapped_this_frame_->latency_s;
   }
   for (ScriptAction a : script_ran_) r.script += (r.script.empty() ? "" : "+") + std::string(to_string(a));
+  if (const auto& b = editor_.comparison()) {
+    const Settings& a = simulation_.settings();
+    r.ab_b = toggle_changes(a.toggles, b->toggles, a.algorithm);
+    if (a.algorithm == Algorithm::barneshut && b->opening_angle != a.opening_angle) {
+      char theta[32];
+      std::snprintf(theta, sizeof theta, "theta=%g", b->opening_angle);
+      r.ab_b += (r.ab_b.empty() ? "" : ", ") + std::string(theta);
+    }
+    r.ab_state = simulation_.comparison_ready() ? "ready" : "building";
+  }
+  if (ab_sample_) {
+    auto total = [](const std::vector<StageTime>& stages) {
+      double ms = 0;
+      for (const StageTime& s : stages) ms += s.ms;
+      return ms;
+    };
+    r.ab_a_ms = total(ab_sample_->a);
+    r.ab_b_ms = total(ab_sample_->b);
+    r.ab_difference = ab_sample_->difference_relative_norm;
+  }
   trace_.record(std::move(r));
 }
 

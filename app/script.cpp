@@ -198,24 +198,24 @@ class EntryReader {
     return change;
   }
 
+  // A rung of kLadder by its number or its name.
+  std::size_t read_rung(const json& r) {
+    if (r.is_number_integer() && r.get<std::int64_t>() >= 0 && r.get<std::int64_t>() < static_cast<std::int64_t>(kLadder.size()))
+      return static_cast<std::size_t>(r.get<std::int64_t>());
+    if (r.is_string()) {
+      const std::string name = lower(r.get<std::string>());
+      const auto found = std::find_if(kLadder.begin(), kLadder.end(), [&](const auto& rung) { return lower(std::string(rung.name)) == name; });
+      if (found == kLadder.end()) fail("no ladder rung is named \"" + r.get<std::string>() + "\"; the rungs are: " + rung_names());
+      return static_cast<std::size_t>(found - kLadder.begin());
+    }
+    fail("\"rung\" must be a number in [0, " + std::to_string(kLadder.size() - 1) + "] or a name (got " + r.dump() +
+         "); the rungs are: " + rung_names());
+  }
+
   void read_fields() {
     switch (e_.action) {
       case ScriptAction::set: e_.change = settings_change(need("settings", "an object of settings"), "settings"); break;
-      case ScriptAction::ladder_rung: {
-        const json& r = need("rung", "a rung's number or name");
-        if (r.is_number_integer() && r.get<std::int64_t>() >= 0 && r.get<std::int64_t>() < static_cast<std::int64_t>(kLadder.size())) {
-          e_.rung = static_cast<std::size_t>(r.get<std::int64_t>());
-        } else if (r.is_string()) {
-          const std::string name = lower(r.get<std::string>());
-          const auto found = std::find_if(kLadder.begin(), kLadder.end(), [&](const auto& rung) { return lower(std::string(rung.name)) == name; });
-          if (found == kLadder.end()) fail("no ladder rung is named \"" + r.get<std::string>() + "\"; the rungs are: " + rung_names());
-          e_.rung = static_cast<std::size_t>(found - kLadder.begin());
-        } else {
-          fail("\"rung\" must be a number in [0, " + std::to_string(kLadder.size() - 1) + "] or a name (got " + r.dump() +
-               "); the rungs are: " + rung_names());
-        }
-        break;
-      }
+      case ScriptAction::ladder_rung: e_.rung = read_rung(need("rung", "a rung's number or name")); break;
       case ScriptAction::screenshot: {
         const json& f = need("file", "the PNG to write");
         if (!f.is_string() || f.get<std::string>().empty()) fail("\"file\" must be a file name (got " + f.dump() + ")");
@@ -265,8 +265,24 @@ class EntryReader {
         json b = json::object();
         if (const json* t = maybe("toggles")) b["toggles"] = *t;
         if (const json* t = maybe("theta")) b["theta"] = *t;
-        if (b.empty()) fail("\"ab_start\" needs \"toggles\" (B's toggles that differ from A's) and/or \"theta\" (B's opening angle)");
-        e_.change = settings_change(b, "ab_start");
+        const json* rung = maybe("rung");
+        if (b.empty() && !rung)
+          fail("\"ab_start\" needs \"toggles\" (B's toggles that differ from A's), \"rung\" (a ladder rung as B) and/or "
+               "\"theta\" (B's opening angle)");
+        if (!b.empty()) e_.change = settings_change(b, "ab_start");
+        if (rung) {
+          // The rung's all-pairs toggles (sim/ladder.hpp), then the entry's own "toggles" on top of them.
+          const std::size_t r = read_rung(*rung);
+          if (r == 0)
+            fail("rung 0 (\"" + std::string(kLadder[0].name) + "\") as B would take seconds per step at the lab's N; "
+                 "`nbodylab bench ladder` times it on a sample");
+          const ToggleValues values = ladder_toggles(r);
+          std::vector<std::pair<const ToggleDef*, int>> toggles;
+          for (std::size_t i = 0; i < kToggleCount; ++i)
+            if (kToggles[i].algorithm == Algorithm::allpairs) toggles.emplace_back(&kToggles[i], values.values[i]);
+          toggles.insert(toggles.end(), e_.change.toggles.begin(), e_.change.toggles.end());
+          e_.change.toggles = std::move(toggles);
+        }
         break;
       }
       case ScriptAction::stats:

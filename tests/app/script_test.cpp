@@ -14,6 +14,7 @@
 #include "app/script.hpp"
 #include "app/script_runner.hpp"
 #include "app/simulation.hpp"
+#include "sim/ladder.hpp"
 #include "sim/error.hpp"
 #include "sim/ladder.hpp"
 #include "sim/resources.hpp"
@@ -88,6 +89,18 @@ TEST(ScriptParse, ReadsEveryAction) {
   EXPECT_EQ(s.entries[14].line, 18);
 }
 
+TEST(ScriptParse, ALadderRungAsBTakesTheRungsTogglesThenTheEntrysOwn) {
+  const Script s = parse_script(events(R"({"frame": 0, "action": "ab_start", "rung": "unroll 8", "toggles": {"block_size": 128}})"), "s");
+  const SettingsChange& c = s.entries[0].change;
+  Settings b;
+  for (const auto& [toggle, value] : c.toggles) b.toggles.values[static_cast<std::size_t>(toggle - kToggles.data())] = value;
+  ToggleValues expected = ladder_toggles(7);
+  ASSERT_EQ(kLadder[7].name, "unroll 8");
+  expected[ToggleId("block_size")] = 128;
+  EXPECT_EQ(b.toggles, expected) << "every all-pairs toggle of the rung, and the entry's block size over it";
+  EXPECT_TRUE(c.settings.empty());
+}
+
 TEST(ScriptParse, RestartSettingsAskForARestart) {
   const Script s = parse_script(events(R"({"frame": 0, "action": "set", "settings": {"bodies": 2048, "scene": "plummer"}})"), "s");
   EXPECT_TRUE(s.entries[0].change.restarts());
@@ -152,6 +165,8 @@ TEST(ScriptParse, EachKindOfBadFileIsRefusedNamingWhereAndWhy) {
       {events(R"({"frame": 1, "action": "wheel", "by": 0})"), "\"by\" must be a non-zero number"},
       {events(R"({"frame": 1, "action": "ab_start"})"), "\"ab_start\" needs \"toggles\""},
       {events(R"({"frame": 1, "action": "ab_start", "toggles": {"unroll": 8}, "seed": 3})"), "unknown key \"seed\""},
+      {events(R"({"frame": 1, "action": "ab_start", "rung": 0})"), "rung 0 (\"1 thread\") as B would take seconds per step"},
+      {events(R"({"frame": 1, "action": "ab_start", "rung": "unroll 9"})"), "no ladder rung is named \"unroll 9\""},
       {events("{\"frame\": 5, \"action\": \"stats\"},\n{\"frame\": 4, \"action\": \"stats\"}"),
        "entry 2 (line 3): frame 4 comes after frame 5 (entry 1 (line 2))"},
       {events("{\"time\": 2, \"action\": \"stats\"},\n{\"frame\": 9, \"action\": \"stats\"},\n{\"time\": 1.5, \"action\": \"stats\"}"),
@@ -328,8 +343,57 @@ TEST(FrameTrace, WritesOneQuotedCsvRowPerFrame) {
   std::getline(csv, second);
   EXPECT_FALSE(std::getline(csv, extra));
   EXPECT_EQ(header, FrameTrace::csv_header());
-  EXPECT_EQ(first, "0,0.000000,100.000,0.000,0.000,0.000,,0,0,,,\"morton leaf=4, sorted\",,,");
-  EXPECT_EQ(second, "1,0.000000,16.500,0.000,0.000,0.000,1.250,0,1,checking,,\"morton leaf=4, sorted\",accepted,0.500,set+screenshot");
+  EXPECT_EQ(first, "0,0.000000,100.000,0.000,0.000,0.000,,0,0,,,\"morton leaf=4, sorted\",,,,,,,,");
+  EXPECT_EQ(second, "1,0.000000,16.500,0.000,0.000,0.000,1.250,0,1,checking,,\"morton leaf=4, sorted\",accepted,0.500,set+screenshot,,,,,");
+}
+
+// A/B in the trace: B's changes, its state, and each frame's comparison; the summary pairs the frames of
+// each B (a swap makes another B) into medians and a speed-up with its interval.
+FrameRecord compared(std::int64_t frame, std::string b, double a_ms, double b_ms) {
+  FrameRecord r = row(frame, 10);
+  r.ab_b = std::move(b);
+  r.ab_state = "ready";
+  r.ab_a_ms = a_ms;
+  r.ab_b_ms = b_ms;
+  r.ab_difference = 3e-7;
+  return r;
+}
+
+TEST(FrameTrace, RecordsBsFiguresAndSummarizesEachB) {
+  FrameTrace trace;
+  trace.record(row(0, 100));
+  FrameRecord building = row(1, 10);
+  building.ab_b = "unroll=128, layout=soa";
+  building.ab_state = "building";
+  trace.record(building);
+  for (int i = 2; i < 22; ++i) trace.record(compared(i, "unroll=128, layout=soa", 2.0 + 0.01 * (i % 3), 1.0));
+  for (int i = 22; i < 32; ++i) trace.record(compared(i, "unroll=8", 1.0, 2.0));  // swapped: A is now the faster
+  std::istringstream csv(trace.csv());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(csv, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 33u);
+  EXPECT_NE(lines[2].find(",\"unroll=128, layout=soa\",building,,,"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[3].find(",\"unroll=128, layout=soa\",ready,2.0200,1.0000,3e-07"), std::string::npos) << lines[3];
+
+  const TraceSummary s = trace.summarize();
+  ASSERT_EQ(s.comparisons.size(), 2u);
+  EXPECT_EQ(s.comparisons[0].b, "unroll=128, layout=soa");
+  EXPECT_EQ(s.comparisons[0].frames, 20u);
+  EXPECT_NEAR(s.comparisons[0].a_median_ms, 2.01, 1e-12);
+  EXPECT_NEAR(s.comparisons[0].speedup.median, 2.01, 1e-12);
+  EXPECT_GT(s.comparisons[0].speedup.low, 1.99);
+  EXPECT_EQ(s.comparisons[1].frames, 10u);
+  EXPECT_DOUBLE_EQ(s.comparisons[1].speedup.median, 0.5);
+  std::ostringstream out;
+  trace.print_summary(out);
+  EXPECT_NE(out.str().find("A/B, B = unroll=128, layout=soa: 20 frame(s) compared; force computation A 2.010 ms, B 1.000 ms "
+                           "(medians); B is 2.01x faster"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("A/B, B = unroll=8: 10 frame(s) compared; force computation A 1.000 ms, B 2.000 ms (medians); "
+                           "B is 2.00x slower"),
+            std::string::npos)
+      << out.str();
 }
 
 TEST(FrameTrace, TheSummaryLeavesTheFirstFrameOutAndSplitsBuildFrames) {
