@@ -21,7 +21,7 @@ Command add_window_command(CLI::App& root) {
     std::string size = "1600x900";
     bool fullscreen = false, no_interop = false, paused = false, offscreen = false;
     int frames = 0;
-    std::string screenshot, screenshot_dir = ".", script, trace;
+    std::string screenshot, screenshot_dir = ".", script, trace, tour;
   };
   auto state = std::make_shared<State>();
   state->run.add_to(root);
@@ -40,6 +40,12 @@ Command add_window_command(CLI::App& root) {
       ->group(group);
   root.add_option("--trace", state->trace, "Write one CSV row per frame: timings, steps, kernel builds, swaps")
       ->type_name("FILE.csv")
+      ->group(group);
+  root.add_option("--tour", state->tour,
+                  "Open the guided tour through reference 000 at its first step: the all-pairs ladder or the "
+                  "Barnes-Hut kernels (Right / Left or Page Down / Page Up walk it)")
+      ->check(CLI::IsMember({"allpairs", "barneshut"}))
+      ->type_name("allpairs|barneshut")
       ->group(group);
   root.add_flag("--fullscreen", state->fullscreen, "Start fullscreen (F11 toggles)")->group(group);
   root.add_flag("--no-interop", state->no_interop, "Copy the bodies through host memory even when CUDA-GL interop works")->group(group);
@@ -72,6 +78,7 @@ Command add_window_command(CLI::App& root) {
             options.offscreen = state->offscreen;
             options.trace_file = state->trace;
             if (!state->script.empty()) options.script = load_script(state->script);
+            if (!state->tour.empty()) options.tour = tour_kind_from(state->tour);
             if (options.offscreen && options.window.fullscreen) throw InputError("--fullscreen has no screen to fill with --offscreen");
             if (options.frames < 0) throw InputError("--frames must be >= 0");
             if (!options.final_screenshot.empty() && options.frames == 0)

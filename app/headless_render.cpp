@@ -163,6 +163,8 @@ class RenderScriptTarget : public ScriptTarget {
   void ab_stop() override { throw Error(render_cannot(ScriptAction::ab_stop)); }
   void ab_swap() override { throw Error(render_cannot(ScriptAction::ab_swap)); }
   void ab_make_current() override { throw Error(render_cannot(ScriptAction::ab_make_current)); }
+  // No panel for the tour's window: the step's algorithm and toggles, so a lecture renders offline.
+  void tour(TourKind kind, std::size_t step) override { apply_tour_step(kind, step, editor_); }
 
   void at(int frame, double seconds) {
     frame_ = frame;

@@ -23,6 +23,7 @@ namespace {
 constexpr double kKernelInfoRefreshS = 0.5;
 constexpr std::size_t kForceErrorBudget = std::size_t(1) << 28;  // sample x n interactions per measurement
 constexpr std::size_t kLadderBodies = std::size_t(1) << 16;  // as `nbodylab bench ladder` by default
+constexpr std::size_t kTourBarnesHutBodies = std::size_t(1) << 18;
 
 double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -85,6 +86,10 @@ Lab::Lab(const LabOptions& options)
       paused_(options.start_paused),
       tracing_(options.offscreen || options.script || !options.trace_file.empty()) {
   panel_.set_width(Panel::kWidth * surface_->content_scale());
+  if (options.tour) {
+    open_tour(*options.tour);
+    if (!tour_) throw InputError(error_);  // --tour asked for it: a tour that cannot open ends the run
+  }
 }
 
 int Lab::run() {
@@ -144,6 +149,7 @@ void Lab::handle_input() {
 }
 
 void Lab::apply_settings() {
+  if (tour_) tour_->sync(editor_, simulation_);  // the tour's A/B, once the step's algorithm runs
   // A kernel build requested earlier finished on its worker thread: swap it in now, between steps.
   swapped_this_frame_.reset();
   if (auto outcome = simulation_.poll()) {
@@ -288,6 +294,19 @@ void Lab::build_panel() {
   facts.auto_n_note = tuner_.note();
   facts.unicode_font = ui_.unicode_font();
   for (LabCommand c : panel_.build(facts, editor_)) request(c);
+  if (tour_) {
+    TourFacts tf;
+    tf.session = &*tour_;
+    const auto force = std::find_if(stats_.stages.begin(), stats_.stages.end(), [](const auto& s) { return s.first == "force"; });
+    const double force_ms = force != stats_.stages.end() && force->second.count() > 0 ? force->second.median() : 0.0;
+    tf.live = tour_->live(simulation_, ab_history_, simulation_.comparison_ready(), force_ms);
+    if (simulation_.building()) tf.running = "Building this step's kernels; the previous ones keep running meanwhile.";
+    tf.lab_error = error_;
+    const ImGuiIO& io = ImGui::GetIO();
+    tour_view_.set_width(std::min(TourView::kWidth * surface_->content_scale(), 0.5f * (io.DisplaySize.x - panel_.width())));
+    for (LabCommand c : tour_view_.build(tf, io.DisplaySize.y)) request(c);
+    if (auto jump = tour_view_.take_jump()) tour_->go(*jump, editor_, simulation_);
+  }
   ui_.render();
   times_.ui_ms = ms_since(start);
 }
@@ -411,6 +430,18 @@ void Lab::execute(LabCommand command) {
       if (editor_.comparison()) ab_make_current();
       break;
     case LabCommand::ab_clear: ab_stop(); break;
+    case LabCommand::tour_allpairs: open_tour(TourKind::allpairs); break;
+    case LabCommand::tour_barneshut: open_tour(TourKind::barneshut); break;
+    case LabCommand::tour_next:  // keys without a tour open do nothing
+      if (tour_ && tour_->has_next()) tour_->go(tour_->step() + 1, editor_, simulation_);
+      break;
+    case LabCommand::tour_previous:
+      if (tour_ && tour_->has_previous()) tour_->go(tour_->step() - 1, editor_, simulation_);
+      break;
+    case LabCommand::tour_close:
+      if (tour_) tour_->close(editor_);
+      tour_.reset();
+      break;
     case LabCommand::toggle_pause:
       if (state_broken_) {
         error_ = "The bodies hold NaN or inf: Reset (R) first.";
@@ -507,7 +538,43 @@ Viewport Lab::scene_viewport() const {
   const float display_width = ImGui::GetIO().DisplaySize.x;
   const float to_pixels = display_width > 0 ? static_cast<float>(v.width) / display_width : 1.0f;
   v.width = std::max(0, v.width - static_cast<int>(panel_.width() * to_pixels));
+  if (tour_) {  // the tour's window at the left edge: the scene is what is left between it and the panel
+    const int tour = std::min(v.width, static_cast<int>(tour_view_.width() * to_pixels));
+    v.x += tour;
+    v.width -= tour;
+  }
   return v;
+}
+
+void Lab::tour(TourKind kind, std::size_t step) {
+  if (tour_ && tour_->tour().kind == kind) {
+    tour_->go(step, editor_, simulation_);
+    return;
+  }
+  open_tour(kind, step);
+  if (!tour_) throw Error(error_);
+}
+
+void Lab::open_tour(TourKind kind, std::size_t step) {
+  try {
+    Tour tour = load_tour(kind);
+    if (tour_) tour_->close(editor_);
+    tour_.emplace(std::move(tour));
+    tour_->go(step, editor_, simulation_);
+    status_ = "Tour: " + tour_->tour().title;
+    // The tour's early steps are its slowest (N threads without tiles, Barnes-Hut with nothing tuned): at
+    // the N this machine picked for the default scene they would step seconds apart. Unless the user chose
+    // N, the tour runs at the ladder's N (all-pairs) or a quarter million (Barnes-Hut), and N stays put.
+    const std::size_t cap = kind == TourKind::allpairs ? kLadderBodies : kTourBarnesHutBodies;
+    if (tuner_.active()) tuner_ = BodyCountTuner(simulation_.body_count(), 1.0, false, false);
+    if (!options_.settings.body_count && options_.load_file.empty() && simulation_.body_count() > cap) {
+      editor_.set_body_count(static_cast<std::int64_t>(cap));
+      editor_.request_restart();
+      status_ += " (at " + with_commas(static_cast<std::int64_t>(cap)) + " bodies, so that its slowest steps still run several times a second; -n chooses)";
+    }
+  } catch (const Error& e) {
+    error_ = std::string("Tour: ") + e.what();
+  }
 }
 
 double Lab::seconds_since_start() const {

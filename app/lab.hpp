@@ -24,6 +24,8 @@
 #include "app/simulation.hpp"
 #include "app/stats_history.hpp"
 #include "app/surface.hpp"
+#include "app/tour.hpp"
+#include "app/tour_view.hpp"
 #include "app/window.hpp"
 #include "sim/comparison.hpp"
 #include "render/scene_view.hpp"
@@ -43,6 +45,7 @@ struct LabOptions {
   std::filesystem::path final_screenshot;  // with `frames`: a PNG of the last frame
   std::filesystem::path screenshot_dir = ".";
   bool start_paused = false;
+  std::optional<TourKind> tour;    // open the guided tour at its first step (--tour)
 };
 
 class Lab : public ScriptTarget {
@@ -78,6 +81,13 @@ class Lab : public ScriptTarget {
   void ab_stop() override;
   void ab_swap() override;
   void ab_make_current() override;
+  // A script's tour step: moves the open tour, or opens it; a tour that cannot open fails the entry.
+  void tour(TourKind kind, std::size_t step) override;
+
+  // The guided tour (app/tour.hpp): opens `kind` at `step` (0-based), replacing a tour that is open.
+  // A tour file that cannot be read is shown as the lab's error, and nothing opens.
+  void open_tour(TourKind kind, std::size_t step = 0);
+  const TourSession* tour_session() const { return tour_ ? &*tour_ : nullptr; }
 
   // A/B, typed (the panel's A/B section edits B through the editor): B is A's settings with `toggles`
   // (and theta); computed from the same state as A each frame, timed and compared, never integrated.
@@ -162,6 +172,8 @@ class Lab : public ScriptTarget {
   std::string gl_error_;  // the first GL error caught (release builds check once per frame)
   std::optional<ConfigureOutcome> last_build_;  // the last kernel build swapped in or refused
   ComparisonHistory ab_history_;
+  std::optional<TourSession> tour_;
+  TourView tour_view_;
   std::optional<ComparisonSample> ab_sample_;  // this frame's A/B comparison, for the trace
   std::string ab_error_;                       // why B was cleared by the lab, for a script's later A/B entry
   std::string final_screenshot_error_;  // why options_.final_screenshot was not saved ("" if it was)

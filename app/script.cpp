@@ -80,6 +80,10 @@ std::string key_name(int key, bool ctrl) {
   if (key == keys::space) name = "space";
   else if (key == keys::f11) name = "f11";
   else if (key == keys::f12) name = "f12";
+  else if (key == keys::right) name = "right";
+  else if (key == keys::left) name = "left";
+  else if (key == keys::page_up) name = "page_up";
+  else if (key == keys::page_down) name = "page_down";
   else name = std::string(1, static_cast<char>(std::tolower(key)));  // GLFW letters are their ASCII capitals
   return ctrl ? "ctrl+" + name : name;
 }
@@ -282,6 +286,30 @@ class EntryReader {
             if (kToggles[i].algorithm == Algorithm::allpairs) toggles.emplace_back(&kToggles[i], values.values[i]);
           toggles.insert(toggles.end(), e_.change.toggles.begin(), e_.change.toggles.end());
           e_.change.toggles = std::move(toggles);
+        }
+        break;
+      }
+      case ScriptAction::tour: {
+        const json& k = need("tour", "\"allpairs\" or \"barneshut\"");
+        const auto kind = k.is_string() ? tour_kind_from(k.get<std::string>()) : std::nullopt;
+        if (!kind) fail("\"tour\" must be \"allpairs\" or \"barneshut\" (got " + k.dump() + ")");
+        e_.tour = *kind;
+        Tour tour;
+        try {
+          tour = load_tour(*kind);
+        } catch (const InputError& e) {
+          fail(e.what());
+        }
+        const json& st = need("step", "the step's number (1 is the first) or its title");
+        if (st.is_number_integer() && st.get<std::int64_t>() >= 1 && st.get<std::int64_t>() <= static_cast<std::int64_t>(tour.steps.size())) {
+          e_.tour_step = static_cast<std::size_t>(st.get<std::int64_t>() - 1);
+        } else {
+          const auto found = st.is_string() ? std::find_if(tour.steps.begin(), tour.steps.end(),
+                                                           [&](const TourStep& t) { return lower(t.title) == lower(st.get<std::string>()); })
+                                            : tour.steps.end();
+          if (found == tour.steps.end())
+            fail("\"step\" must be a number in [1, " + std::to_string(tour.steps.size()) + "] or a step's title (got " + st.dump() + ")");
+          e_.tour_step = static_cast<std::size_t>(found - tour.steps.begin());
         }
         break;
       }

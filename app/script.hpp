@@ -20,6 +20,7 @@
 
 #include "sim/settings.hpp"
 #include "sim/settings_table.hpp"
+#include "sim/tour.hpp"
 
 namespace nbl {
 
@@ -38,6 +39,7 @@ enum class ScriptAction {
   ab_stop,
   ab_swap,
   ab_make_current,
+  tour,             // a step of the guided tour (sim/tour.hpp): the lab opens it, render runs its toggles
 };
 
 struct ScriptActionName {
@@ -52,6 +54,7 @@ inline constexpr std::array kScriptActions = {
     ScriptActionName{ScriptAction::drag, "drag"},         ScriptActionName{ScriptAction::wheel, "wheel"},
     ScriptActionName{ScriptAction::ab_start, "ab_start"}, ScriptActionName{ScriptAction::ab_stop, "ab_stop"},
     ScriptActionName{ScriptAction::ab_swap, "ab_swap"},   ScriptActionName{ScriptAction::ab_make_current, "ab_make_current"},
+    ScriptActionName{ScriptAction::tour, "tour"},
 };
 std::string_view to_string(ScriptAction action);
 
@@ -82,6 +85,8 @@ struct ScriptEntry {
   std::optional<std::array<float, 2>> position;  // drag "from", wheel "at" (default: the scene's centre)
   std::array<float, 2> by{0, 0};                 // drag: pixels; wheel: by[0] steps
   int frames = 10;                               // drag: frames the move takes
+  TourKind tour = TourKind::allpairs;            // tour: which one, and its step (0-based)
+  std::size_t tour_step = 0;
 
   std::string where() const;  // "entry 3 (line 7)"
   std::string when() const;   // "frame 60" or "t = 2.5 s"

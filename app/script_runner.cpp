@@ -1,5 +1,6 @@
 #include "app/script_runner.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "app/text_format.hpp"
@@ -18,6 +19,14 @@ void apply_settings_change(const SettingsChange& change, ScriptTarget& target) {
     editor.changed();
   }
   if (change.restarts()) target.restart();
+}
+
+void apply_tour_step(TourKind kind, std::size_t step, SettingsEditor& editor) {
+  const Tour tour = load_tour(kind);
+  editor.set_algorithm(tour.algorithm());
+  const ToggleValues& toggles = tour.running_toggles(std::min(step, tour.steps.size() - 1));
+  for (std::size_t i = 0; i < kToggleCount; ++i)
+    if (kToggles[i].algorithm == tour.algorithm()) editor.set_toggle(kToggles[i], toggles.values[i]);
 }
 
 void ScriptRunner::check(const std::function<std::string(ScriptAction)>& cannot) const {
@@ -84,6 +93,7 @@ void ScriptRunner::execute(const ScriptEntry& e, ScriptTarget& target) {
     case ScriptAction::ab_stop: target.ab_stop(); break;
     case ScriptAction::ab_swap: target.ab_swap(); break;
     case ScriptAction::ab_make_current: target.ab_make_current(); break;
+    case ScriptAction::tour: target.tour(e.tour, e.tour_step); break;
   }
 }
 

@@ -45,6 +45,10 @@ class ScriptTarget {
   virtual void ab_stop() = 0;
   virtual void ab_swap() = 0;
   virtual void ab_make_current() = 0;
+
+  // The guided tour (issue 13): step `step` (0-based) of `kind`. The lab opens the tour there; a run
+  // without a panel (render) sets the step's algorithm and toggles, as the lab's tour does.
+  virtual void tour(TourKind kind, std::size_t step) = 0;
 };
 
 class ScriptRunner {
@@ -77,6 +81,8 @@ class ScriptRunner {
 
 // The settings edits of `change` through the panel's setters (and a restart when they need one).
 void apply_settings_change(const SettingsChange& change, ScriptTarget& target);
+// A tour step's algorithm and toggles (the ones it runs: Tour::running_toggles) through the panel's setters.
+void apply_tour_step(TourKind kind, std::size_t step, SettingsEditor& editor);
 
 // What a "stats" entry prints: one line of the live numbers (frame rate and split, the step and its
 // stages, interactions/s, what runs, builds in flight).

@@ -616,6 +616,53 @@ TEST_F(Cli, RenderRunsAScript) {
   }
 }
 
+// The tour in a window under Xvfb on the CPU backend: --tour opens it, the Right key and the Page Up key
+// walk it (as a presenter's remote does), and the screenshot shows the tour's window, the scene and the
+// panel; the trace shows the frames kept flowing through each step's settings change.
+TEST_F(Cli, TheTourRunsInAWindowUnderXvfb) {
+  testing::XvfbServer xvfb(1280, 720);
+  if (!testing::XvfbServer::installed()) GTEST_SKIP() << xvfb.problem();
+  ASSERT_TRUE(xvfb.running()) << xvfb.problem();
+  const fs::path script = dir_ / "tour.json", trace = dir_ / "tour.csv", shot = dir_ / "tour.png";
+  write_text(script, R"({"events": [
+    {"frame": 2, "action": "key", "key": "right"},
+    {"frame": 4, "action": "key", "key": "right"},
+    {"frame": 6, "action": "key", "key": "page_up"},
+    {"frame": 12, "action": "screenshot", "file": ")" + shot.string() + R"("},
+    {"frame": 12, "action": "stats"},
+    {"frame": 13, "action": "quit"}
+  ]})");
+  const Outcome r = run("--tour barneshut --scene collision -n 4096 --backend cpu --size 1280x720 --no-vsync --script " +
+                            script.string() + " --trace " + trace.string(),
+                        "env DISPLAY=" + xvfb.display());
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(has(r, "Barnes-Hut")) << "the tour switched the algorithm: " << r.output;
+  const Image image = testing::load_png(shot);
+  ASSERT_EQ(image.width, 1280);
+  const auto window_colour = [](auto p) { return std::abs(p[0] - 18) < 8 && std::abs(p[1] - 19) < 8 && std::abs(p[2] - 26) < 8; };
+  EXPECT_GT(testing::fraction(image, 10, 0, 400, 720, window_colour), 0.3) << "the tour's window at the left";
+  EXPECT_GT(testing::fraction(image, 10, 0, 400, 720, [](auto p) { return testing::luma(p) > 160; }), 0.004) << "with text";
+  EXPECT_GT(testing::fraction(image, 870, 0, 1270, 720, window_colour), 0.3) << "the panel at the right";
+  EXPECT_GT(testing::fraction(image, 560, 200, 840, 520, [](auto p) { return testing::luma(p) > 60; }), 0.01) << "bodies between them";
+  const auto csv = read_csv(trace);
+  ASSERT_EQ(csv.size(), 15u);
+  for (std::size_t i = 2; i < csv.size(); ++i) EXPECT_EQ(csv[i][column(csv, "steps")], "1") << "frame " << i - 1;
+
+  EXPECT_EQ(run("--tour fmm --backend cpu -n 1024 --frames 1").code, 2) << "an unknown tour is bad input";
+}
+
+// `render` walks a tour through its shipped script: each step's toggles, the stats before the next.
+TEST_F(Cli, RenderWalksTheShippedTourScript) {
+  const fs::path out = dir_ / "frames";
+  const Outcome r = run("render --scene galaxy -n 1024 --backend cpu --size 160x90 --frames 130 --out " + out.string() +
+                        " --script tour-barneshut.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(has(r, "stats: frame 59")) << r.output;
+  EXPECT_TRUE(has(r, "stats: frame 119")) << r.output;
+  EXPECT_TRUE(has(r, "Barnes-Hut")) << r.output;
+  EXPECT_TRUE(fs::exists(out / "frame_00129.png"));
+}
+
 // A/B as a table: bad changes are refused before any work, naming the pair; without a GPU it says so.
 TEST_F(Cli, BenchCompareRefusesBadChangesClearly) {
   const Outcome unknown = run("bench --algo allpairs -n 256 --compare unroll=8 unrol=16");

@@ -10,6 +10,7 @@
 
 #include "app/lab.hpp"
 #include "png_file.hpp"
+#include "sim/ladder.hpp"
 #include "sim/error.hpp"
 
 namespace nbl {
@@ -130,6 +131,53 @@ TEST_F(LabOffscreen, ASessionThatCannotEndOrRunsWhatTheLabLacksIsRefusedFirst) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("test.json: entry 1"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("A/B"), std::string::npos) << e.what();
+  }
+}
+
+// The tour on the CPU backend (CI has no GPU): --tour opens its window at the scene's left with the first
+// step; the Right key and a script's tour entry walk it, each step setting exactly its rung's toggles;
+// the live figure says a GPU is needed, while the code change is there. The screenshots are checked for
+// the tour's window, the scene between it and the panel, and text in both.
+TEST_F(LabOffscreen, TheTourOpensWalksAndDrawsBesideTheScene) {
+  LabOptions o = scripted(R"({"frame": 4, "action": "screenshot", "file": ")" + shot("tour-1.png") + R"("},
+                 {"frame": 5, "action": "key", "key": "right"},
+                 {"frame": 8, "action": "tour", "tour": "allpairs", "step": 5},
+                 {"frame": 30, "action": "screenshot", "file": ")" + shot("tour-5.png") + R"("},
+                 {"frame": 31, "action": "quit"})");
+  o.tour = TourKind::allpairs;
+  Lab lab(o);
+  ASSERT_NE(lab.tour_session(), nullptr);
+  EXPECT_EQ(lab.tour_session()->step(), 0u);
+  for (int i = 0; i < 7; ++i) lab.frame();
+  EXPECT_EQ(lab.tour_session()->step(), 1u) << "Right moves to the next step";
+  EXPECT_EQ(lab.simulation().settings().algorithm, Algorithm::allpairs);
+  EXPECT_EQ(toggle_changes(lab.simulation().settings().toggles, lab.tour_session()->tour().steps[1].toggles, Algorithm::allpairs), "")
+      << "the step runs exactly its rung's toggles";
+  for (int i = 7; i < 9; ++i) lab.frame();
+  const TourSession& tour = *lab.tour_session();
+  EXPECT_EQ(tour.step(), 4u) << "the script's step 5 (rsqrtf)";
+  EXPECT_EQ(kLadder[*tour.current().rung].name, "rsqrtf");
+  ASSERT_EQ(tour.code().changes.size(), 1u);
+  EXPECT_EQ(tour.code().changes[0].macro_changes, std::vector<std::string>{"NBL_RSQRT: 0 -> 1"});
+  const LiveSpeedup live = tour.live(lab.simulation(), lab.ab_history(), false, 1.0);
+  EXPECT_EQ(live.state, LiveSpeedup::State::no_gpu);
+  EXPECT_NE(live.text.find("Live GPU timings need a GPU"), std::string::npos) << live.text;
+  EXPECT_EQ(lab.run(), 0);
+
+  for (const char* name : {"tour-1.png", "tour-5.png"}) {
+    SCOPED_TRACE(name);
+    const Image image = testing::load_png(shot(name));
+    ASSERT_EQ(image.width, kWidth);
+    const Viewport scene = lab.scene_viewport();
+    ASSERT_GT(scene.x, kWidth / 5) << "the tour's window takes the left of the scene";
+    ASSERT_GT(scene.width, kWidth / 5);
+    const auto window_colour = [](auto p) { return std::abs(p[0] - 18) < 8 && std::abs(p[1] - 19) < 8 && std::abs(p[2] - 26) < 8; };
+    EXPECT_GT(testing::fraction(image, 10, 0, scene.x - 10, kHeight, window_colour), 0.3) << "the tour window's background";
+    EXPECT_GT(testing::fraction(image, 10, 0, scene.x - 10, kHeight, [](auto p) { return testing::luma(p) > 160; }), 0.004)
+        << "the tour window shows text";
+    const int cx = scene.x + scene.width / 2, cy = kHeight / 2;
+    EXPECT_GT(testing::fraction(image, cx - 60, cy - 60, cx + 60, cy + 60, [](auto p) { return testing::luma(p) > 60; }), 0.03)
+        << "the bodies are drawn in the scene between the tour and the panel";
   }
 }
 

@@ -165,6 +165,9 @@ TEST(ScriptParse, EachKindOfBadFileIsRefusedNamingWhereAndWhy) {
       {events(R"({"frame": 1, "action": "wheel", "by": 0})"), "\"by\" must be a non-zero number"},
       {events(R"({"frame": 1, "action": "ab_start"})"), "\"ab_start\" needs \"toggles\""},
       {events(R"({"frame": 1, "action": "ab_start", "toggles": {"unroll": 8}, "seed": 3})"), "unknown key \"seed\""},
+      {events(R"({"frame": 1, "action": "tour", "tour": "fmm", "step": 1})"), "\"tour\" must be \"allpairs\" or \"barneshut\""},
+      {events(R"({"frame": 1, "action": "tour", "tour": "allpairs", "step": 0})"), "\"step\" must be a number in [1, 17]"},
+      {events(R"({"frame": 1, "action": "tour", "tour": "allpairs"})"), "\"tour\" needs \"step\""},
       {events(R"({"frame": 1, "action": "ab_start", "rung": 0})"), "rung 0 (\"1 thread\") as B would take seconds per step"},
       {events(R"({"frame": 1, "action": "ab_start", "rung": "unroll 9"})"), "no ladder rung is named \"unroll 9\""},
       {events("{\"frame\": 5, \"action\": \"stats\"},\n{\"frame\": 4, \"action\": \"stats\"}"),
@@ -208,6 +211,10 @@ class RecordingTarget : public ScriptTarget {
   void ab_stop() override { calls.push_back("ab_stop"); }
   void ab_swap() override { throw Error("no B to swap with"); }
   void ab_make_current() override { calls.push_back("ab_make_current"); }
+  void tour(TourKind kind, std::size_t step) override {
+    calls.push_back("tour " + std::string(to_string(kind)) + " " + std::to_string(step));
+    apply_tour_step(kind, step, editor_);
+  }
 
   std::vector<std::string> calls;
 
@@ -279,6 +286,28 @@ TEST(ScriptRunner, ALadderRungSetsTheRungsAllPairsTogglesFromTheLadder) {
   }
   EXPECT_EQ(target.editor().draft().toggles["bh_sort"], 0);
   EXPECT_EQ(target.editor().draft().toggles["unroll"], 8);
+}
+
+// A tour step sets exactly the toggles it names: its algorithm's toggles as the tour runs them, the
+// other algorithm's untouched (issue 13's "a tour step sets exactly the toggles it names").
+TEST(ScriptRunner, ATourStepSetsTheStepsAlgorithmAndToggles) {
+  Simulation simulation(cpu_settings());
+  RecordingTarget target(simulation);
+  target.editor().set_toggle(*find_toggle("unroll"), 3);  // all-pairs: not the Barnes-Hut tour's, stays
+  ScriptRunner runner(parse_script(events(R"({"frame": 0, "action": "tour", "tour": "barneshut", "step": "Kernel 4: sort the bodies in tree order"},
+    {"frame": 1, "action": "tour", "tour": "allpairs", "step": 1})"), "s"));
+  runner.run_due(0, 0, target);
+  const Tour bh = load_tour(TourKind::barneshut);
+  EXPECT_EQ(target.calls, std::vector<std::string>{"tour barneshut 4"});
+  EXPECT_EQ(target.editor().draft().algorithm, Algorithm::barneshut);
+  const Settings before = simulation.settings();
+  EXPECT_EQ(toggle_changes(bh.steps[4].toggles, target.editor().draft().toggles, Algorithm::barneshut), "");
+  EXPECT_EQ(toggle_changes(before.toggles, target.editor().draft().toggles, Algorithm::allpairs), "unroll=3");
+  runner.run_due(1, 0, target);
+  const Tour ap = load_tour(TourKind::allpairs);
+  EXPECT_EQ(target.editor().draft().algorithm, Algorithm::allpairs);
+  EXPECT_EQ(toggle_changes(ap.steps[1].toggles, target.editor().draft().toggles, Algorithm::allpairs), "")
+      << "step 1 (one thread) runs step 2's code: one GPU thread is too slow to run live";
 }
 
 TEST(ScriptRunner, WhatTheTargetCannotDoIsRefusedBeforeTheRun) {
