@@ -13,6 +13,7 @@
 #include "app/text_format.hpp"
 #include "app/toggle_state.hpp"
 #include "physics/gravity.hpp"
+#include "cuda/sass_analysis.hpp"
 #include "sim/ladder.hpp"
 #include "sim/measured_figures.hpp"
 #include "sim/resources.hpp"
@@ -635,11 +636,24 @@ void Panel::performance_section(const PanelFacts& f) {
   }
   const StepStats& step = s.last_step;
   ImGui::Separator();
-  ImGui::Text("Step %.2f ms", step.total_ms);
-  const double rate = s.median_interactions_per_s();
-  const double flops = rate * kFlopsPerInteraction;
-  ImGui::SameLine();
-  ImGui::TextColored(kMuted, "%s interactions/s", si(rate, "").c_str());
+  // Every live figure: the median over the frames in view, with the 10th-90th percentile range.
+  auto with_spread = [](const Spread& v, const char* format, double scale = 1.0) {
+    if (v.empty()) return std::string("-");
+    return fmt(format, v.median * scale) + "  (" + fmt(format, v.low * scale) + " .. " + fmt(format, v.high * scale) + ")";
+  };
+  const Spread step_ms = s.step_ms.spread();
+  row("step", with_spread(step_ms, "%.2f") + " ms");
+  tooltip("Median over the last " + std::to_string(step_ms.count) + " steps, with the 10th and 90th percentiles.");
+  const Spread whole = s.interactions_per_s.spread(), force = s.force_interactions_per_s.spread();
+  row("interactions/s", si(whole.median, "") + " whole step");
+  tooltip("Interactions of the step over the whole step's time (" + si(whole.low, "") + " .. " + si(whole.high, "") +
+          ", 10-90%). Barnes-Hut counts body-cell interactions too.");
+  if (!force.empty()) {
+    row("", si(force.median, "") + " force kernel alone");
+    tooltip("Interactions over the force stage's time alone (" + si(force.low, "") + " .. " + si(force.high, "") +
+            ", 10-90%): the rate the tutorial and BENCHMARKS.md quote.");
+  }
+  const double flops = force.empty() ? whole.median * kFlopsPerInteraction : force.median * kFlopsPerInteraction;
   std::string ceiling = "no GPU ceiling on the CPU backend";
   const auto& device = *f.device;
   if (f.simulation->backend().on_gpu() && device) {
@@ -650,15 +664,20 @@ void Panel::performance_section(const PanelFacts& f) {
   const std::string gflops_text =
       gflops >= 1000 ? with_commas(static_cast<std::int64_t>(gflops + 0.5)) + " GFLOP/s" : fmt("%.1f GFLOP/s", gflops);
   ImGui::Text("%s", (gflops_text + (f.unicode_font ? "  ·  " : "  -  ") + ceiling).c_str());
-  tooltip("20 flops per interaction, the convention every n-body code quotes (reference 000). The ceiling: every FP32 "
-          "lane retires one FMA per clock at the peak clock (cuda/device.hpp). Barnes-Hut counts body-cell interactions too.");
+  tooltip(std::string("20 flops per interaction, the convention every n-body code quotes (reference 000), of the ") +
+          (force.empty() ? "whole step" : "force kernel alone") +
+          ". The ceiling: every FP32 lane retires one FMA per clock at the peak clock (cuda/device.hpp); the "
+          "issue-slot ceiling, usually the tighter one, is under Generated code.");
   plot("##step", s.step_ms, "step ms", ImGui::GetFontSize() * 2.5f);
 
-  // Per-kernel bars, scaled to the step.
-  const double total = std::max(step.total_ms, 1e-6);
-  for (const auto& stage : step.stages) {
-    const std::string text = stage.name + "  " + fmt("%.3f ms", stage.ms) + "  (" + fmt("%.0f%%", 100.0 * stage.ms / total) + ")";
-    ImGui::ProgressBar(static_cast<float>(stage.ms / total), ImVec2(-FLT_MIN, 0), text.c_str());
+  // Per-kernel bars, scaled to the step: medians over the frames in view, the spread in the tooltip.
+  const double total = std::max(step_ms.empty() ? step.total_ms : step_ms.median, 1e-6);
+  for (const auto& [name, series] : s.stages) {
+    const Spread ms = series.spread();
+    const std::string text = name + "  " + fmt("%.3f ms", ms.median) + "  (" + fmt("%.0f%%", 100.0 * ms.median / total) + ")";
+    ImGui::ProgressBar(static_cast<float>(ms.median / total), ImVec2(-FLT_MIN, 0), text.c_str());
+    tooltip(name + ": median " + fmt("%.3f", ms.median) + " ms, 10-90% " + fmt("%.3f", ms.low) + " .. " +
+            fmt("%.3f", ms.high) + " ms over " + std::to_string(ms.count) + " steps (CUDA events on the GPU)");
   }
   if (ImGui::TreeNode("Per-kernel history")) {
     for (const auto& [name, series] : s.stages) plot(("##" + name).c_str(), series, name + " " + fmt("%.3f ms", series.latest()), ImGui::GetFontSize() * 2.0f);
@@ -728,6 +747,7 @@ void Panel::generated_code_section(const PanelFacts& f) {
     row("registers", known(k.registers, " / thread"));
     row("spills", known(k.spill_bytes, " bytes"));
     row("shared memory", known(k.shared_bytes, " bytes"));
+    if (k.instructions_per_interaction > 0) issue_ceiling_rows(f, k);
     int most = 1;
     for (const auto& [op, count] : k.instruction_mix) most = std::max(most, count);
     for (const auto& [op, count] : k.instruction_mix) {
@@ -742,6 +762,26 @@ void Panel::generated_code_section(const PanelFacts& f) {
     }
     ImGui::TreePop();
   }
+}
+
+// Where the running kernel stands against the issue-slot ceiling: an SM issues at most 128
+// thread-instructions per clock, so a hot loop of k instructions per interaction cannot beat
+// SMs x 128 x clock / k interactions per second, whatever the memory does.
+void Panel::issue_ceiling_rows(const PanelFacts& f, const KernelInfo& k) {
+  row("per interaction", fmt("%.2f", k.instructions_per_interaction) + " instructions");
+  tooltip("Issued instructions in the hot loop per interaction, counted in " + k.instruction_source +
+          ". The SASS count is what the SM issues; the PTX count is the compiler's intermediate code, close but "
+          "not the same.");
+  const auto& device = *f.device;
+  if (!device) return;
+  const double ceiling = issue_ceiling(device->sm_count, device->clock_mhz, k.instructions_per_interaction);
+  row("issue ceiling", si(ceiling, "") + " interactions/s");
+  tooltip(std::to_string(device->sm_count) + " SMs x 128 instructions per clock x " + std::to_string(device->clock_mhz) +
+          " MHz (the GPU's peak clock as the driver reports it; `nbodylab bench clock` measures the clock under load) / " +
+          fmt("%.2f", k.instructions_per_interaction) + " instructions per interaction.");
+  const Spread measured = f.stats->force_interactions_per_s.spread();
+  if (!measured.empty() && ceiling > 0 && k.name.find("force") != std::string::npos)
+    row("measured", si(measured.median, "") + "/s = " + fmt("%.0f%%", 100.0 * measured.median / ceiling) + " of it");
 }
 
 void Panel::keys_section() {

@@ -77,6 +77,7 @@ class Panel {
   void tree_section(const PanelFacts& f);
   void accuracy_section(const PanelFacts& f);
   void generated_code_section(const PanelFacts& f);
+  void issue_ceiling_rows(const PanelFacts& f, const KernelInfo& k);
   void keys_section();
   void ask(LabCommand c) { commands_.push_back(c); }
 

@@ -29,6 +29,10 @@ float Series::median() const {
   return static_cast<float>(nbl::median({values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(count_)}));
 }
 
+Spread Series::spread() const {
+  return nbl::spread({values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(count_)});
+}
+
 void LabStats::record_frame(const FrameTimes& t) {
   last_frame = t;
   frame_ms.push(static_cast<float>(t.frame_ms));
@@ -43,6 +47,10 @@ void LabStats::record_step(const StepStats& s) {
   has_step = true;
   step_ms.push(static_cast<float>(s.total_ms));
   if (s.total_ms > 0) interactions_per_s.push(static_cast<float>(s.interactions / (s.total_ms * 1e-3)));
+  // The force stage alone: for all-pairs every interaction is in it; for Barnes-Hut the tree's stages
+  // are left out, so this is the walk's own rate.
+  if (const double force_ms = s.stage_ms("force"); force_ms > 0)
+    force_interactions_per_s.push(static_cast<float>(s.interactions / (force_ms * 1e-3)));
   for (const auto& stage : s.stages) {
     auto it = std::find_if(stages.begin(), stages.end(), [&](const auto& p) { return p.first == stage.name; });
     if (it == stages.end()) {
@@ -56,6 +64,7 @@ void LabStats::record_step(const StepStats& s) {
 void LabStats::clear_steps() {
   step_ms.clear();
   interactions_per_s.clear();
+  force_interactions_per_s.clear();
   stages.clear();
   has_step = false;
   last_step = {};

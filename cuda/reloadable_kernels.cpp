@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "cuda/sass_analysis.hpp"
+
 #include "sim/error.hpp"
 
 namespace nbl {
@@ -93,6 +95,13 @@ KernelInfo ReloadableKernels::info(std::size_t slot, std::string_view entry) con
   const Slot& s = slots_.at(slot);
   if (!s.watched) return {};
   KernelInfo info = s.watched->current()->kernel_info(entry);
+  if (const PtxEntryStats* e = s.watched->current()->entry(entry); e && e->has_loop && e->loop_bodies > 0) {
+    std::string why;
+    if (auto loop = hot_loop(*s.watched->current(), entry, &why)) {
+      info.instructions_per_interaction = loop->per_interaction();
+      info.instruction_source = loop->source + (why.empty() ? "" : ": " + why);
+    }
+  }
   if (s.watched->reload_failed()) {
     info.reload_failed = true;
     info.compile_log = s.watched->failure_log();

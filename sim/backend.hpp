@@ -40,6 +40,10 @@ struct KernelInfo {
   std::vector<std::pair<std::string, int>> instruction_mix;  // PTX opcode class -> count
   std::string compile_log;    // the compiler's messages (the error after a failed hot reload)
   bool reload_failed = false;  // the file on disk does not compile; the previous module still runs
+  // The hot loop's issued instructions per interaction (0: the kernel has no loop of interactions),
+  // and where the count comes from: "SASS (cuobjdump)", or "PTX" with the reason SASS was not read.
+  double instructions_per_interaction = 0;
+  std::string instruction_source;
 };
 
 class Backend {

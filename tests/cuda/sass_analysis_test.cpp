@@ -1,0 +1,63 @@
+// The SASS hot-loop reader on a listing in cuobjdump's format (no GPU, no cuobjdump needed): the
+// innermost loop with the most reciprocal square roots, its issued instructions per interaction.
+#include <gtest/gtest.h>
+
+#include "cuda/sass_analysis.hpp"
+
+namespace nbl {
+namespace {
+
+// Two functions; in allpairs_force an outer tile loop holds an inner loop of two interactions
+// (2 x MUFU.RSQ) with one shared load, and a NOP that does not issue.
+constexpr const char* kListing = R"sass(
+	code for sm_90
+		Function : other_kernel
+	.headerflags	@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+.L_x_0:
+        /*0000*/                   MUFU.RSQ R1, R2 ;                                   /* 0x0000000200017308 */
+        /*0010*/                   BRA `(.L_x_0) ;                                      /* 0xfffffff000007947 */
+		Function : allpairs_force
+	.headerflags	@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                               /* 0x00000a00ff017b82 */
+.L_x_1:
+        /*0010*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;                        /* 0x0000000000007b1d */
+.L_x_2:
+        /*0020*/                   LDS.128 R4, [R3] ;                                   /* 0x0000000003047984 */
+        /*0030*/                   FADD R8, R4, -R20 ;                                  /* 0x8000001404087221 */
+        /*0040*/                   FFMA R9, R8, R8, R21 ;                               /* 0x0000000808097223 */
+        /*0050*/                   MUFU.RSQ R10, R9 ;                                   /* 0x00000009000a7308 */
+        /*0060*/                   FMUL R11, R10, R10 ;                                 /* 0x0000000a0a0b7220 */
+        /*0070*/                   FFMA R12, R8, R11, R12 ;                             /* 0x0000000b080c7223 */
+        /*0080*/                   FADD R13, R5, -R20 ;                                 /* 0x8000001405087221 */
+        /*0090*/                   FFMA R14, R13, R13, R21 ;                            /* 0x0000000d0d0e7223 */
+        /*00a0*/                   MUFU.RSQ R15, R14 ;                                  /* 0x0000000e000f7308 */
+        /*00b0*/                   NOP ;                                                /* 0x0000000000007918 */
+        /*00c0*/                   FFMA R16, R13, R15, R16 ;                            /* 0x0000000f0d107223 */
+        /*00d0*/              @P0 BRA `(.L_x_2) ;                                      /* 0xffffffff00000947 */
+        /*00e0*/                   ISETP.GE.AND P1, PT, R2, R3, PT ;                    /* 0x000000030200720c */
+        /*00f0*/              @!P1 BRA `(.L_x_1) ;                                     /* 0xfffffff000009947 */
+        /*0100*/                   EXIT ;                                               /* 0x000000000000794d */
+)sass";
+
+TEST(SassAnalysis, FindsTheInnermostLoopOfInteractionsOfTheNamedFunction) {
+  const auto loop = sass_hot_loop(kListing, "allpairs_force");
+  ASSERT_TRUE(loop);
+  EXPECT_EQ(loop->interactions, 2);
+  EXPECT_EQ(loop->instructions, 11);  // LDS.128 .. BRA, the NOP left out
+  EXPECT_DOUBLE_EQ(loop->per_interaction(), 5.5);
+  EXPECT_EQ(loop->source, "SASS (cuobjdump)");
+  const auto other = sass_hot_loop(kListing, "other_kernel");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->instructions, 2);
+  EXPECT_FALSE(sass_hot_loop(kListing, "no_such_kernel"));
+  EXPECT_FALSE(sass_hot_loop("", "allpairs_force"));
+}
+
+TEST(SassAnalysis, IssueCeilingFollowsSmsClockAndInstructions) {
+  // An H100 at 1980 MHz and 13.25 instructions per interaction: 2.52e12 interactions/s.
+  EXPECT_NEAR(issue_ceiling(132, 1980, 13.25), 2.525e12, 0.005e12);
+  EXPECT_EQ(issue_ceiling(132, 1980, 0), 0.0);
+}
+
+}  // namespace
+}  // namespace nbl
