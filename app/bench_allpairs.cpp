@@ -168,6 +168,14 @@ std::string describe_bench(const AllPairsBenchOptions& o, const Harness& h) {
 
 }  // namespace
 
+SampledRung time_single_thread_rung(const AllPairsBenchOptions& options) {
+  AllPairsBenchOptions o = options;
+  o.validation_sample = 0;
+  Harness h(o, o.n);
+  const Measured m = h.measure(ladder_toggles(0));
+  return {m.ms, m.i_count, h.n()};
+}
+
 Table run_ladder(const AllPairsBenchOptions& options) {
   Harness h(options, options.n);
   std::optional<ClockMeasurement> clock;

@@ -14,7 +14,11 @@
 #include <sstream>
 #include <vector>
 
+#include "app/frame_trace.hpp"
+#include "app/script_runner.hpp"
+#include "app/settings_editor.hpp"
 #include "app/simulation.hpp"
+#include "app/stats_history.hpp"
 #include "app/text_format.hpp"
 #include "render/egl_context.hpp"
 #include "render/gl_objects.hpp"
@@ -131,6 +135,57 @@ class FfmpegPipe : public FrameSink {
   void (*previous_sigpipe_)(int) = SIG_DFL;
 };
 
+// What a script does in `render`: settings through the panel's editor, pause, screenshots of the
+// rendered frame, the stats, an early end. No panel, keys or mouse, and no A/B (render_cannot).
+class RenderScriptTarget : public ScriptTarget {
+ public:
+  RenderScriptTarget(Simulation& simulation, SettingsEditor& editor, const LabStats& stats, std::ostream& log)
+      : simulation_(simulation), editor_(editor), stats_(stats), log_(log) {}
+
+  std::string cannot(ScriptAction action) const override { return render_cannot(action); }
+  SettingsEditor& editor() override { return editor_; }
+  void restart() override {
+    if (editor_.restart_pending(simulation_.settings())) editor_.request_restart();
+    else simulation_.reset();
+    restarted_ = true;
+  }
+  void screenshot(const std::filesystem::path& file) override { screenshots_.push_back(file); }
+  void print_stats() override { log_ << stats_line(frame_, seconds_, stats_, simulation_) << std::flush; }
+  void set_paused(bool paused) override { paused_ = paused; }
+  void quit() override { quit_ = true; }
+  // render_cannot() refuses these before the render starts; they are here only to complete the interface.
+  void press_key(int, bool) override { throw Error(render_cannot(ScriptAction::key)); }
+  void drag(MouseButton, std::optional<std::array<float, 2>>, std::array<float, 2>, int) override {
+    throw Error(render_cannot(ScriptAction::drag));
+  }
+  void scroll(std::optional<std::array<float, 2>>, float) override { throw Error(render_cannot(ScriptAction::wheel)); }
+  void ab_start(const SettingsChange&) override { throw Error(render_cannot(ScriptAction::ab_start)); }
+  void ab_stop() override { throw Error(render_cannot(ScriptAction::ab_stop)); }
+  void ab_swap() override { throw Error(render_cannot(ScriptAction::ab_swap)); }
+  void ab_make_current() override { throw Error(render_cannot(ScriptAction::ab_make_current)); }
+  // No panel for the tour's window: the step's algorithm and toggles, so a lecture renders offline.
+  void tour(TourKind kind, std::size_t step) override { apply_tour_step(kind, step, editor_); }
+
+  void at(int frame, double seconds) {
+    frame_ = frame;
+    seconds_ = seconds;
+  }
+  bool paused() const { return paused_; }
+  bool quit_requested() const { return quit_; }
+  bool take_restarted() { return std::exchange(restarted_, false); }
+  std::vector<std::filesystem::path> take_screenshots() { return std::exchange(screenshots_, {}); }
+
+ private:
+  Simulation& simulation_;
+  SettingsEditor& editor_;
+  const LabStats& stats_;
+  std::ostream& log_;
+  int frame_ = 0;
+  double seconds_ = 0;
+  bool paused_ = false, quit_ = false, restarted_ = false;
+  std::vector<std::filesystem::path> screenshots_;
+};
+
 FrameSplit split(std::vector<double> values, int skip) {
   if (static_cast<int>(values.size()) > skip) values.erase(values.begin(), values.begin() + skip);
   if (values.empty()) return {};
@@ -216,6 +271,22 @@ std::optional<std::filesystem::path> find_program(const std::string& name) {
   return std::nullopt;
 }
 
+std::string render_cannot(ScriptAction action) {
+  switch (action) {
+    case ScriptAction::key:
+    case ScriptAction::drag:
+    case ScriptAction::wheel:
+      return "render has no panel, keys or mouse (its camera follows --yaw, --pitch, --zoom, --orbit); run the script "
+             "in the lab instead: nbodylab --offscreen --script FILE";
+    case ScriptAction::ab_start:
+    case ScriptAction::ab_stop:
+    case ScriptAction::ab_swap:
+    case ScriptAction::ab_make_current:
+      return "render runs one variant; A/B comparison is the lab's (nbodylab --offscreen --script FILE)";
+    default: return "";
+  }
+}
+
 void validate(const RenderJob& job) {
   if (job.frames < 1 || job.frames > 1000000) throw InputError("--frames must lie in [1, 1000000] (got " + std::to_string(job.frames) + ")");
   if (job.out.empty() && !job.benchmark)
@@ -247,6 +318,8 @@ void validate(const RenderJob& job) {
   if (is_video_path(job.out)) check_output_file(out, "--out");
   check_output_file(job.report_file, "--report");
   check_output_file(job.save_file, "--save");
+  check_output_file(job.trace_file, "--trace");
+  if (job.script) ScriptRunner(*job.script).check(render_cannot);
   if (is_video_path(job.out) && !find_program("ffmpeg"))
     throw Error("--out " + job.out + " asks for a video, which needs ffmpeg, and ffmpeg is not on PATH. Install it "
                 "(apt-get install ffmpeg), or write PNG frames: --out frames/ (then: ffmpeg -framerate 30 -i "
@@ -273,10 +346,20 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   if (!simulation.notice().empty()) log << "  " << simulation.notice() << "\n";
 
   SceneView scene(job.allow_interop);
-  GlRenderTarget target(job.size.width, job.size.height, GL_RGBA8);
+  GlRenderTarget frame_target(job.size.width, job.size.height, GL_RGBA8);
   const Viewport viewport{0, 0, job.size.width, job.size.height};
   OrbitCamera camera;
   camera.set_angles(job.yaw_deg, job.pitch_deg);
+
+  // Settings reach the simulation as the lab's do (a script's edits; kernel builds beside the running code).
+  SettingsEditor editor(simulation.settings());
+  LabStats stats;
+  FrameTrace trace;
+  std::optional<ScriptRunner> script;
+  if (job.script) script.emplace(*job.script);
+  RenderScriptTarget target(simulation, editor, stats, log);
+  const bool tracing = job.script || !job.trace_file.empty();
+  const auto session_start = Clock::now();
 
   std::vector<double> simulate, vertices, render, readback, encode, interactive, total, interval;
   auto previous_start = Clock::now();
@@ -284,19 +367,41 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     const auto frame_start = Clock::now();
     if (frame > 0) interval.push_back(std::chrono::duration<double, std::milli>(frame_start - previous_start).count());
     previous_start = frame_start;
+    FrameRecord record;
+    record.frame = frame;
+    if (script) {
+      const double seconds = std::chrono::duration<double>(frame_start - session_start).count();
+      target.at(frame, seconds);
+      for (ScriptAction a : script->run_due(frame, seconds, target))
+        record.script += (record.script.empty() ? "" : "+") + std::string(to_string(a));
+    }
+    std::optional<ConfigureOutcome> swapped = simulation.poll();
+    if (swapped && !swapped->accepted) {
+      log << "  frame " << frame << ": not applied: " << swapped->label << ": " << swapped->message << "\n";
+      editor.refused(simulation);
+    }
+    bool restarted = false;
+    if (auto refused = editor.sync(simulation, &restarted, /*asynchronous=*/true))
+      log << "  frame " << frame << ": not applied: " << *refused << "\n";
+    if (target.take_restarted() || restarted) stats.clear_steps();
+
     // Frame 0 shows the initial conditions; every later frame is steps_per_frame steps further.
     auto start = Clock::now();
-    if (frame > 0) {
-      for (int s = 0; s < job.settings.steps_per_frame; ++s) {
-        if (simulation.step().non_finite)
+    if (frame > 0 && !target.paused()) {
+      for (int s = 0; s < simulation.settings().steps_per_frame; ++s) {
+        StepStats step = simulation.step();
+        if (step.non_finite)
           throw Error("NaN or inf appeared in the bodies at frame " + std::to_string(frame) + " (t = " +
                       std::to_string(simulation.time()) + "); " + std::to_string(report.frames_written) +
                       " frame(s) were written. A smaller --dt or a larger --eps keeps close encounters finite.");
+        ++record.steps;
+        if (s + 1 == simulation.settings().steps_per_frame) stats.record_step(step);
       }
     }
     simulate.push_back(ms_since(start));
 
-    scene.update(simulation.backend(), job.settings.view);
+    const ViewSettings& view = editor.draft().view;
+    scene.update(simulation.backend(), view);
     vertices.push_back(scene.vertices().update_ms());
     if (frame == 0) {
       camera.fit(scene.measure_extent());
@@ -309,17 +414,28 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     camera.set_angles(camera.yaw_deg() + (frame > 0 ? job.orbit_deg_per_frame : 0.0f), camera.pitch_deg());
 
     start = Clock::now();
-    scene.draw(camera, job.settings.view, viewport, target.framebuffer());
+    scene.draw(camera, view, viewport, frame_target.framebuffer());
     glFinish();
     if (const std::string gl_error = take_gl_error(); !gl_error.empty())
       throw GlError("OpenGL error while drawing frame " + std::to_string(frame) + ": " + gl_error);
     render.push_back(ms_since(start));
 
-    // Read back only what is written: a benchmark without --out shows the frame and moves on.
     start = Clock::now();
+    // Read back only what is written (frames or a script's screenshot): a benchmark without --out
+    // shows the frame and moves on.
+    std::vector<std::filesystem::path> shots = target.take_screenshots();
+    const bool needed = sink || !shots.empty();
     Image image;
-    if (sink) image = read_pixels(target.framebuffer(), viewport);
-    readback.push_back(sink ? ms_since(start) : 0.0);
+    if (needed) image = read_pixels(frame_target.framebuffer(), viewport);
+    readback.push_back(needed ? ms_since(start) : 0.0);
+    for (const std::filesystem::path& file : shots) {
+      try {
+        write_png(file, image);
+      } catch (const Error& e) {
+        throw Error("the script's screenshot was not saved: " + std::string(e.what()));
+      }
+      log << "  frame " << frame << ": screenshot saved to " << file.string() << "\n";
+    }
 
     start = Clock::now();
     if (sink) {
@@ -330,7 +446,34 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     interactive.push_back(simulate.back() + vertices.back() + render.back());
     total.push_back(ms_since(frame_start));
     ++report.frames_rendered;
+    stats.record_frame({simulate.back(), vertices.back(), render.back(), 0.0, total.back()});
+    if (tracing) {
+      record.wall_s = std::chrono::duration<double>(Clock::now() - session_start).count();
+      record.interval_ms = total.back();  // frames follow each other: a frame's time is the interval
+      record.simulate_ms = simulate.back();
+      record.vertices_ms = vertices.back();
+      record.render_ms = render.back();
+      record.building = simulation.building() || swapped.has_value();
+      if (simulation.building()) {
+        const std::vector<BuildProgress> builds = simulation.builds();
+        if (!builds.empty()) {
+          record.build_state = to_string(builds.back().state);
+          record.build_label = builds.back().label;
+        }
+      }
+      record.variant = simulation.backend().variant_label();
+      if (record.variant.empty()) record.variant = simulation.backend().name();
+      if (swapped) {
+        record.swap = swapped->accepted ? "accepted" : "refused";
+        record.swap_latency_s = swapped->latency_s;
+      }
+      trace.record(std::move(record));
+    }
     if (!job.benchmark && (frame + 1) % 50 == 0) log << "  frame " << frame + 1 << " / " << job.frames << "\n";
+    if (target.quit_requested()) {
+      log << "  the script quit at frame " << frame << "\n";
+      break;
+    }
   }
   if (sink) sink->finish();
 
@@ -352,6 +495,14 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   if (!job.out.empty()) log << "wrote " << report.frames_written << " frame(s) to " << job.out << "\n";
   if (!job.save_file.empty())
     write_tipsy(job.save_file, simulation.bodies(), simulation.time(), static_cast<float>(simulation.softening()));
+  if (!job.trace_file.empty()) {
+    trace.write_csv(job.trace_file);
+    log << "trace: " << trace.records().size() << " frame(s) written to " << job.trace_file << "\n";
+  }
+  if (script) {
+    if (const std::string note = script->unfinished_note(report.frames_rendered); !note.empty()) log << "script: " << note << "\n";
+  }
+  if (tracing) trace.print_summary(log);
   return report;
 }
 

@@ -1,13 +1,15 @@
 // `nbodylab render`: frames without a window. An EGL context (no display needed), the same SceneView
 // the window draws through, an offscreen target, and the frames written as numbered PNGs or piped to
 // ffmpeg. With `benchmark`, it reports where each frame's time went: simulate / vertices / render /
-// readback / encode.
+// readback / encode. A script (app/script.hpp) can change settings, pause, take screenshots and end the
+// render early, as it does in the lab; `trace_file` records every frame as the lab's trace does.
 #pragma once
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
 #include <string>
 
+#include "app/script.hpp"
 #include "app/view_options.hpp"
 #include "render/body_vertices.hpp"
 #include "sim/settings.hpp"
@@ -30,6 +32,8 @@ struct RenderJob {
   int video_fps = 30;
   std::string report_file;   // JSON with the benchmark figures ("" for none)
   std::string save_file;     // the final state as a Tipsy snapshot ("" for none)
+  std::optional<Script> script;  // drives the render (settings, pause, screenshots, quit)
+  std::string trace_file;        // one CSV row per frame (app/frame_trace.hpp), "" for none
 };
 
 // Median (and 90th and 95th percentile) milliseconds per frame of each part.
@@ -53,9 +57,14 @@ struct RenderReport {
 };
 
 // Checks the job before anything runs (InputError: bad frame count, missing --out, an output that
-// cannot be written, an unknown video extension, a folder that holds files without --overwrite; Error:
-// a video without ffmpeg). Called by render_frames; exposed for tests.
+// cannot be written, an unknown video extension, a folder that holds files without --overwrite, a
+// script entry render cannot run; Error: a video without ffmpeg). Called by render_frames; exposed for
+// tests.
 void validate(const RenderJob& job);
+
+// Why `render` cannot run a script's `action` ("" when it can): it has no panel, keys or mouse, and runs
+// one variant (A/B runs in the lab: `nbodylab --offscreen --script ...`).
+std::string render_cannot(ScriptAction action);
 
 // Renders the job; progress and the benchmark table go to `log`. Throws Error/InputError.
 RenderReport render_frames(const RenderJob& job, std::ostream& log);

@@ -24,6 +24,11 @@ enum class LabCommand {
   ab_swap,          // A/B: A takes B's settings, B takes A's
   ab_make_current,  // A/B: A takes B's settings, B is cleared
   ab_clear,
+  tour_allpairs,    // the guided tour (app/tour.hpp): open it on the all-pairs ladder
+  tour_barneshut,   // ... or on the Barnes-Hut kernels
+  tour_next,
+  tour_previous,
+  tour_close,
 };
 
 struct KeyBinding {
@@ -38,6 +43,7 @@ struct KeyBinding {
 namespace keys {
 inline constexpr int space = 32, f = 70, h = 72, p = 80, q = 81, r = 82, s = 83, v = 86;
 inline constexpr int f11 = 300, f12 = 301;
+inline constexpr int right = 262, left = 263, page_up = 266, page_down = 267;
 }  // namespace keys
 
 inline constexpr std::array kKeyBindings = {
@@ -52,6 +58,10 @@ inline constexpr std::array kKeyBindings = {
     KeyBinding{keys::s, true, LabCommand::screenshot, "", ""},
     KeyBinding{keys::h, false, LabCommand::toggle_panel, "H", "hide or show the panel"},
     KeyBinding{keys::q, true, LabCommand::quit, "Ctrl+Q", "quit"},
+    KeyBinding{keys::right, false, LabCommand::tour_next, "Right / Page Down", "tour: next step"},
+    KeyBinding{keys::page_down, false, LabCommand::tour_next, "", ""},
+    KeyBinding{keys::left, false, LabCommand::tour_previous, "Left / Page Up", "tour: previous step"},
+    KeyBinding{keys::page_up, false, LabCommand::tour_previous, "", ""},
 };
 
 // Mouse controls, for the same help listings.

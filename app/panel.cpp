@@ -60,8 +60,8 @@ void build_line(const BuildProgress& b) {
   const bool bad = b.state == BuildState::refused;
   const bool done = b.state == BuildState::ready || b.state == BuildState::superseded;
   char text[320];
-  std::snprintf(text, sizeof text, "%s %s: %s (%.1f s)", bad ? "x" : done ? "ok" : "...", b.label.c_str(),
-                to_string(b.state), b.age_s);
+  std::snprintf(text, sizeof text, "%s %s (%.1f s)", bad ? "x" : done ? "ok" : "...",
+                build_phase_name(b.label, b.state).c_str(), b.age_s);
   wrapped(bad ? kError : done ? kGood : kWarning, text);
   if (!b.detail.empty()) tooltip(b.detail);
 }
@@ -354,6 +354,16 @@ std::vector<LabCommand> Panel::build(const PanelFacts& f, SettingsEditor& editor
                    ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings);
   ImGui::PushItemWidth(-ImGui::GetFontSize() * 9.0f);
   header(f);
+  // The guided tour (app/tour.hpp): reference 000 step by step, in its own window at the scene's left.
+  ImGui::TextColored(kMuted, "Guided tour:");
+  ImGui::SameLine();
+  if (ImGui::SmallButton("All-pairs ladder")) ask(LabCommand::tour_allpairs);
+  tooltip("Reference 000, Part I step by step: each step switches one rung of the optimization ladder, says why it "
+          "should help, shows the tutorial's speed-up beside the live one on this GPU and the change in the kernel code.");
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Barnes-Hut kernels")) ask(LabCommand::tour_barneshut);
+  tooltip("Reference 000, Part II: the six Barnes-Hut kernels, then their optimizations one switch at a time.");
+  ImGui::Spacing();
   if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) simulation_section(f, editor);
   if (ImGui::CollapsingHeader("View")) view_section(f, editor);
   // Open at start on a GPU; on the CPU backend every toggle is inert, so the live numbers get the room.

@@ -228,6 +228,7 @@ std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
 }
 
 std::vector<BuildProgress> AllPairsBackend::builds() const { return impl_->builds.progress(); }
+std::string AllPairsBackend::variant_label() const { return impl_->variant.description; }
 
 void AllPairsBackend::set_comparison(const std::optional<Settings>& b) {
   Impl& s = *impl_;
@@ -298,12 +299,10 @@ StepStats AllPairsBackend::step() {
     const AllPairsPass pass = s.pass();
     const cudaStream_t stream = s.stream.get();
     s.timer.begin(stream);
-    pass.kick_drift(s.state, stream);
-    s.timer.mark("integrate");  // both halves of the leapfrog add up under one name, as on the CPU
-    pass.force(s.state, n, s.plan(n), stream);
-    s.timer.mark("force");
-    pass.kick(s.state, stream);
-    s.timer.mark("integrate");
+    // Both halves of the leapfrog add up under one name, as on the CPU.
+    s.timer.stage(Stage::integrate, [&] { pass.kick_drift(s.state, stream); });
+    s.timer.stage(Stage::force, [&] { pass.force(s.state, n, s.plan(n), stream); });
+    s.timer.stage(Stage::integrate, [&] { pass.kick(s.state, stream); });
     NBL_CUDA_CHECK(cudaMemcpyAsync(s.status_host.data(), s.state.status.data(), sizeof(int), cudaMemcpyDeviceToHost,
                                    stream));
     s.timer.finish(stats);

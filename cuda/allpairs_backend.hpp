@@ -33,6 +33,7 @@ class AllPairsBackend final : public Backend {
   bool configure_async(const Settings& settings) override;
   std::optional<ConfigureOutcome> poll_configure() override;
   std::vector<BuildProgress> builds() const override;
+  std::string variant_label() const override;
   void set_comparison(const std::optional<Settings>& b) override;
   std::optional<ComparisonSample> compare() override;
   std::vector<BuildProgress> comparison_builds() const override;

@@ -226,6 +226,7 @@ std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
 }
 
 std::vector<BuildProgress> BarnesHutBackend::builds() const { return impl_->builds.progress(); }
+std::string BarnesHutBackend::variant_label() const { return impl_->variant.label; }
 
 void BarnesHutBackend::set_comparison(const std::optional<Settings>& b) {
   Impl& s = *impl_;
@@ -303,8 +304,7 @@ StepStats BarnesHutBackend::step() {
       stats.notices = std::move(initial.notices);  // e.g. the pool grew while computing them
     }
     s.timer.begin(s.stream.get());
-    s.pipeline->kick_drift(s.buffers, s.physics, s.stream.get());
-    s.timer.mark("integrate");
+    s.timer.stage(Stage::integrate, [&] { s.pipeline->kick_drift(s.buffers, s.physics, s.stream.get()); });
     s.forces(&s.timer, stats, /*then_kick=*/true);
     s.last_force.clear();
     for (const StageTime& t : stats.stages)

@@ -8,9 +8,12 @@
 #   scripts/gpu-suite.sh run        run from gpu-bundle/ (on the GPU machine)
 #   QUICK=1 scripts/gpu-suite.sh run   fewer and smaller benchmarks
 #   PARTS="tests barneshut" scripts/gpu-suite.sh run   only some parts (tests allpairs barneshut render
-#                                   sanitizer ab geometry long compare; default: tests allpairs barneshut
-#                                   render sanitizer), e.g. to fit a time limit
+#                                   sanitizer ab geometry long stall compare; default: tests allpairs
+#                                   barneshut render sanitizer), e.g. to fit a time limit
 #   FULL=1 scripts/gpu-suite.sh run  also the 1M ladder, the sweeps and the scaling run (minutes more)
+#   PARTS=stall scripts/gpu-suite.sh run   the stall measurement of issue 12 alone (about 3 minutes): the
+#                                   lab offscreen while a toggle switches every second for 30 s, at
+#                                   65,536 bodies all-pairs and 1,048,576 Barnes-Hut (collision)
 #   BASELINE_BIN=path/to/nbodylab scripts/gpu-suite.sh build   also bundle an earlier build; the
 #                                   `compare` part then times both in one run, alternating A B A B
 #
@@ -102,7 +105,87 @@ json_value() {
   python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print(f"{v:.4g}" if isinstance(v,float) else v)' "$@" 2>/dev/null || echo "n/a"
 }
 
-want() { [[ " ${PARTS:-tests allpairs barneshut render sanitizer} " == *" $1 "* ]]; }
+want() { [[ " ${PARTS:-tests allpairs barneshut render stall sanitizer} " == *" $1 "* ]]; }
+
+# The stall measurement (issue 12, item 1; docs/scripts.md): the whole lab offscreen (panel, build queue,
+# interop), first steady for 10 s, then with assets/scripts/toggle-every-second.json (a toggle switches
+# every second for 30 s) twice: with an empty kernel cache (each value's first switch compiles: cold)
+# and again with the cache that run filled (its first switch loads from disk). Each run's --trace CSV
+# gives the frame intervals and each swap's request-to-swap latency; stall_figures() reduces them.
+stall() {
+  local name=$1 algo=$2 n=$3
+  local cache; cache=$(mktemp -d "${TMPDIR:-/tmp}/nbodylab-stall-cache.XXXXXX")
+  local steady_script=$out/stall-steady.json
+  echo '{"description": "steady: no changes for 10 s", "events": [{"time": 10, "action": "quit"}]}' >"$steady_script"
+  local -a lab=("$bundle/bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --scene collision --algo "$algo" -n "$n")
+  NBODYLAB_KERNEL_CACHE=$cache step "stall-$name-steady" "${lab[@]}" --script "$steady_script" --trace "$out/stall-$name-steady.csv"
+  rm -rf "$cache"; mkdir -p "$cache"
+  NBODYLAB_KERNEL_CACHE=$cache step "stall-$name-cold" "${lab[@]}" --script toggle-every-second.json \
+    --trace "$out/stall-$name-cold.csv"
+  NBODYLAB_KERNEL_CACHE=$cache step "stall-$name-disk" "${lab[@]}" --script toggle-every-second.json \
+    --trace "$out/stall-$name-disk.csv"
+  rm -rf "$cache"
+  stall_figures "$out/stall-$name" >"$out/stall-$name.json"
+}
+
+# The figures of one stall configuration from its three traces, as JSON: steady and toggling frame
+# intervals (median, p95, every frame after the first), the ratio the target bounds (toggling p95 over
+# steady p95, target <= 1.5), the slowest toggling frame over the steady median (the issue's "no frame
+# longer than 1.5x a steady one"), and request-to-swap latencies: cold (the first swap with an empty
+# cache: compile and check), warm (the later swaps: the build is in memory) and from disk (the first
+# swap of the second run, whose cache the first one filled).
+stall_figures() {
+  python3 - "$1" <<'EOF'
+import csv, json, statistics, sys
+prefix = sys.argv[1]
+def rows(kind):
+    try:
+        with open(f"{prefix}-{kind}.csv") as f:
+            return list(csv.DictReader(f))
+    except OSError:
+        return []
+def q(values, p):
+    if not values: return None
+    v = sorted(values); i = p * (len(v) - 1); lo = int(i); hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (i - lo)
+def intervals(r): return [float(x["interval_ms"]) for x in r[1:]]  # the first frame carries the start-up
+def swaps(r): return [float(x["swap_latency_s"]) for x in r if x["swap"] == "accepted"]
+steady, cold, disk = rows("steady"), rows("cold"), rows("disk")
+s, t = intervals(steady), intervals(cold)
+fig = {"steady_frames": len(s), "toggling_frames": len(t),
+       "steady_median_ms": q(s, 0.5), "steady_p95_ms": q(s, 0.95),
+       "toggling_median_ms": q(t, 0.5), "toggling_p95_ms": q(t, 0.95), "toggling_max_ms": max(t) if t else None}
+if fig["steady_p95_ms"] and fig["toggling_p95_ms"]:
+    fig["p95_ratio"] = fig["toggling_p95_ms"] / fig["steady_p95_ms"]
+if fig["steady_median_ms"] and t:
+    fig["max_over_steady_median"] = max(t) / fig["steady_median_ms"]
+c, d = swaps(cold), swaps(disk)
+fig["swaps"] = len(c)
+fig["refused"] = sum(1 for x in cold if x["swap"] == "refused")
+fig["cold_swap_s"] = c[0] if c else None
+fig["warm_swap_median_s"] = statistics.median(c[1:]) if len(c) > 1 else None
+fig["warm_swap_max_s"] = max(c[1:]) if len(c) > 1 else None
+fig["disk_first_swap_s"] = d[0] if d else None
+print(json.dumps(fig, indent=1))
+EOF
+}
+
+# One summary line of a stall configuration, from its JSON.
+stall_row() {
+  python3 - "$1" <<'EOF' 2>/dev/null || echo "n/a"
+import json, sys
+f = json.load(open(sys.argv[1]))
+def ms(k): return "n/a" if f.get(k) is None else f"{f[k]:.2f}"
+def s(k): return "n/a" if f.get(k) is None else f"{f[k]:.3f} s"
+ratio = "n/a" if f.get("p95_ratio") is None else f"{f['p95_ratio']:.2f}x"
+worst = "n/a" if f.get("max_over_steady_median") is None else f"{f['max_over_steady_median']:.2f}x"
+print(f"steady {ms('steady_median_ms')}/{ms('steady_p95_ms')} ms, toggling {ms('toggling_median_ms')}/{ms('toggling_p95_ms')} ms "
+      f"(median/p95); p95 ratio {ratio} (target <= 1.5x); slowest frame {worst} the steady median; "
+      f"swap cold {s('cold_swap_s')}, warm {s('warm_swap_median_s')} (median of {max(f.get('swaps', 0) - 1, 0)}), "
+      f"from disk {s('disk_first_swap_s')}" + (f"; {f['refused']} refused" if f.get("refused") else ""))
+EOF
+}
+
 
 # The baseline build against this one, same machine, same run: each measurement alternates A B A B,
 # so drift in clocks or temperature hits both alike. Prints one row per figure with both medians.
@@ -206,6 +289,10 @@ run() {
     --size 1280x720 --out "$out/frames" --overwrite
 
   fi
+  if want stall; then
+    stall allpairs-65536 allpairs 65536
+    stall barneshut-1m barneshut "$big"
+  fi
   # compute-sanitizer on a small Barnes-Hut run (both builds, every traversal).
   if want sanitizer && command -v compute-sanitizer >/dev/null; then
     for tool in memcheck racecheck; do
@@ -279,6 +366,10 @@ run() {
       "$(figure "$out/$ab.json" "A/B on the same state" stage force speedup_high)" \
       "$(figure "$out/$ab.json" "A/B forces" quantity "B vs A: ||aB - aA|| / ||aA|| (median)" value)"
   done
+  if want stall; then
+    printf '%-58s %s\n' "stall, all-pairs n=65536, unroll 8<->32 every 1 s" "$(stall_row "$out/stall-allpairs-65536.json")"
+    printf '%-58s %s\n' "stall, Barnes-Hut n=$big, rsqrtf off<->on every 1 s" "$(stall_row "$out/stall-barneshut-1m.json")"
+  fi
   if ((${#compare_rows[@]})); then
     echo "----------------- baseline (base) vs this build (now), n=$big -----------------"
     printf '%s\n' "${compare_rows[@]}"

@@ -76,6 +76,9 @@ class Backend {
   virtual std::optional<ConfigureOutcome> poll_configure() { return std::nullopt; }
   // Builds in flight or just finished (the panel's progress line).
   virtual std::vector<BuildProgress> builds() const { return {}; }
+  // The kernel variant that runs now, in the words its builds are labelled with (BuildProgress::label);
+  // "" for backends without kernel variants (the CPU ones).
+  virtual std::string variant_label() const { return {}; }
 
   // A/B (sim/comparison.hpp): B is another configuration of this backend's algorithm (its toggles, and
   // theta for Barnes-Hut; dt and softening resolved as for A). set_comparison() builds and checks B's

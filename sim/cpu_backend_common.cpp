@@ -102,7 +102,7 @@ StepStats CpuBackendBase::step() {
     finite = finite && std::isfinite(x[i] + y[i] + z[i] + vx[i] + vy[i] + vz[i]);
   }
   integrate_ms += second_half.elapsed_ms();
-  add_stage_time(stats, "integrate", integrate_ms);
+  add_stage_time(stats, stage_name(Stage::integrate), integrate_ms);
 
   if (!finite && !stats.non_finite) {
     stats.non_finite = true;

@@ -596,7 +596,7 @@ class CpuBarnesHut final : public CpuBackendBase {
     stats.has_tree = true;
     const StageClock build_clock;
     tree_valid_ = tree_.build(bodies_);
-    add_stage_time(stats, "tree build", build_clock.elapsed_ms());
+    add_stage_time(stats, stage_name(Stage::tree_build), build_clock.elapsed_ms());
     if (!tree_valid_) {
       // No tree can hold a NaN: report it and leave accelerations that keep the state visibly broken.
       std::fill(accel_x_.begin(), accel_x_.end(), std::numeric_limits<float>::quiet_NaN());
@@ -624,7 +624,7 @@ class CpuBarnesHut final : public CpuBackendBase {
 
     const StageClock summarize_clock;
     tree_.summarize();
-    add_stage_time(stats, "summarize", summarize_clock.elapsed_ms());
+    add_stage_time(stats, stage_name(Stage::summarize), summarize_clock.elapsed_ms());
 
     const StageClock force_clock;
     const auto theta = static_cast<float>(opening_angle_);
@@ -653,7 +653,7 @@ class CpuBarnesHut final : public CpuBackendBase {
         touched_max = std::max(touched_max, counts.touched);
       }
     }
-    add_stage_time(stats, "force", force_clock.elapsed_ms());
+    add_stage_time(stats, stage_name(Stage::force), force_clock.elapsed_ms());
 
     stats.interactions += static_cast<double>(body_interactions + cell_interactions);
     stats.tree.max_depth = tree_.max_depth();

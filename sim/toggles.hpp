@@ -272,6 +272,12 @@ struct ToggleValues {
   bool operator==(const ToggleValues&) const = default;
 };
 
+// One toggle's value as the CLI and JSON write it: "on"/"off", a choice's name, or the number.
+std::string toggle_value_text(const ToggleDef& toggle, int value);
+// The toggles of `algorithm` where `to` differs from `from`, as "key=value" joined by ", " ("unroll=128,
+// layout=soa"); "" when none differs. What a trace and a tour step name a variant change by.
+std::string toggle_changes(const ToggleValues& from, const ToggleValues& to, Algorithm algorithm);
+
 // The settings one click away from `t` for `algorithm`'s toggles: each flag flipped, each choice moved
 // to the one before or after it, each number moved one step down or up (within range). What the lab
 // compiles in the background after a switch, so the next click most likely finds its build ready.
