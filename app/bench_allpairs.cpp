@@ -8,6 +8,8 @@
 
 #include "cuda/allpairs_backend.hpp"
 #include "cuda/device.hpp"
+#include "cuda/kernel_engine.hpp"
+#include "cuda/sass_analysis.hpp"
 #include "physics/gravity.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/error.hpp"
@@ -166,6 +168,14 @@ std::string describe_bench(const AllPairsBenchOptions& o, const Harness& h) {
 
 }  // namespace
 
+SampledRung time_single_thread_rung(const AllPairsBenchOptions& options) {
+  AllPairsBenchOptions o = options;
+  o.validation_sample = 0;
+  Harness h(o, o.n);
+  const Measured m = h.measure(ladder_toggles(0));
+  return {m.ms, m.i_count, h.n()};
+}
+
 Table run_ladder(const AllPairsBenchOptions& options) {
   Harness h(options, options.n);
   std::optional<ClockMeasurement> clock;
@@ -181,6 +191,7 @@ Table run_ladder(const AllPairsBenchOptions& options) {
   if (clock) t.column("peak_pct_clock", "% peak@clk");
   t.column("error_rms", "err rms").column("error_max", "err max").column("tutorial", "tutorial x (CC 1.3/2.0/3.0)")
       .column("registers", "regs").column("spill_bytes", "spill B").column("ptx_per_interaction", "PTX/int")
+      .column("instructions_per_interaction", "instr/int").column("issue_pct", "% issue")
       .column("grid", "grid").column("variant", "variant");
 
   std::vector<Measured> measured;
@@ -198,6 +209,7 @@ Table run_ladder(const AllPairsBenchOptions& options) {
                           std::string(rung.name) + "  " + format("%.3f ms", ms[r]));
     if (rung.kept) last_kept = r;
   }
+  std::string sources;  // where the instruction counts come from
   auto emit = [&](const std::string& label, std::size_t r) {
     const LadderRung& rung = kLadder[r];
     const Measured& m = measured[r];
@@ -214,8 +226,20 @@ Table run_ladder(const AllPairsBenchOptions& options) {
     }
     add_error_cells(t, m);
     t.add(tutorial_text(rung)).add(static_cast<double>(m.force.registers), 0)
-        .add(static_cast<double>(std::max(m.force.spill_bytes, 0)), 0).add(loop_instructions_per_interaction(m.force), 2)
-        .add(grid_text(m.launch)).add(m.variant);
+        .add(static_cast<double>(std::max(m.force.spill_bytes, 0)), 0).add(loop_instructions_per_interaction(m.force), 2);
+    // The issue-slot ceiling this rung's own hot loop implies (sass_analysis.hpp), at the measured clock
+    // when there is one, else the driver's peak; the single-thread rung issues from one warp, so none.
+    if (m.force.instructions_per_interaction > 0 && r != 0) {
+      const double mhz = clock ? clock->sm_clock_mhz : h.device().clock_mhz;
+      const double ceiling = issue_ceiling(h.device().sm_count, mhz, m.force.instructions_per_interaction);
+      t.add(m.force.instructions_per_interaction, 2).add(100.0 * h.interactions() / (m.ms * 1e-3) / ceiling, 1);
+    } else {
+      if (m.force.instructions_per_interaction > 0) t.add(m.force.instructions_per_interaction, 2);
+      else t.add_empty();
+      t.add_empty();
+    }
+    t.add(grid_text(m.launch)).add(m.variant);
+    if (sources.empty() && !m.force.instruction_source.empty()) sources = m.force.instruction_source;
   };
   for (std::size_t r = 0; r < kLadder.size(); ++r) {
     emit(std::to_string(r), r);
@@ -242,6 +266,11 @@ Table run_ladder(const AllPairsBenchOptions& options) {
   t.note("err: relative force error |a - a_ref| / |a_ref| against the double-precision direct sum on " +
          std::to_string(options.validation_sample) + " bodies (RMS and max)");
   t.note("PTX/int: PTX instructions per interaction in the hot loop (nbodylab kernels --list shows the mix)");
+  if (!sources.empty())
+    t.note("instr/int: issued instructions per interaction in the hot loop, from " + sources +
+           "; % issue: the measured rate against SMs x 128 instructions per clock x " +
+           (clock ? format("%.0f MHz (measured)", clock->sm_clock_mhz) : std::to_string(h.device().clock_mhz) + " MHz (peak)") +
+           " / instr/int, the most this loop could run at");
   return t;
 }
 
@@ -345,10 +374,26 @@ Table clock_table(const ClockMeasurement& clock) {
   row("FP32 ceiling at peak clock", 2 * lanes * clock.reported_max_mhz * 1e6, "flop/s", true);
   row("FP32 ceiling at measured clock", 2 * lanes * clock.sm_clock_mhz * 1e6, "flop/s", true);
   // Every instruction, FP32 or not, takes an issue slot: one warp instruction per clock per SM
-  // sub-partition, i.e. `lanes` thread-instructions per clock. An interaction needs 13 at best
-  // (3 FADD, 3 FFMA, MUFU.RSQ, 3 FMUL, 3 FFMA); the best variant's SASS has 13.25 (a quarter LDS.128).
-  row("interactions/s ceiling at 13.25 instructions, measured clock", lanes * clock.sm_clock_mhz * 1e6 / 13.25, "1/s", true);
+  // sub-partition, i.e. 128 thread-instructions per clock per SM. An interaction needs 13 at best
+  // (3 FADD, 3 FFMA, MUFU.RSQ, 3 FMUL, 3 FFMA); the count here is the default variant's own hot loop.
+  const AllPairsVariant best = select_allpairs_variant(ToggleValues{}, 0.01);
+  KernelEngine engine;
+  std::string why_not_sass;
+  const auto loop = hot_loop(*engine.compile(best.source), kAllPairsForceKernel, &why_not_sass);
+  if (loop) {
+    const double per = loop->per_interaction();
+    char label[160];
+    std::snprintf(label, sizeof label, "interactions/s ceiling at %.2f instructions (%s), measured clock", per,
+                  loop->source.c_str());
+    row(label, issue_ceiling(device->sm_count, clock.sm_clock_mhz, per), "1/s", true);
+  }
   row("measured over", clock.seconds, "s");
+  if (loop) {
+    t.note("instructions per interaction: the hot loop of the default variant (" + best.description + "), from " +
+           loop->source + (why_not_sass.empty() ? "" : " (" + why_not_sass + ")"));
+  } else {
+    t.note("no issue-slot ceiling: the default variant's force kernel has no loop of interactions to count");
+  }
   t.note(device->name + ", " + std::to_string(device->sm_count) + " SMs x " + std::to_string(device->fp32_lanes_per_sm) +
          " FP32 lanes; clock64() cycles per microsecond of %globaltimer in each block, median over " +
          std::to_string(clock.blocks) + " blocks filling every SM");

@@ -43,6 +43,16 @@ struct AllPairsBenchOptions {
 
 Table run_ladder(const AllPairsBenchOptions& options);
 
+// The single-thread rung (kLadder[0]) timed as the ladder times it: its first single_thread_budget / n
+// bodies against all n, the time scaled by n / that. For the tour's live figure of the N-threads step.
+// Needs a GPU (throws Error without one); takes about a second.
+struct SampledRung {
+  double ms = 0;                 // one force pass over all n bodies, scaled
+  std::size_t timed_bodies = 0;  // the bodies whose forces were timed
+  std::size_t n = 0;
+};
+SampledRung time_single_thread_rung(const AllPairsBenchOptions& options);
+
 struct SweepSpace {
   std::vector<int> unroll{4, 8, 16, 32, 64};
   std::vector<int> block_size{128, 256, 512};

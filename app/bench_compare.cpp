@@ -8,6 +8,7 @@
 #include "app/simulation.hpp"
 #include "sim/comparison.hpp"
 #include "sim/error.hpp"
+#include "sim/ladder.hpp"
 
 namespace nbl {
 
@@ -30,6 +31,23 @@ Settings with_changes(const Settings& base, const std::string& text, const std::
       }
       if (used != value.size()) throw InputError(option + ": theta takes a number (got \"" + value + "\")");
       s.opening_angle = theta;
+      continue;
+    }
+    if (key == "rung") {
+      // The all-pairs toggles of one ladder rung (sim/ladder.hpp); later items change them further.
+      std::size_t used = 0;
+      long rung = -1;
+      try {
+        rung = std::stol(value, &used);
+      } catch (const std::exception&) {
+      }
+      if (used != value.size() || rung < 0 || rung >= static_cast<long>(kLadder.size()))
+        throw InputError(option + ": rung takes a ladder rung, 0 to " + std::to_string(kLadder.size() - 1) +
+                         " (got \"" + value + "\")");
+      if (s.algorithm != Algorithm::allpairs)
+        throw InputError(option + ": the ladder's rungs are all-pairs variants; this run is " +
+                         std::string(to_string(s.algorithm)) + " (--algo)");
+      s.toggles = ladder_toggles(static_cast<std::size_t>(rung));
       continue;
     }
     const ToggleDef* def = find_toggle(key);

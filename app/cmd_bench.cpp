@@ -126,6 +126,28 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
       .add(*std::max_element(totals.begin(), totals.end()), 3).add(100.0, 1).add_empty();
   tables.push_back(stages);
 
+  // A long run in eighths: does the step slow down as the system evolves (ejecta widening the box)?
+  if (r.steps.size() >= 100) {
+    Table over("Over the run: ms per step in eighths of the " + std::to_string(r.steps.size()) + " measured steps");
+    over.column("part", "part").column("first_step", "from step").column("ms", "ms/step (median)")
+        .column("ratio", "x first part").column("max_depth", "tree depth");
+    const std::size_t parts = 8, per = r.steps.size() / parts;
+    double first = 0;
+    for (std::size_t p = 0; p < parts; ++p) {
+      std::vector<double> ms, depth;
+      for (std::size_t k = p * per; k < (p + 1 == parts ? r.steps.size() : (p + 1) * per); ++k) {
+        ms.push_back(r.steps[k].total_ms);
+        depth.push_back(r.steps[k].tree.max_depth);
+      }
+      const double m = median(ms);
+      if (p == 0) first = m;
+      over.row().add(static_cast<double>(p + 1), 0).add(static_cast<double>(p * per + 1), 0).add(m, 3)
+          .add(first > 0 ? m / first : 0.0, 3).add(median(depth), 0);
+    }
+    over.note("medians of each part's steps (CUDA events on a GPU); the warm-up steps are not in the first part");
+    tables.push_back(over);
+  }
+
   Table summary("Summary");
   summary.column("quantity", "quantity").column("value", "value");
   auto text_row = [&](const std::string& q, const std::string& v) { summary.row().add(q).add(v); };
@@ -162,6 +184,7 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
     sci_row("  (sampled potential: +- one standard error)", err);
   }
   number_row("virial ratio 2K/|W| at end", r.energy_end.virial_ratio(), 3);
+  text_row("energy method", r.energy_end.method);
   if (r.force_error) {
     const ForceError& f = *r.force_error;
     sci_row("force error: relative norm", f.relative_norm);
@@ -169,6 +192,13 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
     sci_row("force error: median", f.median);
     sci_row("force error: 99th percentile", f.p99);
     sci_row("force error: max", f.max);
+    // The same errors against the sample's RMS acceleration: unlike the per-body figures they stay
+    // meaningful where the pulls on a body cancel (sim/diagnostics.hpp).
+    sci_row("force error / RMS accel: RMS", f.normalized_rms);
+    sci_row("force error / RMS accel: median", f.normalized_median);
+    sci_row("force error / RMS accel: 99th percentile", f.normalized_p99);
+    sci_row("force error / RMS accel: max", f.normalized_max);
+    sci_row("RMS acceleration of the sample", f.reference_rms);
     number_row("force error: bodies sampled", static_cast<double>(f.count), 0);
     if (f.non_finite) text_row("force error", "NaN or inf in the forces");
   }
@@ -227,7 +257,7 @@ Command add_bench_command(CLI::App& root) {
   auto compare = std::make_shared<std::vector<std::string>>();
   bench->add_option("--compare", *compare,
                     "A/B: two sets of changes on top of the other options, e.g. --compare \"unroll=8\" \"unroll=128\" "
-                    "(toggles by key, theta=X): B's forces are computed from A's state every step, timed and compared")
+                    "(toggles by key, theta=X, rung=N for a ladder rung's toggles): B's forces are computed from A's state every step, timed and compared")
       ->expected(2)
       ->type_name("A B");
   bench->add_option("--json", *json_file, "Also write the tables as JSON to this file");

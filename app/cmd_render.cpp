@@ -6,6 +6,7 @@
 #include "app/commands.hpp"
 #include "app/headless_render.hpp"
 #include "app/run_options.hpp"
+#include "app/script.hpp"
 #include "app/view_options.hpp"
 
 namespace nbl {
@@ -17,6 +18,7 @@ Command add_render_command(CLI::App& root) {
     RenderJob job;
     std::string size = "1920x1080";
     bool no_interop = false;
+    std::string script;
   };
   auto state = std::make_shared<State>();
   CLI::App* app = root.add_subcommand(
@@ -38,6 +40,11 @@ Command add_render_command(CLI::App& root) {
   app->add_option("--warmup", job.warmup_frames, "Frames the benchmark leaves out at the start")->capture_default_str();
   app->add_option("--report", job.report_file, "Write the benchmark figures to this JSON file");
   app->add_flag("--no-interop", state->no_interop, "Copy the bodies through host memory even when CUDA-GL interop works");
+  app->add_option("--script", state->script,
+                  "Drive the render from this JSON script (docs/scripts.md): settings, pause, screenshots, quit")
+      ->type_name("FILE");
+  app->add_option("--trace", job.trace_file, "Write one CSV row per frame: timings, steps, kernel builds, swaps")
+      ->type_name("FILE.csv");
   app->add_option("--yaw", job.yaw_deg, "Camera yaw around the z axis, degrees")->capture_default_str()->group("Camera");
   app->add_option("--pitch", job.pitch_deg, "Camera elevation above the xy plane, degrees")->capture_default_str()->group("Camera");
   app->add_option("--zoom", job.zoom, "Closer (>1) or farther (<1) than the fit to the bodies")->capture_default_str()->group("Camera");
@@ -60,6 +67,7 @@ Command add_render_command(CLI::App& root) {
             job.save_file = state->run.save_file();
             job.allow_interop = !state->no_interop;
             job.record.fps = job.video_fps;
+            if (!state->script.empty()) job.script = load_script(state->script);
             const RenderReport report = render_frames(job, std::cout);
             if (report.picture && !passes(*report.picture)) {
               std::cerr << "nbodylab render: the last frame fails the image check: " << describe(*report.picture) << "\n";

@@ -14,7 +14,11 @@
 #include <sstream>
 #include <vector>
 
+#include "app/frame_trace.hpp"
+#include "app/script_runner.hpp"
+#include "app/settings_editor.hpp"
 #include "app/simulation.hpp"
+#include "app/stats_history.hpp"
 #include "app/text_format.hpp"
 #include "render/egl_context.hpp"
 #include "render/gl_objects.hpp"
@@ -33,11 +37,63 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
 
+// What a script does in `render`: settings through the panel's editor, pause, screenshots of the
+// rendered frame, the stats, an early end. No panel, keys or mouse, and no A/B (render_cannot).
+class RenderScriptTarget : public ScriptTarget {
+ public:
+  RenderScriptTarget(Simulation& simulation, SettingsEditor& editor, const LabStats& stats, std::ostream& log)
+      : simulation_(simulation), editor_(editor), stats_(stats), log_(log) {}
+
+  std::string cannot(ScriptAction action) const override { return render_cannot(action); }
+  SettingsEditor& editor() override { return editor_; }
+  void restart() override {
+    if (editor_.restart_pending(simulation_.settings())) editor_.request_restart();
+    else simulation_.reset();
+    restarted_ = true;
+  }
+  void screenshot(const std::filesystem::path& file) override { screenshots_.push_back(file); }
+  void print_stats() override { log_ << stats_line(frame_, seconds_, stats_, simulation_) << std::flush; }
+  void set_paused(bool paused) override { paused_ = paused; }
+  void quit() override { quit_ = true; }
+  // render_cannot() refuses these before the render starts; they are here only to complete the interface.
+  void press_key(int, bool) override { throw Error(render_cannot(ScriptAction::key)); }
+  void drag(MouseButton, std::optional<std::array<float, 2>>, std::array<float, 2>, int) override {
+    throw Error(render_cannot(ScriptAction::drag));
+  }
+  void scroll(std::optional<std::array<float, 2>>, float) override { throw Error(render_cannot(ScriptAction::wheel)); }
+  void ab_start(const SettingsChange&) override { throw Error(render_cannot(ScriptAction::ab_start)); }
+  void ab_stop() override { throw Error(render_cannot(ScriptAction::ab_stop)); }
+  void ab_swap() override { throw Error(render_cannot(ScriptAction::ab_swap)); }
+  void ab_make_current() override { throw Error(render_cannot(ScriptAction::ab_make_current)); }
+  // No panel for the tour's window: the step's algorithm and toggles, so a lecture renders offline.
+  void tour(TourKind kind, std::size_t step) override { apply_tour_step(kind, step, editor_); }
+
+  void at(int frame, double seconds) {
+    frame_ = frame;
+    seconds_ = seconds;
+  }
+  bool paused() const { return paused_; }
+  bool quit_requested() const { return quit_; }
+  bool take_restarted() { return std::exchange(restarted_, false); }
+  std::vector<std::filesystem::path> take_screenshots() { return std::exchange(screenshots_, {}); }
+
+ private:
+  Simulation& simulation_;
+  SettingsEditor& editor_;
+  const LabStats& stats_;
+  std::ostream& log_;
+  int frame_ = 0;
+  double seconds_ = 0;
+  bool paused_ = false, quit_ = false, restarted_ = false;
+  std::vector<std::filesystem::path> screenshots_;
+};
+
 FrameSplit split(std::vector<double> values, int skip) {
   if (static_cast<int>(values.size()) > skip) values.erase(values.begin(), values.begin() + skip);
   if (values.empty()) return {};
   std::sort(values.begin(), values.end());
-  return {values[values.size() / 2], values[std::min(values.size() - 1, values.size() * 9 / 10)]};
+  return {values[values.size() / 2], values[std::min(values.size() - 1, values.size() * 9 / 10)],
+          values[std::min(values.size() - 1, values.size() * 95 / 100)]};
 }
 
 void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, std::ostream& log) {
@@ -49,6 +105,10 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
   log << "benchmark: " << with_commas(r.bodies) << " bodies, " << job.size.width << "x" << job.size.height << ", "
       << job.settings.steps_per_frame << " step(s)/frame, medians over " << r.frames_rendered - skipped << " frames after "
       << skipped << " warm-up\n";
+  char head[200];
+  std::snprintf(head, sizeof head, "  FPS %.1f: wall-clock frame interval %.3f ms median, p95 %.3f ms%s\n", r.fps(),
+                r.interval.median, r.interval.p95, job.out.empty() ? "" : " (with readback and encode)");
+  log << head;
   line("simulate", r.simulate);
   line("vertices", r.vertices, std::string("  ") + to_string(r.path));
   line("render", r.render, "  (glFinish)");
@@ -60,17 +120,16 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
     line("capture", r.capture, "  (--record: readback ring + hand-off, in the frame loop; " +
                                    std::to_string(r.recorded.dropped) + " dropped)");
   char text[200];
-  std::snprintf(text, sizeof text, "  interactive frame (simulate + vertices + render): %.3f ms = %.1f FPS\n", r.interactive.median,
-                r.interactive.median > 0 ? 1000.0 / r.interactive.median : 0.0);
+  std::snprintf(text, sizeof text, "  diagnostic, the parts' sum (simulate + vertices + render): %.3f ms (not the FPS: parts may overlap)\n",
+                r.interactive.median);
   log << text;
-  std::snprintf(text, sizeof text, "  whole frame with readback and encode: %.3f ms = %.1f FPS\n", r.total.median,
-                r.total.median > 0 ? 1000.0 / r.total.median : 0.0);
+  std::snprintf(text, sizeof text, "  diagnostic, the parts' sum with readback and encode: %.3f ms\n", r.total.median);
   log << text;
 }
 
 void write_report(const RenderReport& r, const RenderJob& job, const std::string& file) {
   using nlohmann::json;
-  auto part = [](const FrameSplit& s) { return json{{"median_ms", s.median}, {"p90_ms", s.p90}}; };
+  auto part = [](const FrameSplit& s) { return json{{"median_ms", s.median}, {"p90_ms", s.p90}, {"p95_ms", s.p95}}; };
   json j{{"bodies", r.bodies},
          {"backend", r.backend},
          {"context", r.context},
@@ -94,12 +153,31 @@ void write_report(const RenderReport& r, const RenderJob& job, const std::string
          {"picture_local_contrast", r.picture ? json(r.picture->local_contrast) : json(nullptr)},
          {"picture_content_share", r.picture ? json(r.picture->content_share) : json(nullptr)},
          {"interactive_frame", part(r.interactive)},
+         {"frame_interval", part(r.interval)},
+         {"fps", r.fps()},
+         // The parts' sum as a rate: a diagnostic kept for comparing with earlier builds' reports.
          {"interactive_fps", r.interactive.median > 0 ? 1000.0 / r.interactive.median : 0.0},
          {"total", part(r.total)}};
   write_file_atomically(file, j.dump(2) + "\n");
 }
 
 }  // namespace
+
+std::string render_cannot(ScriptAction action) {
+  switch (action) {
+    case ScriptAction::key:
+    case ScriptAction::drag:
+    case ScriptAction::wheel:
+      return "render has no panel, keys or mouse (its camera follows --yaw, --pitch, --zoom, --orbit); run the script "
+             "in the lab instead: nbodylab --offscreen --script FILE";
+    case ScriptAction::ab_start:
+    case ScriptAction::ab_stop:
+    case ScriptAction::ab_swap:
+    case ScriptAction::ab_make_current:
+      return "render runs one variant; A/B comparison is the lab's (nbodylab --offscreen --script FILE)";
+    default: return "";
+  }
+}
 
 void validate(const RenderJob& job) {
   if (job.frames < 1 || job.frames > 1000000) throw InputError("--frames must lie in [1, 1000000] (got " + std::to_string(job.frames) + ")");
@@ -133,6 +211,8 @@ void validate(const RenderJob& job) {
   check_output_file(job.report_file, "--report");
   if (!job.record.target.empty()) Recorder::check(job.record);
   check_output_file(job.save_file, "--save");
+  check_output_file(job.trace_file, "--trace");
+  if (job.script) ScriptRunner(*job.script).check(render_cannot);
   if (const std::string missing = missing_ffmpeg_message(job.out, "--out"); !missing.empty()) throw Error(missing);
 }
 
@@ -156,7 +236,7 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   if (!simulation.notice().empty()) log << "  " << simulation.notice() << "\n";
 
   SceneView scene(job.allow_interop);
-  GlRenderTarget target(job.size.width, job.size.height, GL_RGBA8);
+  GlRenderTarget frame_target(job.size.width, job.size.height, GL_RGBA8);
   const Viewport viewport{0, 0, job.size.width, job.size.height};
   OrbitCamera camera;
   camera.set_angles(job.yaw_deg, job.pitch_deg);
@@ -170,22 +250,57 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     log << "  recording to " << recorder->describe() << "\n";
   }
 
-  std::vector<double> simulate, vertices, render, readback, encode, interactive, total, follow, exposure;
+  // Settings reach the simulation as the lab's do (a script's edits; kernel builds beside the running code).
+  SettingsEditor editor(simulation.settings());
+  LabStats stats;
+  FrameTrace trace;
+  std::optional<ScriptRunner> script;
+  if (job.script) script.emplace(*job.script);
+  RenderScriptTarget target(simulation, editor, stats, log);
+  const bool tracing = job.script || !job.trace_file.empty();
+  const auto session_start = Clock::now();
+
+  std::vector<double> simulate, vertices, render, readback, encode, interactive, total, interval, follow, exposure;
+  auto previous_start = Clock::now();
   for (int frame = 0; frame < job.frames; ++frame) {
     const auto frame_start = Clock::now();
+    if (frame > 0) interval.push_back(std::chrono::duration<double, std::milli>(frame_start - previous_start).count());
+    previous_start = frame_start;
+    FrameRecord record;
+    record.frame = frame;
+    if (script) {
+      const double seconds = std::chrono::duration<double>(frame_start - session_start).count();
+      target.at(frame, seconds);
+      for (ScriptAction a : script->run_due(frame, seconds, target))
+        record.script += (record.script.empty() ? "" : "+") + std::string(to_string(a));
+    }
+    std::optional<ConfigureOutcome> swapped = simulation.poll();
+    if (swapped && !swapped->accepted) {
+      log << "  frame " << frame << ": not applied: " << swapped->label << ": " << swapped->message << "\n";
+      editor.refused(simulation);
+    }
+    bool restarted = false;
+    if (auto refused = editor.sync(simulation, &restarted, /*asynchronous=*/true))
+      log << "  frame " << frame << ": not applied: " << *refused << "\n";
+    if (target.take_restarted() || restarted) stats.clear_steps();
+
     // Frame 0 shows the initial conditions; every later frame is steps_per_frame steps further.
     auto start = Clock::now();
-    if (frame > 0) {
-      for (int s = 0; s < job.settings.steps_per_frame; ++s) {
-        if (simulation.step().non_finite)
+    if (frame > 0 && !target.paused()) {
+      for (int s = 0; s < simulation.settings().steps_per_frame; ++s) {
+        StepStats step = simulation.step();
+        if (step.non_finite)
           throw Error("NaN or inf appeared in the bodies at frame " + std::to_string(frame) + " (t = " +
                       std::to_string(simulation.time()) + "); " + std::to_string(report.frames_written) +
                       " frame(s) were written. A smaller --dt or a larger --eps keeps close encounters finite.");
+        ++record.steps;
+        if (s + 1 == simulation.settings().steps_per_frame) stats.record_step(step);
       }
     }
     simulate.push_back(ms_since(start));
 
-    scene.update(simulation.backend(), job.settings.view, {simulation.time(), simulation.body_groups()});
+    const ViewSettings& view = editor.draft().view;
+    scene.update(simulation.backend(), view, {simulation.time(), simulation.body_groups()});
     vertices.push_back(scene.vertices().update_ms());
     if (frame == 0) {
       camera.fit(scene.measure_extent());
@@ -195,25 +310,37 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
       log << "  vertices: " << to_string(report.path)
           << (report.interop_note.empty() ? "" : " (" + report.interop_note + ")") << "\n";
     }
-    scene.follow(camera, job.settings.view, /*wait_for_newest=*/true);
+    scene.follow(camera, view, /*wait_for_newest=*/true);
     follow.push_back(scene.follow_cpu_ms());
     camera.set_angles(camera.yaw_deg() + (frame > 0 ? job.orbit_deg_per_frame : 0.0f), camera.pitch_deg());
 
     start = Clock::now();
-    scene.draw(camera, job.settings.view, viewport, target.framebuffer(), 1.0 / job.video_fps);
+    scene.draw(camera, view, viewport, frame_target.framebuffer(), 1.0 / job.video_fps);
     glFinish();
     if (const std::string gl_error = take_gl_error(); !gl_error.empty())
       throw GlError("OpenGL error while drawing frame " + std::to_string(frame) + ": " + gl_error);
     render.push_back(ms_since(start));
     exposure.push_back(scene.exposure_gpu_ms());
-    if (recorder) recorder->capture(target.framebuffer(), viewport);
+    if (recorder) recorder->capture(frame_target.framebuffer(), viewport);
 
     // The synchronous readback `--out` and the image check need; the recorder reads back on its own.
     const bool last = frame + 1 == job.frames;
-    Image image;
     start = Clock::now();
-    if (sink || (!recorder && job.benchmark) || (last && job.check_picture)) image = read_pixels(target.framebuffer(), viewport);
-    readback.push_back(ms_since(start));
+    // Read back only what is written (frames or a script's screenshot): a benchmark without --out
+    // shows the frame and moves on.
+    std::vector<std::filesystem::path> shots = target.take_screenshots();
+    const bool needed = sink || !shots.empty() || (last && job.check_picture);
+    Image image;
+    if (needed) image = read_pixels(frame_target.framebuffer(), viewport);
+    readback.push_back(needed ? ms_since(start) : 0.0);
+    for (const std::filesystem::path& file : shots) {
+      try {
+        write_png(file, image);
+      } catch (const Error& e) {
+        throw Error("the script's screenshot was not saved: " + std::string(e.what()));
+      }
+      log << "  frame " << frame << ": screenshot saved to " << file.string() << "\n";
+    }
     if (last && job.check_picture) report.picture = picture_detail(image);
 
     start = Clock::now();
@@ -225,7 +352,34 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     interactive.push_back(simulate.back() + vertices.back() + follow.back() + render.back());
     total.push_back(ms_since(frame_start));
     ++report.frames_rendered;
+    stats.record_frame({simulate.back(), vertices.back(), render.back(), 0.0, total.back()});
+    if (tracing) {
+      record.wall_s = std::chrono::duration<double>(Clock::now() - session_start).count();
+      record.interval_ms = total.back();  // frames follow each other: a frame's time is the interval
+      record.simulate_ms = simulate.back();
+      record.vertices_ms = vertices.back();
+      record.render_ms = render.back();
+      record.building = simulation.building() || swapped.has_value();
+      if (simulation.building()) {
+        const std::vector<BuildProgress> builds = simulation.builds();
+        if (!builds.empty()) {
+          record.build_state = to_string(builds.back().state);
+          record.build_label = builds.back().label;
+        }
+      }
+      record.variant = simulation.backend().variant_label();
+      if (record.variant.empty()) record.variant = simulation.backend().name();
+      if (swapped) {
+        record.swap = swapped->accepted ? "accepted" : "refused";
+        record.swap_latency_s = swapped->latency_s;
+      }
+      trace.record(std::move(record));
+    }
     if (!job.benchmark && (frame + 1) % 50 == 0) log << "  frame " << frame + 1 << " / " << job.frames << "\n";
+    if (target.quit_requested()) {
+      log << "  the script quit at frame " << frame << "\n";
+      break;
+    }
   }
   if (sink) sink->finish();
   if (recorder) {
@@ -246,12 +400,24 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   report.total = split(total, skip);
   report.follow = split(follow, skip);
   report.exposure = split(exposure, skip);
+  // interval[k]: from frame k's start to frame k + 1's (the last one's ends with the loop), so the same
+  // frames as the parts after the warm-up.
+  interval.push_back(std::chrono::duration<double, std::milli>(Clock::now() - previous_start).count());
+  report.interval = split(interval, skip);
   if (job.benchmark) print_benchmark(report, job, skip, log);
   if (!job.report_file.empty()) write_report(report, job, job.report_file);
   if (!job.out.empty()) log << "wrote " << report.frames_written << " frame(s) to " << job.out << "\n";
   if (report.picture) log << "image check of the last frame (t = " << simulation.time() << "): " << describe(*report.picture) << "\n";
   if (!job.save_file.empty())
     write_tipsy(job.save_file, simulation.bodies(), simulation.time(), static_cast<float>(simulation.softening()));
+  if (!job.trace_file.empty()) {
+    trace.write_csv(job.trace_file);
+    log << "trace: " << trace.records().size() << " frame(s) written to " << job.trace_file << "\n";
+  }
+  if (script) {
+    if (const std::string note = script->unfinished_note(report.frames_rendered); !note.empty()) log << "script: " << note << "\n";
+  }
+  if (tracing) trace.print_summary(log);
   return report;
 }
 

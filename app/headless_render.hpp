@@ -1,7 +1,8 @@
 // `nbodylab render`: frames without a window. An EGL context (no display needed), the same SceneView
 // the window draws through, an offscreen target, and the frames written as numbered PNGs or piped to
 // ffmpeg. With `benchmark`, it reports where each frame's time went: simulate / vertices / render /
-// readback / encode.
+// readback / encode. A script (app/script.hpp) can change settings, pause, take screenshots and end the
+// render early, as it does in the lab; `trace_file` records every frame as the lab's trace does.
 #pragma once
 #include <filesystem>
 #include <iosfwd>
@@ -10,6 +11,7 @@
 
 #include "app/frame_sinks.hpp"
 #include "app/recorder.hpp"
+#include "app/script.hpp"
 #include "app/view_options.hpp"
 #include "render/body_vertices.hpp"
 #include "render/picture_detail.hpp"
@@ -37,11 +39,13 @@ struct RenderJob {
   // the encoder thread: `--record null --benchmark` times the capture path on a machine without ffmpeg.
   RecordOptions record;      // record.target empty: not recording
   bool check_picture = false;  // the image check (render/picture_detail.hpp) on the last frame
+  std::optional<Script> script;  // drives the render (settings, pause, screenshots, quit)
+  std::string trace_file;        // one CSV row per frame (app/frame_trace.hpp), "" for none
 };
 
-// Median (and 90th percentile) milliseconds per frame of each part.
+// Median (and 90th and 95th percentile) milliseconds per frame of each part.
 struct FrameSplit {
-  double median = 0, p90 = 0;
+  double median = 0, p90 = 0, p95 = 0;
 };
 
 struct RenderReport {
@@ -57,12 +61,22 @@ struct RenderReport {
   FrameSplit capture;       // the recorder's cost in the frame loop (with --record)
   RecordStats recorded;
   std::optional<PictureDetail> picture;  // with check_picture: the last frame's
+  // The wall-clock interval from one frame's start to the next's: what "FPS" means (issue 16). The
+  // parts above can overlap or leave gaps; their sum (`interactive`) is only a diagnostic. Without
+  // --out nothing is read back, as in the window, where the frame is swapped instead.
+  FrameSplit interval;
+  double fps() const { return interval.median > 0 ? 1000.0 / interval.median : 0.0; }
 };
 
 // Checks the job before anything runs (InputError: bad frame count, missing --out, an output that
-// cannot be written, an unknown video extension, a folder that holds files without --overwrite; Error:
-// a video without ffmpeg). Called by render_frames; exposed for tests.
+// cannot be written, an unknown video extension, a folder that holds files without --overwrite, a
+// script entry render cannot run; Error: a video without ffmpeg). Called by render_frames; exposed for
+// tests.
 void validate(const RenderJob& job);
+
+// Why `render` cannot run a script's `action` ("" when it can): it has no panel, keys or mouse, and runs
+// one variant (A/B runs in the lab: `nbodylab --offscreen --script ...`).
+std::string render_cannot(ScriptAction action);
 
 // Renders the job; progress and the benchmark table go to `log`. Throws Error/InputError. With
 // check_picture the report holds the last frame's measure (the caller decides what a failure means).

@@ -7,9 +7,10 @@
 #include <imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <filesystem>
 
-#include "app/window.hpp"
+#include "app/surface.hpp"
 #include "sim/error.hpp"
 
 namespace nbl {
@@ -109,17 +110,33 @@ void apply_style(float scale, PanelTheme theme) {
 
 }  // namespace
 
-ImGuiLayer::ImGuiLayer(Window& window) {
+ImGuiLayer::ImGuiLayer(Surface& surface) : surface_(surface), glfw_(surface.glfw_window() != nullptr) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
-  ImGui::GetIO().IniFilename = nullptr;  // the layout is fixed; do not litter the working directory
-  content_scale_ = window.content_scale();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // the layout is fixed; do not litter the working directory
+  content_scale_ = surface.content_scale();
   apply_style(content_scale_, theme_);
   unicode_font_ = load_fonts(content_scale_, std::max(30.0f, 36.0f * content_scale_), &caption_font_);
-  if (!ImGui_ImplGlfw_InitForOpenGL(window.handle(), true) || !ImGui_ImplOpenGL3_Init("#version 450 core")) {
+  if (glfw_ && !ImGui_ImplGlfw_InitForOpenGL(surface.glfw_window(), true)) {
+    ImGui::DestroyContext();
+    throw Error("Dear ImGui could not start on this window");
+  }
+  if (!glfw_) {
+    io.BackendPlatformName = "nbodylab offscreen";
+    io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no mouse until a script moves one
+  }
+  if (!ImGui_ImplOpenGL3_Init("#version 450 core")) {
+    if (glfw_) ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();
     throw Error("Dear ImGui could not start on this OpenGL context");
   }
+}
+
+ImGuiLayer::~ImGuiLayer() {
+  ImGui_ImplOpenGL3_Shutdown();
+  if (glfw_) ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
 }
 
 void ImGuiLayer::set_look(float ui_scale, PanelTheme theme) {
@@ -140,17 +157,92 @@ void ImGuiLayer::rebuild() {
   ImGui_ImplOpenGL3_CreateFontsTexture();
 }
 
-ImGuiLayer::~ImGuiLayer() {
-  ImGui_ImplOpenGL3_Shutdown();
-  ImGui_ImplGlfw_Shutdown();
-  ImGui::DestroyContext();
-}
-
 void ImGuiLayer::begin_frame() {
   if (rebuild_pending_) rebuild();  // between frames: no draw list refers to the old atlas
   ImGui_ImplOpenGL3_NewFrame();
-  ImGui_ImplGlfw_NewFrame();
+  if (glfw_) ImGui_ImplGlfw_NewFrame();
+  else feed_offscreen_io();
+  apply_scripted_input();
   ImGui::NewFrame();
+}
+
+// What ImGui_ImplGlfw_NewFrame does for a window: the display's size and the time since the last frame.
+void ImGuiLayer::feed_offscreen_io() {
+  ImGuiIO& io = ImGui::GetIO();
+  const Viewport size = surface_.framebuffer();
+  const float scale = surface_.content_scale();
+  io.DisplaySize = ImVec2(static_cast<float>(size.width) / scale, static_cast<float>(size.height) / scale);
+  io.DisplayFramebufferScale = ImVec2(scale, scale);
+  const auto now = std::chrono::steady_clock::now();
+  const double dt = last_frame_ == std::chrono::steady_clock::time_point{}
+                        ? 1.0 / 60.0
+                        : std::chrono::duration<double>(now - last_frame_).count();
+  io.DeltaTime = static_cast<float>(std::max(dt, 1e-6));  // ImGui asserts a positive step
+  last_frame_ = now;
+}
+
+void ImGuiLayer::press_key(int glfw_key, bool ctrl) {
+  ScriptedInputFrame down;
+  down.key = glfw_key;
+  down.ctrl = ctrl;
+  scripted_.push_back(down);
+  scripted_.push_back({});  // released: the next press of the same key is a new press
+}
+
+void ImGuiLayer::drag(int button, float x, float y, float dx, float dy, int frames) {
+  frames = std::max(frames, 1);
+  // The mouse first moves to the start without a button: pressed where the real cursor was last seen (in a
+  // window), the jump would count as part of the drag.
+  ScriptedInputFrame hover;
+  hover.has_mouse = true;
+  hover.x = x;
+  hover.y = y;
+  scripted_.push_back(hover);
+  for (int i = 0; i <= frames; ++i) {  // pressed at the start, then one move per frame
+    ScriptedInputFrame f;
+    f.has_mouse = true;
+    f.x = x + dx * static_cast<float>(i) / static_cast<float>(frames);
+    f.y = y + dy * static_cast<float>(i) / static_cast<float>(frames);
+    f.button = button;
+    scripted_.push_back(f);
+  }
+  ScriptedInputFrame release;
+  release.has_mouse = true;
+  release.x = x + dx;
+  release.y = y + dy;
+  scripted_.push_back(release);
+}
+
+void ImGuiLayer::scroll(float x, float y, float steps) {
+  ScriptedInputFrame f;
+  f.has_mouse = true;
+  f.x = x;
+  f.y = y;
+  f.wheel = steps;
+  scripted_.push_back(f);
+}
+
+// After the platform's new frame (which, in a window, writes the real mouse and keys), so that the
+// script's input is what this frame sees. What the previous scripted frame held is released first.
+void ImGuiLayer::apply_scripted_input() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (applied_.key >= 0) {
+    io.KeysDown[applied_.key] = false;
+    io.KeyCtrl = io.KeysDown[GLFW_KEY_LEFT_CONTROL] || io.KeysDown[GLFW_KEY_RIGHT_CONTROL];
+  }
+  if (!glfw_ && applied_.button >= 0) io.MouseDown[applied_.button] = false;
+  if (!glfw_ && applied_.has_mouse && scripted_.empty()) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // the mouse leaves
+  applied_ = {};
+  if (scripted_.empty()) return;
+  applied_ = scripted_.front();
+  scripted_.pop_front();
+  if (applied_.key >= 0) {
+    io.KeysDown[applied_.key] = true;
+    if (applied_.ctrl) io.KeyCtrl = true;
+  }
+  if (applied_.has_mouse) io.MousePos = ImVec2(applied_.x, applied_.y);
+  if (applied_.button >= 0) io.MouseDown[applied_.button] = true;
+  io.MouseWheel += applied_.wheel;
 }
 
 void ImGuiLayer::render() {

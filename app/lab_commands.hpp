@@ -29,6 +29,11 @@ enum class LabCommand {
   toggle_follow,      // the camera following the bound bodies
   save_bookmark,      // the whole state, under the panel's bookmark name (app/bookmarks.hpp)
   load_bookmark,      // the panel's selected bookmark
+  tour_allpairs,    // the guided tour (app/tour.hpp): open it on the all-pairs ladder
+  tour_barneshut,   // ... or on the Barnes-Hut kernels
+  tour_next,
+  tour_previous,
+  tour_close,
 };
 
 struct KeyBinding {
@@ -43,6 +48,7 @@ struct KeyBinding {
 namespace keys {
 inline constexpr int space = 32, c = 67, f = 70, h = 72, p = 80, q = 81, r = 82, s = 83, v = 86;
 inline constexpr int f9 = 298, f10 = 299, f11 = 300, f12 = 301;
+inline constexpr int right = 262, left = 263, page_up = 266, page_down = 267;
 }  // namespace keys
 
 inline constexpr std::array kKeyBindings = {
@@ -60,6 +66,10 @@ inline constexpr std::array kKeyBindings = {
     KeyBinding{keys::f9, false, LabCommand::toggle_presenter, "F9", "presenter layout (compact panel, caption)"},
     KeyBinding{keys::f10, false, LabCommand::toggle_recording, "F10", "start or stop recording (View panel)"},
     KeyBinding{keys::q, true, LabCommand::quit, "Ctrl+Q", "quit"},
+    KeyBinding{keys::right, false, LabCommand::tour_next, "Right / Page Down", "tour: next step"},
+    KeyBinding{keys::page_down, false, LabCommand::tour_next, "", ""},
+    KeyBinding{keys::left, false, LabCommand::tour_previous, "Left / Page Up", "tour: previous step"},
+    KeyBinding{keys::page_up, false, LabCommand::tour_previous, "", ""},
 };
 
 // Mouse controls, for the same help listings.

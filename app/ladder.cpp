@@ -1,11 +1,14 @@
 #include "app/ladder.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <variant>
 #include <nlohmann/json.hpp>
 #include <utility>
 
 #include "app/bench_allpairs.hpp"
 #include "sim/error.hpp"
+#include "sim/ladder.hpp"
 
 namespace nbl {
 
@@ -14,7 +17,7 @@ namespace {
 // The ladder table's columns the panel has room for, by the bench table's keys, with short headings.
 constexpr std::pair<const char*, const char*> kPanelColumns[] = {
     {"name", "rung"},   {"ms", "ms"},         {"speedup", "x prev"},  {"cumulative", "x total"},
-    {"gflops", "GFLOP/s"}, {"peak_pct", "% peak"}, {"error_rms", "err rms"},
+    {"gflops", "GFLOP/s"}, {"peak_pct", "% peak"}, {"issue_pct", "% issue"}, {"error_rms", "err rms"},
 };
 
 }  // namespace
@@ -44,6 +47,17 @@ LadderTable run_ladder_table(const Settings& base, std::size_t n) {
     std::vector<std::string> row;
     for (std::size_t c : picked) row.push_back(bench.at(r, c).text);
     table.rows.push_back(std::move(row));
+  }
+  // The numbers behind the bar chart, for the rungs of kLadder (the rows after them are "best").
+  auto number = [&](std::size_t r, const char* key) {
+    for (std::size_t c = 0; c < keys.size(); ++c)
+      if (keys[c].get<std::string>() == key)
+        if (const double* v = std::get_if<double>(&bench.at(r, c).value)) return *v;
+    return std::nan("");
+  };
+  for (std::size_t r = 0; r < kLadder.size() && r < bench.rows(); ++r) {
+    table.speedup.push_back(number(r, "speedup"));
+    table.issue_pct.push_back(number(r, "issue_pct"));
   }
   const auto& notes = parsed.at("notes");
   if (!notes.empty()) table.note = notes.front().get<std::string>();  // what was measured, on which GPU

@@ -14,6 +14,9 @@ struct LadderTable {
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> rows;
   std::string note;  // how it was measured: n, device, repetitions
+  // Per rung of kLadder, in order (NaN where not measured): speed-up over the rung it builds on, and
+  // the measured rate as % of the issue-slot ceiling its own hot loop implies.
+  std::vector<double> speedup, issue_pct;
 };
 
 // Runs every rung on `n` bodies and returns the table. Throws Error when it cannot run (no GPU).

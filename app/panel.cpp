@@ -60,8 +60,8 @@ void build_line(const BuildProgress& b) {
   const bool bad = b.state == BuildState::refused;
   const bool done = b.state == BuildState::ready || b.state == BuildState::superseded;
   char text[320];
-  std::snprintf(text, sizeof text, "%s %s: %s (%.1f s)", bad ? "x" : done ? "ok" : "...", b.label.c_str(),
-                to_string(b.state), b.age_s);
+  std::snprintf(text, sizeof text, "%s %s (%.1f s)", bad ? "x" : done ? "ok" : "...",
+                build_phase_name(b.label, b.state).c_str(), b.age_s);
   wrapped(bad ? kError : done ? kGood : kWarning, text);
   if (!b.detail.empty()) tooltip(b.detail);
 }
@@ -290,6 +290,46 @@ void plot(const char* id, const Series& series, const std::string& overlay, floa
                    ImVec2(ImGui::GetContentRegionAvail().x, height));
 }
 
+// Relative energy drift against simulated time, each reading with its error bar (one standard error;
+// none when exact), and the zero line.
+void drift_plot(const std::deque<DriftPoint>& points, float height) {
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float width = ImGui::GetContentRegionAvail().x;
+  ImGui::Dummy(ImVec2(width, height));
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  draw->AddRectFilled(origin, ImVec2(origin.x + width, origin.y + height), ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);
+  if (points.empty()) return;
+  double lo = 0, hi = 0;
+  for (const auto& p : points) {
+    lo = std::min(lo, p.drift - p.error);
+    hi = std::max(hi, p.drift + p.error);
+  }
+  if (hi - lo < 1e-12) hi = lo + 1e-12;
+  const double t0 = points.front().sim_time, t1 = std::max(points.back().sim_time, t0 + 1e-12);
+  const float pad = 4.0f;
+  auto at = [&](double t, double v) {
+    const float x = origin.x + pad + static_cast<float>((t - t0) / (t1 - t0)) * (width - 2 * pad);
+    const float y = origin.y + pad + static_cast<float>((hi - v) / (hi - lo)) * (height - 2 * pad);
+    return ImVec2(x, y);
+  };
+  const ImU32 axis = ImGui::GetColorU32(ImGuiCol_TextDisabled), line = ImGui::GetColorU32(ImGuiCol_PlotLines);
+  draw->AddLine(at(t0, 0), at(t1, 0), axis);
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    const DriftPoint& p = points[k];
+    if (p.error > 0) {
+      const ImVec2 top = at(p.sim_time, p.drift + p.error), bottom = at(p.sim_time, p.drift - p.error);
+      draw->AddLine(top, bottom, axis);
+      draw->AddLine(ImVec2(top.x - 2, top.y), ImVec2(top.x + 2, top.y), axis);
+      draw->AddLine(ImVec2(bottom.x - 2, bottom.y), ImVec2(bottom.x + 2, bottom.y), axis);
+    }
+    if (k > 0) draw->AddLine(at(points[k - 1].sim_time, points[k - 1].drift), at(p.sim_time, p.drift), line, 1.5f);
+    draw->AddCircleFilled(at(p.sim_time, p.drift), 2.0f, line);
+  }
+  const std::string range = fmt("%+.1e", hi) + " .. " + fmt("%+.1e", lo);
+  draw->AddText(ImVec2(origin.x + pad + 2, origin.y + 1), axis, "relative energy drift");
+  draw->AddText(ImVec2(origin.x + width - ImGui::CalcTextSize(range.c_str()).x - pad, origin.y + 1), axis, range.c_str());
+}
+
 std::vector<std::filesystem::path> preset_files() {
   std::vector<std::filesystem::path> files;
   try {
@@ -314,6 +354,16 @@ std::vector<LabCommand> Panel::build(const PanelFacts& f, SettingsEditor& editor
                    ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings);
   ImGui::PushItemWidth(-ImGui::GetFontSize() * 9.0f);
   header(f);
+  // The guided tour (app/tour.hpp): reference 000 step by step, in its own window at the scene's left.
+  ImGui::TextColored(kMuted, "Guided tour:");
+  ImGui::SameLine();
+  if (ImGui::SmallButton("All-pairs ladder")) ask(LabCommand::tour_allpairs);
+  tooltip("Reference 000, Part I step by step: each step switches one rung of the optimization ladder, says why it "
+          "should help, shows the tutorial's speed-up beside the live one on this GPU and the change in the kernel code.");
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Barnes-Hut kernels")) ask(LabCommand::tour_barneshut);
+  tooltip("Reference 000, Part II: the six Barnes-Hut kernels, then their optimizations one switch at a time.");
+  ImGui::Spacing();
   const bool presenter = editor.draft().view.presenter;
   if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) simulation_section(f, editor);
   if (ImGui::CollapsingHeader("View", presenter ? ImGuiTreeNodeFlags_DefaultOpen : 0)) view_section(f, editor);
@@ -689,6 +739,50 @@ void Panel::ladder_section(const PanelFacts& f) {
     }
     ImGui::EndTable();
   }
+  ladder_chart(table);
+}
+
+// Each rung's speed-up over the rung it builds on, on this GPU (bar) beside the tutorial's on its
+// GTX 680 (tick), on a log scale from 0.5x to 4x (the first step, 1 thread to N threads, is off the
+// scale and says so); the rung's rate as % of its issue-slot ceiling after the name.
+void Panel::ladder_chart(const LadderTable& table) {
+  if (table.speedup.empty()) return;
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Speed-up per step: this GPU (bar) and the tutorial's GTX 680 (tick)");
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float width = ImGui::GetContentRegionAvail().x;
+  const float label_w = width * 0.42f, chart_w = width - label_w - 4.0f;
+  const double lo = std::log(0.5), hi = std::log(4.0);
+  auto x_of = [&](double v) {
+    return static_cast<float>((std::log(std::clamp(v, 0.5, 4.0)) - lo) / (hi - lo)) * chart_w;
+  };
+  const ImU32 bar = ImGui::GetColorU32(ImGuiCol_PlotHistogram), tick = IM_COL32(255, 255, 255, 220),
+              axis = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  for (std::size_t r = 1; r < table.speedup.size() && r < kLadder.size(); ++r) {
+    const LadderRung& rung = kLadder[r];
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    std::string label = std::to_string(r) + " " + std::string(rung.name);
+    if (r < table.issue_pct.size() && std::isfinite(table.issue_pct[r])) label += fmt("  %.0f%%", table.issue_pct[r]);
+    ImGui::TextUnformatted(label.c_str());
+    const float x0 = p.x + label_w, y0 = p.y + 2.0f, y1 = p.y + line - 4.0f;
+    draw->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + chart_w, y1), ImGui::GetColorU32(ImGuiCol_FrameBg));
+    const float one = x0 + x_of(1.0);
+    const double here = table.speedup[r];
+    if (std::isfinite(here)) {
+      const float x = x0 + x_of(here);
+      draw->AddRectFilled(ImVec2(std::min(one, x), y0 + 2), ImVec2(std::max(one, x), y1 - 2), bar);
+      const std::string text = fmt(here >= 4.0 ? ">%.0fx" : "%.2fx", here >= 4.0 ? 4.0 : here);
+      draw->AddText(ImVec2(x0 + chart_w - ImGui::CalcTextSize(text.c_str()).x - 2, p.y), axis,
+                    (here >= 4.0 ? fmt("%.0fx", here) : text).c_str());
+    }
+    if (rung.speedup_cc30 > 0) {
+      const float x = x0 + x_of(rung.speedup_cc30);
+      draw->AddLine(ImVec2(x, y0 - 1), ImVec2(x, y1 + 1), tick, 2.0f);
+    }
+    draw->AddLine(ImVec2(one, y0), ImVec2(one, y1), axis);
+  }
+  ImGui::TextColored(kMuted, "%% after a name: the measured rate against the issue-slot ceiling of the rung's own loop.");
 }
 
 void Panel::performance_section(const PanelFacts& f) {
@@ -696,7 +790,10 @@ void Panel::performance_section(const PanelFacts& f) {
   const FrameTimes& t = s.last_frame;
   ImGui::Text("%.1f FPS", s.fps());
   ImGui::SameLine();
-  ImGui::TextColored(kMuted, "(frame %.1f ms; median of %d)", s.frame_ms.median(), s.frame_ms.count());
+  const Spread frame = s.frame_ms.spread();
+  ImGui::TextColored(kMuted, "(frame %.1f ms, p90 %.1f; %d frames)", frame.median, frame.high, s.frame_ms.count());
+  tooltip("FPS is the wall-clock interval from one frame to the next (median over the frames in view), not the sum "
+          "of the parts below: on a GPU they can overlap.");
   split_bar({{t.simulate_ms, kSimulateColor}, {t.vertices_ms, kVerticesColor}, {t.render_ms, kRenderColor}, {t.ui_ms, kUiColor}},
             std::max({t.frame_ms, t.simulate_ms + t.vertices_ms + t.render_ms + t.ui_ms, 1e-3}));
   legend(kSimulateColor, "simulate", t.simulate_ms);
@@ -775,18 +872,27 @@ void Panel::tree_section(const PanelFacts& f) {
 
 void Panel::accuracy_section(const PanelFacts& f) {
   const EnergyMonitor& e = *f.energy;
-  if (e.latest() && e.baseline()) {
+  const char* pm = f.unicode_font ? " ± " : " +/- ";
+  if (e.latest() && e.baseline() && !e.drift().empty()) {
     const EnergyReport& r = *e.latest();
-    const double drift = e.drift().latest();
-    row("energy", fmt("%.6f", r.total) + (r.sampled ? (f.unicode_font ? " ± " : " +/- ") + fmt("%.1e", r.potential_error) + " (sampled)" : ""));
-    row("drift", fmt("%+.2e", drift) + fmt("  at t = %.3f", e.latest_time()));
+    const DriftPoint& last = e.drift().back();
+    row("energy", fmt("%.6f", r.total) + (r.sampled ? pm + fmt("%.1e", r.potential_error) : ""));
+    row("drift", fmt("%+.2e", last.drift) + (last.error > 0 ? pm + fmt("%.1e", last.error) : "") +
+                     fmt("  at t = %.3f", e.latest_time()));
     row("virial 2K/|W|", fmt("%.3f", r.virial_ratio()));
-    plot("##drift", e.drift(), "relative energy drift", ImGui::GetFontSize() * 3.0f, FLT_MAX);
-    if (r.sampled)
-      tooltip("The potential energy of a large system is estimated from a random sample of bodies; the figure after the "
-              "value is one standard error, so drift smaller than that is noise.");
-  } else {
-    ImGui::TextColored(kMuted, e.busy() ? "Measuring energy..." : "Energy is measured about once a second.");
+    drift_plot(e.drift(), ImGui::GetFontSize() * 4.0f);
+    ImGui::TextColored(kMuted, "%s", r.method.c_str());
+    tooltip(r.sampled
+                ? "The potential energy is estimated from a random sample of bodies; the bars are one standard error, so "
+                  "drift inside them is noise."
+                : "Every pair is summed: the error (~1e-7 relative, float pairs) lies far below any drift worth showing. "
+                  "Took " + fmt("%.2f s", e.latest_seconds()) + " of wall time, spread over frames.");
+  }
+  if (e.busy()) {
+    ImGui::TextColored(kMuted, "%s", e.progress() > 0 ? fmt("Measuring energy... %.0f%%", 100 * e.progress()).c_str()
+                                                      : "Measuring energy...");
+  } else if (!e.latest()) {
+    ImGui::TextColored(kMuted, "Energy is measured every few seconds.");
   }
   ImGui::Separator();
   if (ImGui::Button("Measure force error")) ask(LabCommand::measure_force_error);
@@ -804,6 +910,12 @@ void Panel::accuracy_section(const PanelFacts& f) {
       row("relative RMS", fmt("%.2e", err.rms));
       row("median / p99", fmt("%.2e", err.median) + fmt(" / %.2e", err.p99));
       row("max", fmt("%.2e", err.max));
+      tooltip("Per body: |a - a_ref| / |a_ref|. Where the pulls on a body nearly cancel this blows up although the "
+              "approximation is no worse there.");
+      row("vs RMS: p99 / max", fmt("%.2e", err.normalized_p99) + fmt(" / %.2e", err.normalized_max));
+      tooltip("|a - a_ref| / sqrt(mean |a_ref|^2): the error against the sample's typical acceleration, which "
+              "cancellation cannot inflate. Median " + fmt("%.2e", err.normalized_median) + ", RMS " +
+              fmt("%.2e", err.normalized_rms) + "; RMS acceleration " + fmt("%.3e", err.reference_rms) + ".");
       row("sample", with_commas(static_cast<std::int64_t>(reading->sample)) + " bodies, " + fmt("%.0f ms", reading->ms));
     }
   }

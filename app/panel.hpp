@@ -88,6 +88,7 @@ class Panel {
   void view_section(const PanelFacts& f, SettingsEditor& editor);
   void optimizations_section(const PanelFacts& f, SettingsEditor& editor);
   void ladder_section(const PanelFacts& f);
+  void ladder_chart(const LadderTable& table);
   void ab_section(const PanelFacts& f, SettingsEditor& editor);
   void performance_section(const PanelFacts& f);
   void tree_section(const PanelFacts& f);

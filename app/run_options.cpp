@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 
+#include "app/toggle_state.hpp"
 #include "sim/error.hpp"
 #include "sim/settings_io.hpp"
 
@@ -105,6 +107,14 @@ Settings RunOptions::resolve() const {
     s.toggles.values[static_cast<std::size_t>(&t - kToggles.data())] = parse_toggle_value(t, toggle_text_.at(key));
   }
   validate(s);
+  // A toggle the user set that changes nothing with these settings: say so (once per resolve) and run.
+  // With --backend auto the backend is not known yet; the CPU's reason is given only for --backend cpu.
+  for (const auto& [key, option] : toggle_options_) {
+    if (option->count() == 0) continue;
+    const ToggleDef& t = *find_toggle(key);
+    const std::string why = toggle_inert_reason(t, s, s.backend != BackendKind::cpu);
+    if (!why.empty()) std::fprintf(stderr, "nbodylab: warning: %s changes nothing here: %s\n", toggle_option_name(t).c_str(), why.c_str());
+  }
   return s;
 }
 

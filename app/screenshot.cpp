@@ -17,8 +17,8 @@ std::filesystem::path next_screenshot_path(const std::filesystem::path& folder) 
   return file;
 }
 
-void save_screenshot(const std::filesystem::path& file, const Viewport& framebuffer) {
-  write_png(file, read_pixels(0, framebuffer));
+void save_screenshot(const std::filesystem::path& file, const Viewport& size, unsigned framebuffer) {
+  write_png(file, read_pixels(framebuffer, size));
 }
 
 }  // namespace nbl

@@ -1,4 +1,4 @@
-// Screenshots of the window: the back buffer as the user sees it (scene and panel), saved as PNG.
+// Screenshots of the lab: the frame as the user sees it (scene and panel), saved as PNG.
 #pragma once
 #include <filesystem>
 
@@ -9,7 +9,8 @@ namespace nbl {
 // A new file name in `folder`: nbodylab-YYYYmmdd-HHMMSS.png (with -2, -3 ... when taken).
 std::filesystem::path next_screenshot_path(const std::filesystem::path& folder);
 
-// Reads the window's back buffer (call after the panel is drawn, before swapping) and writes it.
-void save_screenshot(const std::filesystem::path& file, const Viewport& framebuffer);
+// Reads the frame the lab drew (call after the panel is drawn, before swapping) and writes it:
+// `framebuffer` 0 is the window's back buffer, otherwise the offscreen surface's framebuffer object.
+void save_screenshot(const std::filesystem::path& file, const Viewport& size, unsigned framebuffer);
 
 }  // namespace nbl

@@ -1,5 +1,7 @@
 #include "app/toggle_state.hpp"
 
+#include "cuda/allpairs_variant.hpp"
+#include "cuda/barneshut_variant.hpp"
 #include "sim/settings.hpp"
 
 namespace nbl {
@@ -9,12 +11,16 @@ std::string toggle_inert_reason(const ToggleDef& t, const Settings& s, bool back
     return "belongs to the " + std::string(to_string(t.algorithm)) + " kernels; this run uses " +
            std::string(to_string(s.algorithm));
   if (!backend_on_gpu) return "shapes the GPU kernels; the CPU backend runs one fixed code path";
-  if (t.algorithm == Algorithm::allpairs && s.toggles.is({"parallelism", "single_thread"}) &&
-      (t.key == "tiling" || t.key == "bodies_per_thread" || t.key == "block_size"))
-    return "the single-thread port runs one thread (<<<1, 1>>>): no block to share tiles with";
-  if (t.algorithm == Algorithm::barneshut && s.toggles.is({"bh_build", "morton"}) &&
-      (t.key == "bh_throttle" || t.key == "bh_combined_fence"))
-    return "only the lock-based insertion build has it; the Morton build takes no locks";
+  // Within the algorithm the switchboards know which toggles change nothing: ask them (one source).
+  // Softening only decides a fallback with a notice, never inertness; an unset one is the scene's (> 0).
+  const double softening = s.softening.value_or(1.0);
+  if (t.algorithm == Algorithm::allpairs) {
+    const AllPairsVariant v = select_allpairs_variant(s.toggles, softening);
+    if (const InertToggle* i = find_inert(v.inert, t.key)) return i->reason;
+  } else {
+    const BarnesHutVariant v = barneshut_variant(s.toggles, softening > 0);
+    if (const InertToggle* i = find_inert(v.inert, t.key)) return i->reason;
+  }
   return {};
 }
 

@@ -24,6 +24,7 @@ void remember_glfw_error(int code, const char* description) {
 
 const char* kRenderHint =
     "Render without a window:  nbodylab render --scene collision --frames 300 --out frames/\n"
+    "run the whole lab, panel included, without a display:  nbodylab --offscreen --script session.json\n"
     "or run the window on a virtual display:  xvfb-run -a nbodylab";
 
 // Which OpenGL the display offers when it refused 4.5 core: open an invisible window with GLFW's

@@ -4,9 +4,7 @@
 #pragma once
 #include <string>
 
-#include "render/camera.hpp"
-
-struct GLFWwindow;
+#include "app/surface.hpp"
 
 namespace nbl {
 
@@ -20,26 +18,27 @@ struct WindowOptions {
 // "" when there is something to open a window on; otherwise the message for the user.
 std::string display_problem();
 
-class Window {
+class Window : public Surface {
  public:
   explicit Window(const WindowOptions& options);  // throws Error
-  ~Window();
-  Window(const Window&) = delete;
-  Window& operator=(const Window&) = delete;
+  ~Window() override;
 
   GLFWwindow* handle() const { return window_; }
-  bool should_close() const;
-  void request_close();
-  void poll_events();
-  void swap_buffers();
+  GLFWwindow* glfw_window() const override { return window_; }
+  bool should_close() const override;
+  void request_close() override;
+  void poll_events() override;
+  void swap_buffers() override;
 
-  void set_vsync(bool on);
-  bool vsync() const { return vsync_; }
-  void toggle_fullscreen();
+  void set_vsync(bool on) override;
+  bool vsync() const override { return vsync_; }
+  void toggle_fullscreen() override;
 
-  Viewport framebuffer() const;  // the whole drawable area in pixels
-  float content_scale() const;   // HiDPI: 1 on ordinary screens, 2 on "Retina" ones
-  const std::string& gl_description() const { return gl_description_; }
+  Viewport framebuffer() const override;
+  unsigned draw_framebuffer() const override { return 0; }
+  float content_scale() const override;
+  const std::string& gl_description() const override { return gl_description_; }
+  const char* kind() const override { return "window"; }
 
  private:
   GLFWwindow* window_ = nullptr;

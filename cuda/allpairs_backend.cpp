@@ -12,6 +12,7 @@
 #include "cuda/buffer.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
+#include "cuda/energy_pass.hpp"
 #include "cuda/kernel_engine.hpp"
 #include "cuda/reloadable_kernels.hpp"
 #include "cuda/stage_timer.hpp"
@@ -59,6 +60,9 @@ struct AllPairsBackend::Impl {
   double comparison_softening = 0;
   std::vector<StageTime> last_force;  // A's force stage of the last step
   bool reloading = false;  // the build in flight is the running variant, rebuilt from edited files
+
+  DeviceEnergy energy;            // the exact energy, a slice at a time
+  DeviceBodies energy_snapshot;   // the bodies in float4 when they run in another layout
 
   // Hot reload without a stall: an edited file is rebuilt and checked on a worker like any switch.
   void request_reload_if_edited() {
@@ -224,6 +228,7 @@ std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
 }
 
 std::vector<BuildProgress> AllPairsBackend::builds() const { return impl_->builds.progress(); }
+std::string AllPairsBackend::variant_label() const { return impl_->variant.description; }
 
 void AllPairsBackend::set_comparison(const std::optional<Settings>& b) {
   Impl& s = *impl_;
@@ -262,6 +267,26 @@ void AllPairsBackend::set_bodies(const Bodies& bodies) {
   s.acc_valid = false;
 }
 
+bool AllPairsBackend::begin_energy(std::uint64_t seed) {
+  Impl& s = *impl_;
+  DeviceBodies* source = &s.state.bodies;
+  if (source->layout() != BodyLayout::float4) {
+    s.energy_snapshot.copy_from(s.state.bodies, BodyLayout::float4, s.stream.get());
+    source = &s.energy_snapshot;
+  }
+  const allpairs::Float4Bodies f = source->float4_pair();
+  s.energy.begin(reinterpret_cast<const float4*>(f.pos_mass), reinterpret_cast<const float4*>(f.vel), source->size(),
+                 s.softening, seed, s.stream.get());
+  return true;
+}
+
+std::optional<EnergyReport> AllPairsBackend::advance_energy(double budget_ms) {
+  // The float4 copy stays allocated for the next measurement: freeing device memory would wait for the device.
+  return impl_->energy.advance(budget_ms, impl_->stream.get());
+}
+
+double AllPairsBackend::energy_progress() const { return impl_->energy.progress(); }
+
 void AllPairsBackend::get_bodies(Bodies& bodies) { impl_->state.bodies.download(bodies, impl_->stream.get()); }
 
 StepStats AllPairsBackend::step() {
@@ -274,12 +299,10 @@ StepStats AllPairsBackend::step() {
     const AllPairsPass pass = s.pass();
     const cudaStream_t stream = s.stream.get();
     s.timer.begin(stream);
-    pass.kick_drift(s.state, stream);
-    s.timer.mark("integrate");  // both halves of the leapfrog add up under one name, as on the CPU
-    pass.force(s.state, n, s.plan(n), stream);
-    s.timer.mark("force");
-    pass.kick(s.state, stream);
-    s.timer.mark("integrate");
+    // Both halves of the leapfrog add up under one name, as on the CPU.
+    s.timer.stage(Stage::integrate, [&] { pass.kick_drift(s.state, stream); });
+    s.timer.stage(Stage::force, [&] { pass.force(s.state, n, s.plan(n), stream); });
+    s.timer.stage(Stage::integrate, [&] { pass.kick(s.state, stream); });
     NBL_CUDA_CHECK(cudaMemcpyAsync(s.status_host.data(), s.state.status.data(), sizeof(int), cudaMemcpyDeviceToHost,
                                    stream));
     s.timer.finish(stats);

@@ -33,11 +33,15 @@ class AllPairsBackend final : public Backend {
   bool configure_async(const Settings& settings) override;
   std::optional<ConfigureOutcome> poll_configure() override;
   std::vector<BuildProgress> builds() const override;
+  std::string variant_label() const override;
   void set_comparison(const std::optional<Settings>& b) override;
   std::optional<ComparisonSample> compare() override;
   std::vector<BuildProgress> comparison_builds() const override;
   bool comparison_ready() const override;
   bool comparison_accelerations(Accelerations& out) override;
+  bool begin_energy(std::uint64_t seed) override;
+  std::optional<EnergyReport> advance_energy(double budget_ms) override;
+  double energy_progress() const override;
   void set_bodies(const Bodies& bodies) override;
   void get_bodies(Bodies& bodies) override;
   std::size_t body_count() const override;

@@ -29,8 +29,7 @@ ComparisonSample AllPairsComparison::run(const AllPairsState& a, const std::vect
   const AllPairsPass pass(v, build_.kernels->module(0));
   const AllPairsLaunch plan = plan_allpairs_launch(v, n, n, sm_count_, blocks_per_sm_);
   timer_.begin(stream);
-  pass.force(state_, n, plan, stream);
-  timer_.mark("force");
+  timer_.stage(Stage::force, [&] { pass.force(state_, n, plan, stream); });
   StepStats b;
   timer_.finish(b);
   per_body_.resize(n);

@@ -25,8 +25,8 @@ std::string upper(std::string_view s) {
   return out;
 }
 
-void mark_inert(AllPairsVariant& v, ToggleId id) {
-  v.inert.emplace_back(id.def().key);
+void mark_inert(AllPairsVariant& v, ToggleId id, std::string reason) {
+  v.inert.push_back({id.def().key, std::move(reason)});
   v.toggles[id] = id.def().default_value;  // canonical: an inert toggle must not change the cache key
 }
 
@@ -35,7 +35,7 @@ std::string describe(const AllPairsVariant& v) {
   for (std::size_t i = 0; i < kToggleCount; ++i) {
     const ToggleDef& t = kToggles[i];
     if (t.algorithm != Algorithm::allpairs) continue;
-    if (std::find(v.inert.begin(), v.inert.end(), t.key) != v.inert.end()) continue;
+    if (find_inert(v.inert, t.key)) continue;
     const int value = v.toggles.values[i];
     std::string word;
     switch (t.kind) {
@@ -68,9 +68,10 @@ AllPairsVariant select_allpairs_variant(const ToggleValues& requested, double so
   v.single_thread = t.is(kSingleThread);
   if (v.single_thread) {
     // One thread walks every body: there are no blocks to tile for and no threads to share bodies.
-    mark_inert(v, "tiling");
-    mark_inert(v, "bodies_per_thread");
-    mark_inert(v, "block_size");
+    const std::string why = "the single-thread port runs one thread (<<<1, 1>>>): no block to share tiles or bodies with";
+    mark_inert(v, "tiling", why);
+    mark_inert(v, "bodies_per_thread", why);
+    mark_inert(v, "block_size", why);
     t.set(kTilingNone);
     t["bodies_per_thread"] = 1;
   }
@@ -89,11 +90,11 @@ AllPairsVariant select_allpairs_variant(const ToggleValues& requested, double so
   v.fp64 = t.is(kFp64);
   if (v.fp64) {
     // -ftz and --use_fast_math change single-precision instructions only.
-    mark_inert(v, "fast_math");
+    mark_inert(v, "fast_math", "-ftz and --use_fast_math change single-precision instructions only; fp64 has none in the loop");
     t.set(kFastMathOff);
   } else if (t.is(kFastMath)) {
     // --use_fast_math lets the compiler turn 1.0f / sqrtf(x) into rsqrt.approx by itself.
-    mark_inert(v, "rsqrt");
+    mark_inert(v, "rsqrt", "--use_fast_math already compiles 1.0f / sqrtf() to rsqrt.approx");
     t["rsqrt"] = 1;
     if (requested["rsqrt"] == 0)
       v.notices.push_back("--use_fast_math already compiles 1.0f / sqrtf() to rsqrt.approx: the rsqrt toggle "

@@ -37,7 +37,7 @@ struct AllPairsVariant {
   int block_size = 256;        // threads per block (1 for the single-thread kernel)
   int bodies_per_thread = 1;
   int tile_size = 1;           // sources staged at a time: block size (shared), 32 (shuffle), 1
-  std::vector<std::string> inert;    // toggle keys that change nothing in this combination
+  std::vector<InertToggle> inert;    // toggles that change nothing in this combination, with why
   std::vector<std::string> notices;  // what normalising did, in words for the user
   std::string description;           // e.g. "float4 const rsqrt softening shared u32 b4 256 fma ftz"
 

@@ -18,6 +18,7 @@
 #include "cuda/buffer.hpp"
 #include "cuda/device.hpp"
 #include "cuda/device_bodies.hpp"
+#include "cuda/energy_pass.hpp"
 #include "cuda/kernel_engine.hpp"
 #include "cuda/reloadable_kernels.hpp"
 #include "cuda/stage_timer.hpp"
@@ -69,6 +70,8 @@ struct BarnesHutBackend::Impl {
   BarnesHutPhysics comparison_physics;
   std::vector<StageTime> last_force;  // A's force computation (every stage but integrate) of the last step
   bool reloading = false;  // the build in flight is the running variant, rebuilt from edited files
+
+  DeviceEnergy energy;  // the exact energy, a slice at a time
 
   // Hot reload without a stall: an edited file is rebuilt and checked on a worker like any switch.
   void request_reload_if_edited() {
@@ -223,6 +226,7 @@ std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
 }
 
 std::vector<BuildProgress> BarnesHutBackend::builds() const { return impl_->builds.progress(); }
+std::string BarnesHutBackend::variant_label() const { return impl_->variant.label; }
 
 void BarnesHutBackend::set_comparison(const std::optional<Settings>& b) {
   Impl& s = *impl_;
@@ -271,6 +275,18 @@ void BarnesHutBackend::set_bodies(const Bodies& bodies) {
   s.acc_valid = false;
 }
 
+bool BarnesHutBackend::begin_energy(std::uint64_t seed) {
+  Impl& s = *impl_;
+  s.energy.begin(s.buffers.positions(), s.buffers.velocities(), s.buffers.size(), s.softening, seed, s.stream.get());
+  return true;
+}
+
+std::optional<EnergyReport> BarnesHutBackend::advance_energy(double budget_ms) {
+  return impl_->energy.advance(budget_ms, impl_->stream.get());
+}
+
+double BarnesHutBackend::energy_progress() const { return impl_->energy.progress(); }
+
 void BarnesHutBackend::get_bodies(Bodies& bodies) {
   Impl& s = *impl_;
   download_float4_bodies(s.buffers.positions(), s.buffers.velocities(), s.buffers.size(), bodies, s.stream.get());
@@ -288,8 +304,7 @@ StepStats BarnesHutBackend::step() {
       stats.notices = std::move(initial.notices);  // e.g. the pool grew while computing them
     }
     s.timer.begin(s.stream.get());
-    s.pipeline->kick_drift(s.buffers, s.physics, s.stream.get());
-    s.timer.mark("integrate");
+    s.timer.stage(Stage::integrate, [&] { s.pipeline->kick_drift(s.buffers, s.physics, s.stream.get()); });
     s.forces(&s.timer, stats, /*then_kick=*/true);
     s.last_force.clear();
     for (const StageTime& t : stats.stages)

@@ -13,10 +13,6 @@ namespace nbl {
 
 namespace {
 
-void mark(StageTimer* timer, const char* stage) {
-  if (timer) timer->mark(stage);
-}
-
 void record(const bh::Control& ctl, const BarnesHutVariant& v, std::size_t n, StepStats& stats) {
   stats.interactions = static_cast<double>(ctl.interactions);
   stats.has_tree = true;
@@ -82,47 +78,52 @@ void BarnesHutPipeline::build_tree(BarnesHutBuffers& b, const BarnesHutPhysics& 
   const auto streaming = [&](std::size_t elements) {
     return LaunchShape::fixed(stream_blocks(elements), bh::kStreamThreads);
   };
-  launch(module(BarnesHutSlot::bounding_box), bh::kBoundingBoxKernel,
-         LaunchShape::fixed(b.bounds_blocks(), bh::kBoundsThreads), stream, t);
-  mark(timer, "bounding box");
+  run_stage(timer, Stage::bounding_box, [&] {
+    launch(module(BarnesHutSlot::bounding_box), bh::kBoundingBoxKernel,
+           LaunchShape::fixed(b.bounds_blocks(), bh::kBoundsThreads), stream, t);
+  });
   const KernelModule& build = module(BarnesHutSlot::build);
   if (variant_.morton_build) {
     const bh::Morton m = b.morton();
-    launch(build, bh::kMortonKeysKernel, streaming(n), stream, t, b.unsorted_keys(), b.unsorted_ids());
-    primitives_.sort_pairs(b.unsorted_keys(), m.keys, b.unsorted_ids(), t.sorted, count, 63, stream);
-    b.reset_children(stream);
-    if (n == 1) {
-      launch(build, bh::kOctreeSingleKernel, LaunchShape::fixed(1, 1), stream, t);
-    } else {
-      launch(build, bh::kRadixTreeKernel, streaming(n - 1), stream, count, m);
-      launch(build, bh::kOctreeCountKernel, streaming(n - 1), stream, count, m);
-      primitives_.exclusive_sum(m.cells, m.offset, count - 1, stream);
-      launch(build, bh::kOctreeEmitKernel, streaming(n - 1), stream, t, m);
-      launch(build, bh::kOctreeAttachKernel, streaming(n), stream, t, m);
-    }
-    mark(timer, "tree build");
-    if (n > 1) {
+    run_stage(timer, Stage::tree_build, [&] {
+      launch(build, bh::kMortonKeysKernel, streaming(n), stream, t, b.unsorted_keys(), b.unsorted_ids());
+      primitives_.sort_pairs(b.unsorted_keys(), m.keys, b.unsorted_ids(), t.sorted, count, 63, stream);
+      b.reset_children(stream);
+      if (n == 1) {
+        launch(build, bh::kOctreeSingleKernel, LaunchShape::fixed(1, 1), stream, t);
+      } else {
+        launch(build, bh::kRadixTreeKernel, streaming(n - 1), stream, count, m);
+        launch(build, bh::kOctreeCountKernel, streaming(n - 1), stream, count, m);
+        primitives_.exclusive_sum(m.cells, m.offset, count - 1, stream);
+        launch(build, bh::kOctreeEmitKernel, streaming(n - 1), stream, t, m);
+        launch(build, bh::kOctreeAttachKernel, streaming(n), stream, t, m);
+      }
+    });
+    run_stage(timer, Stage::summarize, [&] {
+      if (n <= 1) return;
       bh::Morton gather = m;
       gather.sums = b.moments();
       launch(build, bh::kGatherMomentsKernel, streaming(n), stream, t, gather);
       primitives_.inclusive_sum(b.moments(), m.sums, count, stream);
       launch(build, bh::kOctreeSummarizeKernel, streaming(n), stream, t, m);
-    }
-    mark(timer, "summarize");
+    });
   } else {
-    b.reset_chains(stream);
-    launch(build, bh::kInsertKernel, LaunchShape::fixed(build_blocks_, bh::kInsertThreads), stream, t);
-    mark(timer, "tree build");
-    launch(module(BarnesHutSlot::summarize), bh::kSummarizeKernel,
-           LaunchShape::fixed(summarize_blocks_, bh::kSummarizeThreads), stream, t);
-    mark(timer, "summarize");
-    launch(module(BarnesHutSlot::sort), bh::kSortKernel, LaunchShape::fixed(sort_blocks_, bh::kSortThreads), stream, t);
-    mark(timer, "sort");
+    run_stage(timer, Stage::tree_build, [&] {
+      b.reset_chains(stream);
+      launch(build, bh::kInsertKernel, LaunchShape::fixed(build_blocks_, bh::kInsertThreads), stream, t);
+    });
+    run_stage(timer, Stage::summarize, [&] {
+      launch(module(BarnesHutSlot::summarize), bh::kSummarizeKernel,
+             LaunchShape::fixed(summarize_blocks_, bh::kSummarizeThreads), stream, t);
+    });
+    run_stage(timer, Stage::sort, [&] {
+      launch(module(BarnesHutSlot::sort), bh::kSortKernel, LaunchShape::fixed(sort_blocks_, bh::kSortThreads), stream, t);
+    });
   }
   if (has(BarnesHutSlot::groups)) {
     const int chained = variant_.morton_build ? 0 : 1;  // the insertion build chains bodies at the deepest level
-    launch(module(BarnesHutSlot::groups), bh::kMakeGroupsKernel, streaming(n), stream, t, chained);
-    mark(timer, "groups");
+    run_stage(timer, Stage::groups,
+              [&] { launch(module(BarnesHutSlot::groups), bh::kMakeGroupsKernel, streaming(n), stream, t, chained); });
   }
 }
 
@@ -133,13 +134,15 @@ void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, c
     if (timer && attempt > 0) timer->begin(stream);
     build_tree(b, p, stream, timer);
     const bh::Tree t = b.tree(p);
-    launch(module(BarnesHutSlot::force), bh::kForceKernel,
-           LaunchShape::cover(b.size(), variant_.force_block, variant_.force_shared_bytes), stream, t);
-    mark(timer, "force");
+    run_stage(timer, Stage::force, [&] {
+      launch(module(BarnesHutSlot::force), bh::kForceKernel,
+             LaunchShape::cover(b.size(), variant_.force_block, variant_.force_shared_bytes), stream, t);
+    });
     if (then_kick) {
-      launch(module(BarnesHutSlot::integrate), bh::kKickKernel,
-             LaunchShape::fixed(stream_blocks(b.size()), bh::kStreamThreads), stream, t);
-      mark(timer, "integrate");
+      run_stage(timer, Stage::integrate, [&] {
+        launch(module(BarnesHutSlot::integrate), bh::kKickKernel,
+               LaunchShape::fixed(stream_blocks(b.size()), bh::kStreamThreads), stream, t);
+      });
     }
     if (timer) timer->finish(stats);
     const bh::Control ctl = b.read_control(stream);

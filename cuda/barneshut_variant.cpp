@@ -56,7 +56,12 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
   if (v.morton_build) {
     v.build = source("bh_morton.cu", {"bh_leaf_capacity"}, t,
                      "Morton build, leaves of up to " + std::to_string(v.leaf_capacity));
-    v.inert = {"bh_throttle", "bh_combined_fence", "bh_waitfree"};
+    const std::string no_locks = "only the lock-based insertion build has it; the Morton build takes no locks";
+    v.inert = {{"bh_throttle", no_locks},
+               {"bh_combined_fence", no_locks},
+               {"bh_waitfree",
+                "the Morton build summarizes its cells level by level in its own pass; only the insertion build's "
+                "summarize kernel waits on children"}};
   } else {
     v.build = source("bh_build_insert.cu", {"bh_throttle", "bh_combined_fence"}, t,
                      std::string("lock-based insertion") + (t["bh_throttle"] ? ", throttled" : "") +
@@ -64,7 +69,7 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
     v.summarize = source("bh_summarize.cu", {"bh_waitfree"}, t,
                          t["bh_waitfree"] ? "summarize, wait-free pre-pass" : "summarize, waiting");
     v.sort_bodies = source("bh_sort.cu", {}, t, "sort");
-    v.inert = {"bh_leaf_capacity"};
+    v.inert = {{"bh_leaf_capacity", "the insertion build keeps one body per leaf; leaf capacity is the Morton build's"}};
   }
 
   // The traversal picks the kernel file: three different algorithms, not one with a run-time switch.

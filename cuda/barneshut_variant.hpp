@@ -35,7 +35,7 @@ struct BarnesHutVariant {
   KernelSource force;         // kernel 5
   KernelSource integrate;     // kernel 6 (and the vertex writer)
 
-  std::vector<std::string_view> inert;  // toggles that change nothing in this combination
+  std::vector<InertToggle> inert;       // toggles that change nothing in this combination, with why
   std::string label;                    // e.g. "morton leaf=4, group lists, sorted, rsqrt"
 };
 

@@ -3,15 +3,34 @@
 #include <cstdio>
 #include <exception>
 
+#include "cuda/nvtx.hpp"
+
 namespace nbl {
 
 namespace {
 
 constexpr std::size_t kMaxPrefetch = 64;  // neighbours of one setting; more means the settings moved on
 
+// The request this worker thread runs, and whether a phase range of it is open on this thread: NVTX
+// push and pop must pair on one thread, and only the worker running a request opens its ranges.
+thread_local const BuildTicket* t_running = nullptr;
+thread_local bool t_phase_open = false;
+
+void close_phase_range() {
+  if (t_phase_open) nvtxRangePop();
+  t_phase_open = false;
+}
+
 }  // namespace
 
 void BuildTicket::set(BuildState state, std::string detail) {
+  if (t_running == this) {
+    close_phase_range();
+    if (state == BuildState::compiling || state == BuildState::checking) {
+      nvtxRangePushA(build_phase_name(label_, state).c_str());
+      t_phase_open = true;
+    }
+  }
   std::lock_guard lock(mutex_);
   state_ = state;
   if (!detail.empty()) detail_ = std::move(detail);
@@ -114,11 +133,14 @@ void BuildQueue::serve_requests() {
       ++running_requests_;
     }
     if (!job.ticket->superseded()) {
+      t_running = job.ticket.get();
       try {
         job.work();
       } catch (const std::exception& e) {
         job.ticket->set(BuildState::refused, e.what());
       }
+      close_phase_range();  // a superseded build returns without a final state
+      t_running = nullptr;
     }
     {
       std::lock_guard lock(mutex_);
@@ -140,6 +162,7 @@ void BuildQueue::serve_prefetch() {
       prefetch_.pop_front();
     }
     try {
+      const NvtxRange range(build_phase_name(kPrefetchLabel, BuildState::compiling));
       work();
     } catch (const std::exception&) {
       // A neighbour that does not compile is only a missed cache entry: the request will say why.

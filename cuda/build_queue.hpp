@@ -25,13 +25,16 @@
 
 namespace nbl {
 
-// One request's shared state: the worker writes, the frame loop reads. Thread-safe.
+// One request's shared state: the worker writes, the frame loop reads. Thread-safe. On the worker that
+// runs the request, set() also opens an NVTX range per phase (compiling, checking) named as the panel
+// names it (build_phase_name), and the queue closes the last one when the work returns.
 class BuildTicket {
  public:
   using Clock = std::chrono::steady_clock;
   explicit BuildTicket(std::string label) : label_(std::move(label)), requested_(Clock::now()) {}
 
   void set(BuildState state, std::string detail = {});
+  const std::string& label() const { return label_; }  // set once, in the constructor
   BuildProgress progress() const;
   BuildState state() const;
   bool finished() const;  // ready, refused or superseded

@@ -1,11 +1,14 @@
-// Times the stages of one step with CUDA events: mark(name) after each kernel's launch records an
-// event on the stream; finish() waits once and turns the event gaps into StepStats stages. Events are
-// reused across steps, so timing costs no allocations in the frame loop.
+// Times the stages of one step with CUDA events: stage(name, work) enqueues a stage's launches inside an
+// NVTX range of the stage's name (what the panel shows, sim/stage_names.hpp), then records an event on
+// the stream; finish() waits once and turns the event gaps into StepStats stages. Events are reused
+// across steps, so timing costs no allocations in the frame loop.
 #pragma once
-#include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/buffer.hpp"
+#include "cuda/nvtx.hpp"
+#include "sim/stage_names.hpp"
 #include "sim/step_stats.hpp"
 
 namespace nbl {
@@ -19,10 +22,19 @@ class StageTimer {
     event(0).record(stream_);
     used_ = 1;
   }
-  // Call after enqueuing a stage's work.
-  void mark(std::string name) {
+  // Enqueues one stage's work (`work()` launches its kernels) inside its NVTX range, then marks its end.
+  template <class Work>
+  void stage(Stage stage, Work&& work) {
+    {
+      const NvtxRange range(stage_name(stage));
+      std::forward<Work>(work)();
+    }
+    mark(stage);
+  }
+  // The end of a stage whose work was enqueued already (prefer stage(), which names its range too).
+  void mark(Stage stage) {
     event(used_).record(stream_);
-    names_.push_back(std::move(name));
+    names_.push_back(stage_name(stage));
     ++used_;
   }
   // Waits for the last event; appends one StageTime per mark (stages of the same name add up).
@@ -49,8 +61,20 @@ class StageTimer {
   }
   cudaStream_t stream_ = nullptr;
   std::vector<CudaEvent> events_;
-  std::vector<std::string> names_;
+  std::vector<const char*> names_;
   std::size_t used_ = 0;
 };
+
+// A stage where timing is optional: with a timer as StageTimer::stage, without one the NVTX range only
+// (the forces of the first kick, force-error measurements).
+template <class Work>
+void run_stage(StageTimer* timer, Stage stage, Work&& work) {
+  if (timer) {
+    timer->stage(stage, std::forward<Work>(work));
+  } else {
+    const NvtxRange range(stage_name(stage));
+    std::forward<Work>(work)();
+  }
+}
 
 }  // namespace nbl

@@ -8,7 +8,12 @@
 #   scripts/gpu-suite.sh run        run from gpu-bundle/ (on the GPU machine)
 #   QUICK=1 scripts/gpu-suite.sh run   fewer and smaller benchmarks
 #   PARTS="tests barneshut" scripts/gpu-suite.sh run   only some parts (tests allpairs barneshut render
-#                                   sanitizer compare; default all but compare), e.g. to fit a time limit
+#                                   sanitizer ab geometry long stall compare; default: tests allpairs
+#                                   barneshut render sanitizer), e.g. to fit a time limit
+#   FULL=1 scripts/gpu-suite.sh run  also the 1M ladder, the sweeps and the scaling run (minutes more)
+#   PARTS=stall scripts/gpu-suite.sh run   the stall measurement of issue 12 alone (about 3 minutes): the
+#                                   lab offscreen while a toggle switches every second for 30 s, at
+#                                   65,536 bodies all-pairs and 1,048,576 Barnes-Hut (collision)
 #   BASELINE_BIN=path/to/nbodylab scripts/gpu-suite.sh build   also bundle an earlier build; the
 #                                   `compare` part then times both in one run, alternating A B A B
 #
@@ -100,7 +105,87 @@ json_value() {
   python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print(f"{v:.4g}" if isinstance(v,float) else v)' "$@" 2>/dev/null || echo "n/a"
 }
 
-want() { [[ " ${PARTS:-tests allpairs barneshut render sanitizer} " == *" $1 "* ]]; }
+want() { [[ " ${PARTS:-tests allpairs barneshut render stall sanitizer} " == *" $1 "* ]]; }
+
+# The stall measurement (issue 12, item 1; docs/scripts.md): the whole lab offscreen (panel, build queue,
+# interop), first steady for 10 s, then with assets/scripts/toggle-every-second.json (a toggle switches
+# every second for 30 s) twice: with an empty kernel cache (each value's first switch compiles: cold)
+# and again with the cache that run filled (its first switch loads from disk). Each run's --trace CSV
+# gives the frame intervals and each swap's request-to-swap latency; stall_figures() reduces them.
+stall() {
+  local name=$1 algo=$2 n=$3
+  local cache; cache=$(mktemp -d "${TMPDIR:-/tmp}/nbodylab-stall-cache.XXXXXX")
+  local steady_script=$out/stall-steady.json
+  echo '{"description": "steady: no changes for 10 s", "events": [{"time": 10, "action": "quit"}]}' >"$steady_script"
+  local -a lab=("$bundle/bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --scene collision --algo "$algo" -n "$n")
+  NBODYLAB_KERNEL_CACHE=$cache step "stall-$name-steady" "${lab[@]}" --script "$steady_script" --trace "$out/stall-$name-steady.csv"
+  rm -rf "$cache"; mkdir -p "$cache"
+  NBODYLAB_KERNEL_CACHE=$cache step "stall-$name-cold" "${lab[@]}" --script toggle-every-second.json \
+    --trace "$out/stall-$name-cold.csv"
+  NBODYLAB_KERNEL_CACHE=$cache step "stall-$name-disk" "${lab[@]}" --script toggle-every-second.json \
+    --trace "$out/stall-$name-disk.csv"
+  rm -rf "$cache"
+  stall_figures "$out/stall-$name" >"$out/stall-$name.json"
+}
+
+# The figures of one stall configuration from its three traces, as JSON: steady and toggling frame
+# intervals (median, p95, every frame after the first), the ratio the target bounds (toggling p95 over
+# steady p95, target <= 1.5), the slowest toggling frame over the steady median (the issue's "no frame
+# longer than 1.5x a steady one"), and request-to-swap latencies: cold (the first swap with an empty
+# cache: compile and check), warm (the later swaps: the build is in memory) and from disk (the first
+# swap of the second run, whose cache the first one filled).
+stall_figures() {
+  python3 - "$1" <<'EOF'
+import csv, json, statistics, sys
+prefix = sys.argv[1]
+def rows(kind):
+    try:
+        with open(f"{prefix}-{kind}.csv") as f:
+            return list(csv.DictReader(f))
+    except OSError:
+        return []
+def q(values, p):
+    if not values: return None
+    v = sorted(values); i = p * (len(v) - 1); lo = int(i); hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (i - lo)
+def intervals(r): return [float(x["interval_ms"]) for x in r[1:]]  # the first frame carries the start-up
+def swaps(r): return [float(x["swap_latency_s"]) for x in r if x["swap"] == "accepted"]
+steady, cold, disk = rows("steady"), rows("cold"), rows("disk")
+s, t = intervals(steady), intervals(cold)
+fig = {"steady_frames": len(s), "toggling_frames": len(t),
+       "steady_median_ms": q(s, 0.5), "steady_p95_ms": q(s, 0.95),
+       "toggling_median_ms": q(t, 0.5), "toggling_p95_ms": q(t, 0.95), "toggling_max_ms": max(t) if t else None}
+if fig["steady_p95_ms"] and fig["toggling_p95_ms"]:
+    fig["p95_ratio"] = fig["toggling_p95_ms"] / fig["steady_p95_ms"]
+if fig["steady_median_ms"] and t:
+    fig["max_over_steady_median"] = max(t) / fig["steady_median_ms"]
+c, d = swaps(cold), swaps(disk)
+fig["swaps"] = len(c)
+fig["refused"] = sum(1 for x in cold if x["swap"] == "refused")
+fig["cold_swap_s"] = c[0] if c else None
+fig["warm_swap_median_s"] = statistics.median(c[1:]) if len(c) > 1 else None
+fig["warm_swap_max_s"] = max(c[1:]) if len(c) > 1 else None
+fig["disk_first_swap_s"] = d[0] if d else None
+print(json.dumps(fig, indent=1))
+EOF
+}
+
+# One summary line of a stall configuration, from its JSON.
+stall_row() {
+  python3 - "$1" <<'EOF' 2>/dev/null || echo "n/a"
+import json, sys
+f = json.load(open(sys.argv[1]))
+def ms(k): return "n/a" if f.get(k) is None else f"{f[k]:.2f}"
+def s(k): return "n/a" if f.get(k) is None else f"{f[k]:.3f} s"
+ratio = "n/a" if f.get("p95_ratio") is None else f"{f['p95_ratio']:.2f}x"
+worst = "n/a" if f.get("max_over_steady_median") is None else f"{f['max_over_steady_median']:.2f}x"
+print(f"steady {ms('steady_median_ms')}/{ms('steady_p95_ms')} ms, toggling {ms('toggling_median_ms')}/{ms('toggling_p95_ms')} ms "
+      f"(median/p95); p95 ratio {ratio} (target <= 1.5x); slowest frame {worst} the steady median; "
+      f"swap cold {s('cold_swap_s')}, warm {s('warm_swap_median_s')} (median of {max(f.get('swaps', 0) - 1, 0)}), "
+      f"from disk {s('disk_first_swap_s')}" + (f"; {f['refused']} refused" if f.get("refused") else ""))
+EOF
+}
+
 
 # The baseline build against this one, same machine, same run: each measurement alternates A B A B,
 # so drift in clocks or temperature hits both alike. Prints one row per figure with both medians.
@@ -169,12 +254,14 @@ run() {
   step kernels-list "$bin/nbodylab" kernels --list --json "$out/kernels.json"
   step bench-clock "$bin/nbodylab" bench clock
   step bench-ladder-64k "$bin/nbodylab" bench ladder --scene plummer -n 65536 --json "$out/ladder-64k.json"
+  if ((${FULL:-0})); then
   step bench-ladder-1m "$bin/nbodylab" bench ladder --scene plummer -n "$big" --json "$out/ladder-1m.json"
   step bench-sweep-64k "$bin/nbodylab" bench sweep --scene plummer -n 65536 --unrolls 8,16,32,64 \
     --block-sizes 128,256,512 --bodies-per-thread-values 1,2,4,6,8 --json "$out/sweep-64k.json"
   step bench-sweep-1m "$bin/nbodylab" bench sweep --scene plummer -n "$big" --unrolls 16,32 --block-sizes 128,256 \
     --bodies-per-thread-values 4,6,8 --steps 3 --json "$out/sweep-1m.json"
   step bench-scaling "$bin/nbodylab" bench scaling --scene plummer --json "$out/scaling.json"
+  fi
   fi
   if want barneshut; then
   step bench-bh-1m "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" --theta 0.5 \
@@ -193,12 +280,18 @@ run() {
     --benchmark --report "$out/render-1m.json"
   step render-1m-host-copy "$bin/nbodylab" render --scene collision --algo barneshut -n "$big" --frames 120 \
     --size 1920x1080 --benchmark --no-interop --report "$out/render-1m-host.json"
+  step render-10m "$bin/nbodylab" render --scene collision --algo barneshut -n "$huge" --frames 40 --size 1920x1080 \
+    --benchmark --report "$out/render-10m.json"
   step render-allpairs "$bin/nbodylab" render --scene collision --algo allpairs -n 131072 --frames 120 --size 1920x1080 \
     --benchmark --report "$out/render-allpairs.json"
   # --overwrite: a re-run into the same $OUT replaces the earlier frames instead of being refused.
   step render-frames "$bin/nbodylab" render --scene collision --algo barneshut -n "$big" --frames 3 --steps-per-frame 100 \
     --size 1280x720 --out "$out/frames" --overwrite
 
+  fi
+  if want stall; then
+    stall allpairs-65536 allpairs 65536
+    stall barneshut-1m barneshut "$big"
   fi
   # compute-sanitizer on a small Barnes-Hut run (both builds, every traversal).
   if want sanitizer && command -v compute-sanitizer >/dev/null; then
@@ -208,6 +301,35 @@ run() {
           --algo barneshut --backend gpu --scene plummer -n 10000 --bh_build "$build" --steps 2 --warmup 0 --error-sample 0
       done
     done
+  fi
+
+  # A/B on the same state (issue 12): two all-pairs variants, a ladder rung against the default, two
+  # Barnes-Hut walks and two opening angles; B's forces computed from A's state every step.
+  if want ab; then
+    step ab-unroll "$bin/nbodylab" bench --algo allpairs --backend gpu --scene plummer -n 65536 --steps 40 --warmup 3 \
+      --compare "unroll=8" "unroll=128" --json "$out/ab-unroll.json"
+    step ab-rung10 "$bin/nbodylab" bench --algo allpairs --backend gpu --scene plummer -n 65536 --steps 40 --warmup 3 \
+      --compare "" "rung=10" --json "$out/ab-rung10.json"
+    step ab-bh-walk "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" --steps 20 --warmup 2 \
+      --compare "bh_traversal=group" "bh_traversal=warp" --json "$out/ab-bh-walk.json"
+    step ab-bh-theta "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" --steps 20 --warmup 2 \
+      --compare "theta=0.5" "theta=0.7" --json "$out/ab-bh-theta.json"
+  fi
+
+  # Barnes-Hut on hard geometry (issue 14): each case against the Plummer sphere it is made from, both
+  # builds, at 1M (the far outlier's target) and 10k (coincident bodies), and a long collision run
+  # whose step time must stay within +5% as ejecta spread.
+  if want geometry; then
+    for build in morton insertion; do
+      step "geometry-1m-$build" "$bin/nbodylab" bench geometry --backend gpu -n 1048575 --bh_build "$build" \
+        --steps 5 --warmup 1 --error-sample 1000 --json "$out/geometry-1m-$build.json"
+      step "geometry-10k-$build" "$bin/nbodylab" bench geometry --backend gpu -n 10000 --bh_build "$build" \
+        --steps 5 --warmup 1 --error-sample 1000 --json "$out/geometry-10k-$build.json"
+    done
+  fi
+  if want long; then
+    step long-collision-1m "$bin/nbodylab" bench --algo barneshut --backend gpu --scene collision -n "$big" \
+      --steps "${LONG_STEPS:-24000}" --warmup 0 --error-sample 1000 --json "$out/long-collision-1m.json"
   fi
 
   if want compare; then compare "$big"; fi
@@ -222,8 +344,32 @@ run() {
   printf '%-58s %s\n' "Barnes-Hut n=$big: ms/step (target <= 9)" "$(figure "$out/bh-1m.json" "Per stage" stage total ms)"
   printf '%-58s %s\n' "Barnes-Hut n=$big: force error p99 (target <= 0.02)" "$(figure "$out/bh-1m.json" "Summary" quantity "force error: 99th percentile" value)"
   printf '%-58s %s\n' "Barnes-Hut n=$huge: ms/step (target <= 120)" "$(figure "$out/bh-10m.json" "Per stage" stage total ms)"
-  printf '%-58s %s\n' "render n=$big 1920x1080 (interop): interactive FPS (target >= 60)" "$(json_value "$out/render-1m.json" interactive_fps)"
+  printf '%-58s %s\n' "render n=$big 1920x1080 (interop): FPS, wall-clock interval" "$(json_value "$out/render-1m.json" fps)"
+  printf '%-58s %s\n' "render n=$big: parts' sum as a rate (diagnostic)" "$(json_value "$out/render-1m.json" interactive_fps)"
+  printf '%-58s %s FPS; simulate %s ms, render %s ms\n' "render n=$huge 1920x1080: wall-clock" "$(json_value "$out/render-10m.json" fps)" \
+    "$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["simulate"]["median_ms"],2))' "$out/render-10m.json" 2>/dev/null)" \
+    "$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["render"]["median_ms"],2))' "$out/render-10m.json" 2>/dev/null)"
   printf '%-58s %s\n' "render n=$big: vertex path" "$(json_value "$out/render-1m.json" vertex_path)"
+  for build in morton insertion; do
+    [[ -f $out/geometry-1m-$build.json ]] || continue
+    printf '%-58s %s x Plummer (ms); line err/RMS p99 %s x\n' "geometry 1M $build: far outlier" \
+      "$(figure "$out/geometry-1m-$build.json" "hard geometry" case "far outlier" ms_ratio)" \
+      "$(figure "$out/geometry-1m-$build.json" "hard geometry" case "line" error_p99_ratio)"
+  done
+  [[ -f $out/long-collision-1m.json ]] && printf '%-58s %s\n' "long collision 1M: last eighth / first (target <= 1.05)" \
+    "$(figure "$out/long-collision-1m.json" "Over the run" part 8 ratio)"
+  for ab in ab-unroll ab-rung10 ab-bh-walk ab-bh-theta; do
+    [[ -f $out/$ab.json ]] || continue
+    printf '%-58s %s (95%%: %s .. %s); B vs A force %s\n' "$ab: A/B speed-up, force (or step total)" \
+      "$(figure "$out/$ab.json" "A/B on the same state" stage force speedup)" \
+      "$(figure "$out/$ab.json" "A/B on the same state" stage force speedup_low)" \
+      "$(figure "$out/$ab.json" "A/B on the same state" stage force speedup_high)" \
+      "$(figure "$out/$ab.json" "A/B forces" quantity "B vs A: ||aB - aA|| / ||aA|| (median)" value)"
+  done
+  if want stall; then
+    printf '%-58s %s\n' "stall, all-pairs n=65536, unroll 8<->32 every 1 s" "$(stall_row "$out/stall-allpairs-65536.json")"
+    printf '%-58s %s\n' "stall, Barnes-Hut n=$big, rsqrtf off<->on every 1 s" "$(stall_row "$out/stall-barneshut-1m.json")"
+  fi
   if ((${#compare_rows[@]})); then
     echo "----------------- baseline (base) vs this build (now), n=$big -----------------"
     printf '%s\n' "${compare_rows[@]}"

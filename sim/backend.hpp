@@ -3,6 +3,7 @@
 // to all four through this interface only; nothing here names CUDA, GL or ImGui.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "sim/bodies.hpp"
 #include "sim/build_progress.hpp"
 #include "sim/comparison.hpp"
+#include "sim/diagnostics.hpp"
 #include "sim/error.hpp"
 #include "sim/settings.hpp"
 #include "sim/step_stats.hpp"
@@ -74,6 +76,9 @@ class Backend {
   virtual std::optional<ConfigureOutcome> poll_configure() { return std::nullopt; }
   // Builds in flight or just finished (the panel's progress line).
   virtual std::vector<BuildProgress> builds() const { return {}; }
+  // The kernel variant that runs now, in the words its builds are labelled with (BuildProgress::label);
+  // "" for backends without kernel variants (the CPU ones).
+  virtual std::string variant_label() const { return {}; }
 
   // A/B (sim/comparison.hpp): B is another configuration of this backend's algorithm (its toggles, and
   // theta for Barnes-Hut; dt and softening resolved as for A). set_comparison() builds and checks B's
@@ -86,6 +91,15 @@ class Backend {
   virtual bool comparison_ready() const { return false; }
   // B's accelerations from the last compare() (for its error against the direct sum); false when none.
   virtual bool comparison_accelerations(Accelerations& out) { (void)out; return false; }
+
+  // The energy of the state measured on the device in slices spread across frames (cuda/energy_pass.hpp:
+  // every pair up to 4M bodies, a sample of rows above, accumulated in double). begin_energy() snapshots
+  // the current state and returns false on a backend without such a pass (the caller then measures a
+  // host copy with sim/diagnostics.hpp); advance_energy() enqueues about `budget_ms` of device work and
+  // returns the report with its last call; energy_progress() is the share enqueued so far.
+  virtual bool begin_energy(std::uint64_t seed) { (void)seed; return false; }
+  virtual std::optional<EnergyReport> advance_energy(double budget_ms) { (void)budget_ms; return std::nullopt; }
+  virtual double energy_progress() const { return 0; }
 
   virtual void set_bodies(const Bodies& bodies) = 0;
   virtual void get_bodies(Bodies& bodies) = 0;

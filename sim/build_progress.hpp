@@ -19,6 +19,13 @@ inline const char* to_string(BuildState state) {
   return "?";
 }
 
+// A build in one of its states as people see it, "float4 const rsqrt ... u8: compiling": the panel's
+// build line, and the NVTX range around that phase of the build on its worker thread (Nsight Systems).
+inline std::string build_phase_name(const std::string& label, BuildState state) { return label + ": " + to_string(state); }
+
+// The NVTX range around a prefetch compile (cuda/build_queue.cpp), which has no label of its own.
+inline constexpr const char* kPrefetchLabel = "prefetch";
+
 struct BuildProgress {
   std::string label;   // the variant, in words
   BuildState state = BuildState::queued;

@@ -61,7 +61,7 @@ class CpuAllPairs final : public CpuBackendBase {
     }
     const double count = static_cast<double>(n);
     stats.interactions += eps2 > 0 ? count * count : count * (count - 1);
-    add_stage_time(stats, "force", clock.elapsed_ms());
+    add_stage_time(stats, stage_name(Stage::force), clock.elapsed_ms());
   }
 
  private:

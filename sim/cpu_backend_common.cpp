@@ -102,7 +102,7 @@ StepStats CpuBackendBase::step() {
     finite = finite && std::isfinite(x[i] + y[i] + z[i] + vx[i] + vy[i] + vz[i]);
   }
   integrate_ms += second_half.elapsed_ms();
-  add_stage_time(stats, "integrate", integrate_ms);
+  add_stage_time(stats, stage_name(Stage::integrate), integrate_ms);
 
   if (!finite && !stats.non_finite) {
     stats.non_finite = true;
@@ -182,9 +182,10 @@ std::size_t cpu_bytes_per_body(Algorithm algorithm) {
   // diagnostics; accelerations; the host vertex buffer; the double copies of the reference modes.
   constexpr std::size_t state = 7 * sizeof(float);
   constexpr std::size_t common = 3 * state + 3 * sizeof(float) + 5 * sizeof(float) + 4 * sizeof(double);
-  // Barnes-Hut adds bodies in tree order twice (build scratch), point masses, per-body leaf index and
-  // depth, and up to one node (32 bytes + 32 of geometry) per body in the worst case.
-  constexpr std::size_t tree = 2 * 20 + 16 + 4 + 4 + 64;
+  // Barnes-Hut adds bodies in tree order twice (build scratch), point masses, per-body leaf depth, and
+  // fewer than two cells per body (every cell that is not a leaf has at least two children), each
+  // 32 bytes for the walk, 48 of geometry and 88 of mass moments.
+  constexpr std::size_t tree = 2 * 20 + 16 + 2 + 2 * (32 + 48 + 88);
   return algorithm == Algorithm::barneshut ? common + tree : common;
 }
 

@@ -8,6 +8,7 @@
 
 #include "sim/backend.hpp"
 #include "sim/render_vertices.hpp"
+#include "sim/stage_names.hpp"
 
 namespace nbl {
 
@@ -25,7 +26,7 @@ class StageClock {
 
 // Adds `ms` to the stage called `name`, appending it the first time: a step that evaluates forces
 // twice (the first step, with no cached accelerations) reports each stage once.
-void add_stage_time(StepStats& stats, const std::string& name, double ms);
+void add_stage_time(StepStats& stats, const std::string& name, double ms);  // name: stage_name(...)
 
 // "2 threads" / "1 thread": the OpenMP team a parallel region will get.
 std::string cpu_thread_description();

@@ -1,7 +1,9 @@
 // Barnes-Hut on the CPU (reference 000, Part II, as a host program): bounding box, octree build,
-// summarize (mass and centre of mass per cell), force walk with the shared opening criterion and
-// softening, and the shared leapfrog. Bodies walk the tree in groups of neighbours in tree order, as
-// the GPU's sorted bodies do a warp at a time; OpenMP hands the groups to threads.
+// summarize (mass, centre of mass and second moments per cell), force walk with the shared opening
+// criterion and softening, and the shared leapfrog. Bodies walk the tree in groups of neighbours in
+// tree order, as the GPU's sorted bodies do a warp at a time; OpenMP hands the groups to threads.
+// Any geometry costs about what a Plummer sphere does (build_node, make_leaf, opening_stretch; see
+// docs/barneshut.md, "Any geometry").
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include "physics/gravity.hpp"
 #include "sim/cpu_backend_common.hpp"
 #include "sim/cpu_backends.hpp"
+#include "sim/error.hpp"
 #include "sim/force_sums.hpp"
 
 namespace nbl {
@@ -21,16 +24,22 @@ namespace {
 
 // Leaves hold up to this many bodies, summed directly: deeper trees cost more walking than they save.
 constexpr std::size_t kLeafCapacity = 16;
-// Bodies still together after this many halvings of the root cube are (nearly) coincident: they stay
-// in one leaf, so no input can make the build recurse without end.
-constexpr int kMaxDepth = 48;
+// Bodies closer together than this are one point mass: float squares of smaller distances lose their
+// precision and then vanish (below 2^-126), so no opening criterion can tell such bodies apart and a
+// walk among them would open every cell, O(k^2). Softened, their pulls on each other are negligible
+// (at most their mass times this distance over the softening length cubed).
+constexpr double kUnresolvedExtent = 0x1p-60;  // about 8.7e-19
+// The cube edge halves at every level (build_node) from at most 2^129 (the float range), and a cell
+// narrower than kUnresolvedExtent is a leaf, so no input takes a path past about 190 levels. The
+// limit guards against a bug; no input is meant to reach it.
+constexpr int kMaxDepth = 320;
 
 // One cell, 32 bytes, stored in depth-first preorder: an internal node's first child is the next node,
 // and `skip` is the first node after its subtree. The walk then needs no stack: "open" is i + 1,
 // "done with this cell" is skip.
 struct Node {
   float com_x, com_y, com_z, mass;  // monopole: total mass at the centre of mass
-  float edge;                       // cube edge length: the cell_size of the opening criterion
+  float edge;  // the cell_size of the opening criterion: the cube's edge, stretched for rods and sheets
   std::int32_t skip;
   std::int32_t point_begin;  // leaves: their point masses [point_begin, point_end); internal: -1
   std::int32_t point_end;
@@ -70,19 +79,15 @@ class Octree {
     point_z_.clear();
     point_mass_.clear();
     groups_.clear();
-    crowded_leaves_ = 0;
-    crowded_bodies_ = 0;
+    merged_points_ = 0;
+    merged_bodies_ = 0;
+    capped_leaves_ = 0;
+    capped_bodies_ = 0;
     max_depth_ = 0;
     if (n == 0) return true;
 
-    double lo[3], hi[3];
-    if (!bounding_box(bodies, lo, hi)) return false;
-    double half = 0;
-    for (int a = 0; a < 3; ++a) half = std::max(half, 0.5 * (hi[a] - lo[a]));
-    // A hair larger than the bounding box so the extreme bodies fall strictly inside; never zero, so
-    // a scene of coincident bodies still has a cell size.
-    half = half * (1 + 1e-6) + std::numeric_limits<float>::min();
-    const double center[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])};
+    Box box;
+    if (!bounding_box(bodies, box)) return false;
 
     items_.resize(n);
     scratch_.resize(n);
@@ -95,58 +100,79 @@ class Octree {
     point_y_.reserve(n);
     point_z_.reserve(n);
     point_mass_.reserve(n);
-    build_node(0, n, center, half, 0);
+    double center[3], largest = 0;
+    for (int a = 0; a < 3; ++a) {
+      center[a] = 0.5 * (static_cast<double>(box.lo[a]) + static_cast<double>(box.hi[a]));
+      largest = std::max(largest, static_cast<double>(box.hi[a]) - static_cast<double>(box.lo[a]));
+    }
+    build_node(0, n, box, center, 0.5 * largest, 0);
     form_groups();
     return true;
   }
 
-  // Mass and centre of mass of every cell, children before parents (reverse preorder).
+  // Mass, centre of mass and second moments of every cell, children before parents (reverse
+  // preorder), and from them each cell's size in the opening criterion.
   void summarize() {
-    const auto count = static_cast<std::int64_t>(nodes_.size());
-    std::vector<double> mass(nodes_.size()), mx(nodes_.size()), my(nodes_.size()), mz(nodes_.size());
+    const std::size_t count = nodes_.size();
+    moments_.resize(count);
 #pragma omp parallel for schedule(dynamic, 256)
-    for (std::int64_t i = 0; i < count; ++i) {
+    for (std::size_t i = 0; i < count; ++i) {
       const Node& node = nodes_[i];
       if (node.point_begin < 0) continue;
-      double m = 0, sx = 0, sy = 0, sz = 0;
+      Moments& mo = moments_[i];
+      mo = {};
       for (std::int32_t p = node.point_begin; p < node.point_end; ++p) {
         const double pm = point_mass_[p];
-        m += pm;
-        sx += pm * point_x_[p];
-        sy += pm * point_y_[p];
-        sz += pm * point_z_[p];
+        mo.mass += pm;
+        mo.mass2 += pm * pm;
+        mo.com[0] += pm * point_x_[p];
+        mo.com[1] += pm * point_y_[p];
+        mo.com[2] += pm * point_z_[p];
       }
-      mass[i] = m;
-      mx[i] = sx;
-      my[i] = sy;
-      mz[i] = sz;
+      if (mo.mass > 0)
+        for (double& c : mo.com) c /= mo.mass;
+      for (std::int32_t p = node.point_begin; p < node.point_end; ++p) {
+        mo.add_second(point_mass_[p], point_x_[p] - mo.com[0], point_y_[p] - mo.com[1], point_z_[p] - mo.com[2]);
+      }
     }
-    for (std::int64_t i = count - 1; i >= 0; --i) {
-      Node& node = nodes_[i];
+    for (std::size_t k = count; k-- > 0;) {
+      Node& node = nodes_[k];
+      Moments& mo = moments_[k];
+      const auto i = static_cast<std::int32_t>(k);
       if (node.point_begin < 0) {
-        double m = 0, sx = 0, sy = 0, sz = 0;
-        for (std::int32_t c = static_cast<std::int32_t>(i) + 1; c < node.skip; c = nodes_[c].skip) {
-          m += mass[c];
-          sx += mx[c];
-          sy += my[c];
-          sz += mz[c];
+        mo = {};
+        for (std::int32_t c = i + 1; c < node.skip; c = nodes_[c].skip) {
+          const Moments& child = moments_[c];
+          mo.mass += child.mass;
+          mo.mass2 += child.mass2;
+          for (int a = 0; a < 3; ++a) mo.com[a] += child.mass * child.com[a];
         }
-        mass[i] = m;
-        mx[i] = sx;
-        my[i] = sy;
-        mz[i] = sz;
+        if (mo.mass > 0)
+          for (double& c : mo.com) c /= mo.mass;
+        // Parallel axes: each child's moments about its own centre plus its mass at its offset.
+        for (std::int32_t c = i + 1; c < node.skip; c = nodes_[c].skip) {
+          const Moments& child = moments_[c];
+          for (int q = 0; q < 6; ++q) mo.second[q] += child.second[q];
+          mo.add_second(child.mass, child.com[0] - mo.com[0], child.com[1] - mo.com[1], child.com[2] - mo.com[2]);
+        }
       }
-      node.mass = static_cast<float>(mass[i]);
+      node.mass = static_cast<float>(mo.mass);
       // A massless cell attracts nothing; its geometric centre keeps the distance finite.
-      const NodeGeometry& g = geometry_[i];
-      node.com_x = static_cast<float>(mass[i] > 0 ? mx[i] / mass[i] : g.center[0]);
-      node.com_y = static_cast<float>(mass[i] > 0 ? my[i] / mass[i] : g.center[1]);
-      node.com_z = static_cast<float>(mass[i] > 0 ? mz[i] / mass[i] : g.center[2]);
+      const NodeGeometry& g = geometry_[k];
+      node.com_x = static_cast<float>(mo.mass > 0 ? mo.com[0] : g.center[0]);
+      node.com_y = static_cast<float>(mo.mass > 0 ? mo.com[1] : g.center[1]);
+      node.com_z = static_cast<float>(mo.mass > 0 ? mo.com[2] : g.center[2]);
+      // Rods and sheets count as larger than their cube (physics/gravity.hpp, opening_stretch).
+      const double effective_count = mo.mass2 > 0 ? mo.mass * mo.mass / mo.mass2 : 0;
+      const double* m2 = mo.second;
+      const double edge = 2 * g.half;
+      node.edge = static_cast<float>(edge * opening_stretch(m2[0], m2[1], m2[2], m2[3], m2[4], m2[5], mo.mass,
+                                                            effective_count, edge));
     }
   }
 
   // Bodies that walk the tree together: the bodies of the largest subtrees that hold at most
-  // kGroupSize of them (or a slice of a crowded leaf), contiguous in tree order.
+  // kGroupSize of them (or a slice of a leaf of coincident bodies), contiguous in tree order.
   struct Group {
     std::uint32_t begin, end;  // tree-order bodies [begin, end)
     std::int32_t node;         // root of the group's subtree
@@ -275,8 +301,12 @@ class Octree {
   const std::vector<NodeGeometry>& geometry() const { return geometry_; }
   int max_depth() const { return max_depth_; }
   int body_depth(std::size_t body) const { return body_depth_[body]; }
-  std::size_t crowded_leaves() const { return crowded_leaves_; }
-  std::size_t crowded_bodies() const { return crowded_bodies_; }
+  // Bodies merged with others into one point mass (make_leaf), and how many such points there are.
+  std::size_t merged_bodies() const { return merged_bodies_; }
+  std::size_t merged_points() const { return merged_points_; }
+  // Leaves cut off at kMaxDepth (never, unless the halving argument above is broken) and their bodies.
+  std::size_t capped_leaves() const { return capped_leaves_; }
+  std::size_t capped_bodies() const { return capped_bodies_; }
 
   double children_per_cell() const {
     std::size_t internal = 0, children = 0;
@@ -289,7 +319,12 @@ class Octree {
   }
 
  private:
-  static bool bounding_box(const Bodies& bodies, double lo[3], double hi[3]) {
+  // The tight bounding box of some bodies, in their own float coordinates.
+  struct Box {
+    float lo[3], hi[3];
+  };
+
+  static bool bounding_box(const Bodies& bodies, Box& box) {
     const std::size_t n = bodies.size();
     float min_x = bodies.x[0], min_y = bodies.y[0], min_z = bodies.z[0];
     float max_x = min_x, max_y = min_y, max_z = min_z;
@@ -306,48 +341,114 @@ class Octree {
       max_y = std::max(max_y, y);
       max_z = std::max(max_z, z);
     }
-    lo[0] = min_x, lo[1] = min_y, lo[2] = min_z;
-    hi[0] = max_x, hi[1] = max_y, hi[2] = max_z;
+    box = {{min_x, min_y, min_z}, {max_x, max_y, max_z}};
     return finite != 0;
   }
 
-  // Items [begin, end) all lie in the cube (center, half); appends its subtree in preorder.
-  void build_node(std::size_t begin, std::size_t end, const double center[3], double half, int depth) {
+  // Items [begin, end) lie in the cube (center, half) and have the tight bounding box `box`; appends
+  // their subtree in preorder.
+  //
+  // Cells are the cubes of a regular octree, halved level by level, except that a cell whose bodies
+  // span at most half its edge is first shrunk to the cube around their bounding box. In a filled
+  // region that never happens and the tree is the classic one (whose regular cubes give a better
+  // accuracy for their cost on a Plummer sphere than cells fitted to their bodies do); where bodies
+  // leave space empty it replaces a chain of nearly empty cubes by one cell, so a far outlier costs
+  // one extra level instead of every other body sharing one deep leaf, and a tight cluster gets cells
+  // as fine as itself however far the root reaches. A cube is split on the axes its bodies span more
+  // than half of: a line or a plane is not cut across its zero thickness, and a cluster beside a far
+  // body is not cut along axes where it is small. Every split makes progress: the bodies cross the
+  // centre on the split axes, so at least two children are non-empty (a tree of N bodies has fewer
+  // than 2N cells), and the cube edge halves at every level.
+  void build_node(std::size_t begin, std::size_t end, const Box& box, const double cube_center[3], double cube_half,
+                  int depth) {
     const auto index = static_cast<std::int32_t>(nodes_.size());
+    double extent[3], box_center[3], largest = 0;
+    for (int a = 0; a < 3; ++a) {
+      extent[a] = static_cast<double>(box.hi[a]) - static_cast<double>(box.lo[a]);
+      box_center[a] = 0.5 * (static_cast<double>(box.lo[a]) + static_cast<double>(box.hi[a]));
+      largest = std::max(largest, extent[a]);
+    }
+    double center[3] = {cube_center[0], cube_center[1], cube_center[2]};
+    double half = cube_half;
+    auto shrink = [&] {
+      std::copy(box_center, box_center + 3, center);
+      half = 0.5 * largest;
+    };
+    if (largest <= half) shrink();
     nodes_.push_back(Node{0, 0, 0, 0, static_cast<float>(2 * half), 0, -1, -1});
     geometry_.push_back({{center[0], center[1], center[2]}, half, depth, static_cast<std::uint32_t>(begin),
                          static_cast<std::uint32_t>(end)});
     max_depth_ = std::max(max_depth_, depth);
     const std::size_t count = end - begin;
 
-    if (count <= kLeafCapacity || depth == kMaxDepth) {
-      make_leaf(index, begin, end, depth);
+    // Below kUnresolvedExtent (0 included: every body at one position) no split can usefully separate them.
+    const bool unresolved = largest < kUnresolvedExtent;
+    if (count <= kLeafCapacity || unresolved || depth == kMaxDepth) {
+      make_leaf(index, begin, end, depth, unresolved);
       nodes_[index].skip = static_cast<std::int32_t>(nodes_.size());
       return;
     }
 
-    // Counting sort of the items into the eight octants (bit 0: x, bit 1: y, bit 2: z above centre).
-    std::size_t octant_count[8] = {};
+    // Counting sort of the items into the octants (bit 0: x, bit 1: y, bit 2: z at or above the
+    // centre, on the axes that are split).
+    bool split[3];
     auto octant = [&](const Item& it) {
-      return (it.x >= center[0] ? 1 : 0) | (it.y >= center[1] ? 2 : 0) | (it.z >= center[2] ? 4 : 0);
+      return (split[0] && it.x >= center[0] ? 1 : 0) | (split[1] && it.y >= center[1] ? 2 : 0) |
+             (split[2] && it.z >= center[2] ? 4 : 0);
     };
-    for (std::size_t s = begin; s < end; ++s) ++octant_count[octant(items_[s])];
+    std::size_t octant_count[8];
+    auto count_octants = [&] {
+      for (int a = 0; a < 3; ++a) split[a] = extent[a] > half;
+      std::fill(octant_count, octant_count + 8, 0);
+      for (std::size_t s = begin; s < end; ++s) ++octant_count[octant(items_[s])];
+      return *std::max_element(octant_count, octant_count + 8) < count;
+    };
+    if (!count_octants()) {
+      // Only where rounding leaves the cube a hair off its bodies: the cube around the bounding box
+      // has its centre strictly between the lowest and highest body on the longest axis.
+      shrink();
+      if (!count_octants()) throw Error("Barnes-Hut (CPU): an octree cell could not be split; this is a bug");
+      nodes_[index].edge = static_cast<float>(2 * half);
+      geometry_[index].center[0] = center[0], geometry_[index].center[1] = center[1], geometry_[index].center[2] = center[2];
+      geometry_[index].half = half;
+    }
     std::size_t octant_begin[9];
     octant_begin[0] = begin;
     for (int o = 0; o < 8; ++o) octant_begin[o + 1] = octant_begin[o] + octant_count[o];
     std::size_t fill[8];
     std::copy(octant_begin, octant_begin + 8, fill);
-    for (std::size_t s = begin; s < end; ++s) scratch_[fill[octant(items_[s])]++] = items_[s];
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    Box child_box[8];
+    for (Box& b : child_box) b = {{inf, inf, inf}, {-inf, -inf, -inf}};
+    for (std::size_t s = begin; s < end; ++s) {
+      const Item& it = items_[s];
+      const int o = octant(it);
+      scratch_[fill[o]++] = it;
+      Box& b = child_box[o];
+      b.lo[0] = std::min(b.lo[0], it.x), b.hi[0] = std::max(b.hi[0], it.x);
+      b.lo[1] = std::min(b.lo[1], it.y), b.hi[1] = std::max(b.hi[1], it.y);
+      b.lo[2] = std::min(b.lo[2], it.z), b.hi[2] = std::max(b.hi[2], it.z);
+    }
     std::copy(scratch_.begin() + static_cast<std::ptrdiff_t>(begin), scratch_.begin() + static_cast<std::ptrdiff_t>(end),
               items_.begin() + static_cast<std::ptrdiff_t>(begin));
 
     const double child_half = 0.5 * half;
     for (int o = 0; o < 8; ++o) {
       if (octant_count[o] == 0) continue;
-      const double child_center[3] = {center[0] + ((o & 1) ? child_half : -child_half),
-                                      center[1] + ((o & 2) ? child_half : -child_half),
-                                      center[2] + ((o & 4) ? child_half : -child_half)};
-      build_node(octant_begin[o], octant_begin[o + 1], child_center, child_half, depth + 1);
+      double child_center[3];
+      for (int a = 0; a < 3; ++a) {
+        const bool upper = (o >> a) & 1;
+        if (split[a]) {
+          child_center[a] = center[a] + (upper ? child_half : -child_half);
+        } else if (box.hi[a] < center[a]) {
+          child_center[a] = center[a] - child_half;  // the bodies lie in one half: keep to the grid
+        } else if (box.lo[a] >= center[a]) {
+          child_center[a] = center[a] + child_half;
+        } else {
+          child_center[a] = box_center[a];  // across the centre but at most half as wide as the cube
+        }
+      }
+      build_node(octant_begin[o], octant_begin[o + 1], child_box[o], child_center, child_half, depth + 1);
     }
     nodes_[index].skip = static_cast<std::int32_t>(nodes_.size());
   }
@@ -369,53 +470,99 @@ class Octree {
     }
   }
 
-  void make_leaf(std::int32_t index, std::size_t begin, std::size_t end, int depth) {
+  // A leaf's point masses: its bodies, with the bodies at one exact position merged into one point of
+  // their summed mass, and all of them merged at their centre of mass when the leaf is `unresolved`
+  // (they all lie within kUnresolvedExtent). Exact merging changes no force: such bodies pull on
+  // everything else as that point would, and on each other not at all (softened at zero distance, or
+  // skipped as coincident without softening). So k bodies at one position cost one interaction per
+  // body that meets them, not k, and the k bodies themselves walk the tree in groups like any others:
+  // O(k), not O(k^2).
+  void make_leaf(std::int32_t index, std::size_t begin, std::size_t end, int depth, bool unresolved) {
     Node& node = nodes_[index];
     node.point_begin = static_cast<std::int32_t>(point_mass_.size());
-    for (std::size_t s = begin; s < end; ++s) body_depth_[items_[s].body] = static_cast<std::uint8_t>(depth);
-    if (end - begin > kLeafCapacity) {
-      // Only at the depth limit: these bodies are (nearly) coincident. Bodies at one exact position
-      // act on everything else as one point of their summed mass (and on each other not at all, being
-      // softened at zero distance), so they are merged: a million bodies at one point cost one
-      // interaction each, not a million.
-      ++crowded_leaves_;
-      crowded_bodies_ += end - begin;
-      std::sort(items_.begin() + static_cast<std::ptrdiff_t>(begin), items_.begin() + static_cast<std::ptrdiff_t>(end),
-                [](const Item& a, const Item& b) {
-                  if (a.x != b.x) return a.x < b.x;
-                  if (a.y != b.y) return a.y < b.y;
-                  return a.z < b.z;
-                });
+    for (std::size_t s = begin; s < end; ++s) body_depth_[items_[s].body] = static_cast<std::uint16_t>(depth);
+    if (end - begin > kLeafCapacity && depth == kMaxDepth && !unresolved) {
+      ++capped_leaves_;
+      capped_bodies_ += end - begin;
+    }
+    if (unresolved) {
+      double mass = 0, mx = 0, my = 0, mz = 0;
       for (std::size_t s = begin; s < end; ++s) {
         const Item& it = items_[s];
-        const std::size_t last = point_mass_.size() - 1;
-        if (s > begin && point_x_[last] == it.x && point_y_[last] == it.y && point_z_[last] == it.z) {
-          point_mass_[last] += it.mass;
-        } else {
-          append_point(it);
-        }
+        mass += it.mass;
+        mx += static_cast<double>(it.mass) * it.x;
+        my += static_cast<double>(it.mass) * it.y;
+        mz += static_cast<double>(it.mass) * it.z;
       }
-    } else {
-      for (std::size_t s = begin; s < end; ++s) append_point(items_[s]);
+      const Item& first = items_[begin];
+      if (mass > 0) {
+        append_point(static_cast<float>(mx / mass), static_cast<float>(my / mass), static_cast<float>(mz / mass),
+                     static_cast<float>(mass));
+      } else {
+        append_point(first.x, first.y, first.z, 0.0f);
+      }
+      if (end - begin > 1) {
+        ++merged_points_;
+        merged_bodies_ += end - begin;
+      }
+      node.point_end = static_cast<std::int32_t>(point_mass_.size());
+      return;
+    }
+    // Sorted by position, equal positions are neighbours.
+    std::sort(items_.begin() + static_cast<std::ptrdiff_t>(begin), items_.begin() + static_cast<std::ptrdiff_t>(end),
+              [](const Item& a, const Item& b) {
+                if (a.x != b.x) return a.x < b.x;
+                if (a.y != b.y) return a.y < b.y;
+                return a.z < b.z;
+              });
+    for (std::size_t s = begin; s < end;) {
+      const Item& first = items_[s];
+      double mass = 0;
+      std::size_t same = s;
+      for (; same < end && items_[same].x == first.x && items_[same].y == first.y && items_[same].z == first.z; ++same) {
+        mass += items_[same].mass;
+      }
+      append_point(first.x, first.y, first.z, static_cast<float>(mass));
+      if (same - s > 1) {
+        ++merged_points_;
+        merged_bodies_ += same - s;
+      }
+      s = same;
     }
     node.point_end = static_cast<std::int32_t>(point_mass_.size());
   }
 
-  void append_point(const Item& it) {
-    point_x_.push_back(it.x);
-    point_y_.push_back(it.y);
-    point_z_.push_back(it.z);
-    point_mass_.push_back(it.mass);
+  void append_point(float x, float y, float z, float mass) {
+    point_x_.push_back(x);
+    point_y_.push_back(y);
+    point_z_.push_back(z);
+    point_mass_.push_back(mass);
   }
 
   std::vector<Node> nodes_;
   std::vector<NodeGeometry> geometry_;
+  // Mass moments of every cell, in double: mass, sum of squared masses (for the effective body count),
+  // centre of mass, and second moments about it (xx, yy, zz, xy, xz, yz).
+  struct Moments {
+    double mass = 0, mass2 = 0;
+    double com[3] = {0, 0, 0};
+    double second[6] = {0, 0, 0, 0, 0, 0};
+    void add_second(double m, double dx, double dy, double dz) {
+      second[0] += m * dx * dx;
+      second[1] += m * dy * dy;
+      second[2] += m * dz * dz;
+      second[3] += m * dx * dy;
+      second[4] += m * dx * dz;
+      second[5] += m * dy * dz;
+    }
+  };
+  std::vector<Moments> moments_;
   std::vector<Item> items_, scratch_;
   std::vector<Group> groups_;
-  std::vector<std::uint8_t> body_depth_;  // per caller's body: the depth of its leaf
+  std::vector<std::uint16_t> body_depth_;  // per caller's body: the depth of its leaf
   std::vector<float> point_x_, point_y_, point_z_, point_mass_;
   int max_depth_ = 0;
-  std::size_t crowded_leaves_ = 0, crowded_bodies_ = 0;
+  std::size_t merged_points_ = 0, merged_bodies_ = 0, capped_leaves_ = 0, capped_bodies_ = 0;
 };
 
 class CpuBarnesHut final : public CpuBackendBase {
@@ -430,8 +577,9 @@ class CpuBarnesHut final : public CpuBackendBase {
     if (!tree_valid_) return cells;
     for (const NodeGeometry& g : tree_.geometry()) {
       if (g.depth > max_depth) continue;
+      // A hair larger, so the bodies on a face stay inside after rounding to float.
       cells.push_back({{static_cast<float>(g.center[0]), static_cast<float>(g.center[1]), static_cast<float>(g.center[2])},
-                       static_cast<float>(g.half), g.depth});
+                       static_cast<float>(g.half * (1 + 1e-6)), g.depth});
     }
     return cells;
   }
@@ -448,7 +596,7 @@ class CpuBarnesHut final : public CpuBackendBase {
     stats.has_tree = true;
     const StageClock build_clock;
     tree_valid_ = tree_.build(bodies_);
-    add_stage_time(stats, "tree build", build_clock.elapsed_ms());
+    add_stage_time(stats, stage_name(Stage::tree_build), build_clock.elapsed_ms());
     if (!tree_valid_) {
       // No tree can hold a NaN: report it and leave accelerations that keep the state visibly broken.
       std::fill(accel_x_.begin(), accel_x_.end(), std::numeric_limits<float>::quiet_NaN());
@@ -458,17 +606,25 @@ class CpuBarnesHut final : public CpuBackendBase {
       stats.notices.push_back("a position is NaN or infinite: no octree can be built; the simulation has blown up");
       return;
     }
-    if (tree_.crowded_leaves() > 0) {
+    if (tree_.merged_bodies() > 0) {
       std::ostringstream m;
-      m << tree_.crowded_bodies() << " bodies could not be separated within " << kMaxDepth
-        << " tree levels (coincident or nearly so); they share " << tree_.crowded_leaves()
-        << (tree_.crowded_leaves() == 1 ? " leaf" : " leaves") << " and interact directly";
+      m << tree_.merged_bodies() << " bodies sit on top of others (at one position, or within 8.7e-19, closer than "
+        << "float arithmetic resolves) and are merged into " << tree_.merged_points()
+        << (tree_.merged_points() == 1 ? " point mass" : " point masses")
+        << ": each point pulls on everything else with their summed mass; bodies at one position exert no force on "
+           "each other, and bodies merged by distance next to none once softened";
+      stats.notices.push_back(m.str());
+    }
+    if (tree_.capped_leaves() > 0) {
+      std::ostringstream m;
+      m << tree_.capped_bodies() << " bodies could not be separated within " << kMaxDepth << " tree levels; they share "
+        << tree_.capped_leaves() << (tree_.capped_leaves() == 1 ? " leaf" : " leaves") << " and interact directly";
       stats.notices.push_back(m.str());
     }
 
     const StageClock summarize_clock;
     tree_.summarize();
-    add_stage_time(stats, "summarize", summarize_clock.elapsed_ms());
+    add_stage_time(stats, stage_name(Stage::summarize), summarize_clock.elapsed_ms());
 
     const StageClock force_clock;
     const auto theta = static_cast<float>(opening_angle_);
@@ -497,7 +653,7 @@ class CpuBarnesHut final : public CpuBackendBase {
         touched_max = std::max(touched_max, counts.touched);
       }
     }
-    add_stage_time(stats, "force", force_clock.elapsed_ms());
+    add_stage_time(stats, stage_name(Stage::force), force_clock.elapsed_ms());
 
     stats.interactions += static_cast<double>(body_interactions + cell_interactions);
     stats.tree.max_depth = tree_.max_depth();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <unordered_set>
+#include <utility>
 
 #include "physics/gravity.hpp"
 #include "sim/error.hpp"
@@ -71,6 +72,7 @@ EnergyReport energy(const Bodies& bodies, double softening, std::size_t exact_li
       potential += b.mass[i] * potential_range(b, i, i + 1, n, eps2);
     }
     report.potential = potential;
+    report.method = "exact pair sum on the CPU, in double";
   } else {
     // W = 1/2 sum_i m_i phi_i, estimated from a simple random sample of the terms m_i phi_i: the
     // sample mean times n, with the finite-population standard error.
@@ -93,6 +95,7 @@ EnergyReport energy(const Bodies& bodies, double softening, std::size_t exact_li
     report.potential_error =
         0.5 * static_cast<double>(n) * std::sqrt(variance / static_cast<double>(s) * population_correction);
     report.sampled = true;
+    report.method = "sampled: " + std::to_string(s) + " random rows against every body, on the CPU, in double";
   }
   report.total = report.kinetic + report.potential;
   return report;
@@ -188,11 +191,17 @@ ForceError force_error(const Accelerations& approx, const Accelerations& referen
     constexpr double inf = std::numeric_limits<double>::infinity();
     result.non_finite = true;
     result.relative_norm = result.rms = result.median = result.p99 = result.max = inf;
+    result.reference_rms = inf;
+    result.normalized_rms = result.normalized_median = result.normalized_p99 = result.normalized_max = inf;
     return result;
   }
   if (n == 0) return result;
 
-  std::vector<double> relative(n);
+  // Zero over zero is agreement; anything else over zero is infinitely wrong.
+  auto ratio = [](double error, double scale) {
+    return scale > 0 ? error / scale : (error > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+  };
+  std::vector<double> relative(n), absolute(n);
   double diff_norm2 = 0, ref_norm2 = 0, sum_sq = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const double dx = approx.x[i] - reference.x[i];
@@ -202,18 +211,26 @@ ForceError force_error(const Accelerations& approx, const Accelerations& referen
     const double r2 = reference.x[i] * reference.x[i] + reference.y[i] * reference.y[i] + reference.z[i] * reference.z[i];
     diff_norm2 += d2;
     ref_norm2 += r2;
-    // A body with no net force has no relative error to speak of: exact agreement is 0, anything else
-    // is infinitely wrong.
-    const double e = r2 > 0 ? std::sqrt(d2 / r2) : (d2 > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+    // A body with no net force has no relative error to speak of.
+    const double e = ratio(std::sqrt(d2), std::sqrt(r2));
     relative[i] = e;
+    absolute[i] = std::sqrt(d2);
     sum_sq += e * e;
   }
   std::sort(relative.begin(), relative.end());
-  result.relative_norm = ref_norm2 > 0 ? std::sqrt(diff_norm2 / ref_norm2) : (diff_norm2 > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+  std::sort(absolute.begin(), absolute.end());
+  result.relative_norm = ratio(std::sqrt(diff_norm2), std::sqrt(ref_norm2));
   result.rms = std::sqrt(sum_sq / static_cast<double>(n));
   result.median = percentile_sorted(relative, 0.5);
   result.p99 = percentile_sorted(relative, 0.99);
   result.max = relative.back();
+
+  const double count = static_cast<double>(n);
+  result.reference_rms = std::sqrt(ref_norm2 / count);
+  result.normalized_rms = ratio(std::sqrt(diff_norm2 / count), result.reference_rms);
+  result.normalized_median = ratio(percentile_sorted(absolute, 0.5), result.reference_rms);
+  result.normalized_p99 = ratio(percentile_sorted(absolute, 0.99), result.reference_rms);
+  result.normalized_max = ratio(absolute.back(), result.reference_rms);
   return result;
 }
 
@@ -229,6 +246,42 @@ Accelerations select(const Accelerations& all, const std::vector<std::size_t>& i
     out.z[k] = all.z[i];
   }
   return out;
+}
+
+double virial_speed(const Bodies& bodies) {
+  const std::size_t n = bodies.size();
+  double mass = 0;
+  for (float m : bodies.mass) mass += m;
+  if (!(mass > 0)) return 0;
+  std::vector<std::pair<double, double>> values(n);  // (value, mass)
+  auto median_of = [&] {
+    std::sort(values.begin(), values.end());
+    // The mean of the lower and upper weighted medians: the middle of the two middle values when the
+    // mass splits evenly between them, as for an ordinary median.
+    double below = 0, lower = values.back().first, upper = values.back().first;
+    bool have_lower = false;
+    for (const auto& [value, m] : values) {
+      below += m;
+      if (!have_lower && below >= 0.5 * mass) lower = value, have_lower = true;
+      if (below > 0.5 * mass) {
+        upper = value;
+        break;
+      }
+    }
+    return 0.5 * (lower + upper);
+  };
+  double center[3];
+  const std::vector<float>* axes[3] = {&bodies.x, &bodies.y, &bodies.z};
+  for (int a = 0; a < 3; ++a) {
+    for (std::size_t i = 0; i < n; ++i) values[i] = {(*axes[a])[i], bodies.mass[i]};
+    center[a] = median_of();
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const double dx = bodies.x[i] - center[0], dy = bodies.y[i] - center[1], dz = bodies.z[i] - center[2];
+    values[i] = {std::sqrt(dx * dx + dy * dy + dz * dz), bodies.mass[i]};
+  }
+  const double radius = median_of();
+  return radius > 0 ? std::sqrt(mass / radius) : std::numeric_limits<double>::infinity();
 }
 
 bool all_finite(const Bodies& bodies) {

@@ -1,8 +1,9 @@
 // Tipsy binary snapshots, the format other N-body codes (ChaNGa, Gadget tools, pynbody) read.
 // Bodies are stored as dark-matter particles. Writing uses the standard big-endian ("XDR") layout;
 // reading accepts big- and little-endian files and checks everything before returning: a truncated
-// file, a header whose counts disagree with the file size, or any NaN/inf value is an InputError that
-// says what is wrong, and nothing is returned.
+// file, a header whose counts disagree with the file size, any NaN/inf value, or a speed above 1e6
+// times the scene's virial speed (diagnostics.hpp virial_speed) is an InputError that says what is
+// wrong, and nothing is returned.
 #pragma once
 #include <filesystem>
 

@@ -25,4 +25,24 @@ std::string toggle_problem(const ToggleDef& t, std::int64_t value) {
   return toggle_requirement(t) + " (got " + std::to_string(value) + ")";
 }
 
+std::string toggle_value_text(const ToggleDef& t, int value) {
+  switch (t.kind) {
+    case ToggleKind::flag: return value ? "on" : "off";
+    case ToggleKind::choice:
+      if (value >= 0 && static_cast<std::size_t>(value) < t.choices.size()) return std::string(t.choices[static_cast<std::size_t>(value)].name);
+      break;
+    case ToggleKind::integer: break;
+  }
+  return std::to_string(value);
+}
+
+std::string toggle_changes(const ToggleValues& from, const ToggleValues& to, Algorithm algorithm) {
+  std::string text;
+  for (std::size_t i = 0; i < kToggleCount; ++i) {
+    if (kToggles[i].algorithm != algorithm || from.values[i] == to.values[i]) continue;
+    text += (text.empty() ? "" : ", ") + std::string(kToggles[i].key) + "=" + toggle_value_text(kToggles[i], to.values[i]);
+  }
+  return text;
+}
+
 }  // namespace nbl

@@ -242,6 +242,19 @@ struct Choice {
   }
 };
 
+// A toggle that changes nothing in some combination, and why (in words for the panel's tooltip and the
+// CLI's warning). The switchboards (cuda/allpairs_variant, cuda/barneshut_variant) are the one source.
+struct InertToggle {
+  std::string_view key;
+  std::string reason;
+};
+
+inline const InertToggle* find_inert(std::span<const InertToggle> inert, std::string_view key) {
+  for (const auto& i : inert)
+    if (i.key == key) return &i;
+  return nullptr;
+}
+
 // The current value of every toggle (a choice toggle holds its choice's index).
 struct ToggleValues {
   std::array<int, kToggleCount> values{};
@@ -258,6 +271,12 @@ struct ToggleValues {
   }
   bool operator==(const ToggleValues&) const = default;
 };
+
+// One toggle's value as the CLI and JSON write it: "on"/"off", a choice's name, or the number.
+std::string toggle_value_text(const ToggleDef& toggle, int value);
+// The toggles of `algorithm` where `to` differs from `from`, as "key=value" joined by ", " ("unroll=128,
+// layout=soa"); "" when none differs. What a trace and a tour step name a variant change by.
+std::string toggle_changes(const ToggleValues& from, const ToggleValues& to, Algorithm algorithm);
 
 // The settings one click away from `t` for `algorithm`'s toggles: each flag flipped, each choice moved
 // to the one before or after it, each number moved one step down or up (within range). What the lab

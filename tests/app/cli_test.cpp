@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstdio>
@@ -160,6 +161,29 @@ TEST_F(Cli, ToggleErrorsNameTheDashedOption) {
     EXPECT_NE(r.output.find("--block-size must lie in [32, 1024]"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("(got 4294967552)"), std::string::npos) << r.output;
   }
+}
+
+// Issue 12, item 3: a toggle the user sets that changes nothing says so, with the switchboard's reason,
+// and the run goes on; a toggle that does change the code says nothing.
+TEST_F(Cli, InertTogglesWarnWithTheirReason) {
+  const std::string base = "bench --backend gpu -n 64 --steps 1 --warmup 0 --error-sample 0 ";
+  struct Case {
+    std::string options, option, why;
+  };
+  // --backend gpu without a GPU fails after resolve: the warning is printed first either way.
+  for (const Case& c : {Case{"--algo barneshut --bh-build morton --bh-waitfree off", "--bh-waitfree", "Morton build"},
+                        Case{"--algo barneshut --bh-build insertion --bh-leaf-capacity 4", "--bh-leaf-capacity", "insertion build"},
+                        Case{"--algo allpairs --precision fp64 --fast-math ftz", "--fast-math", "single-precision"},
+                        Case{"--algo allpairs --fast-math fast_math --rsqrt off", "--rsqrt", "rsqrt.approx"}}) {
+    const Outcome r = run(base + c.options);
+    EXPECT_NE(r.output.find("warning: " + c.option + " changes nothing here"), std::string::npos) << c.options << r.output;
+    EXPECT_NE(r.output.find(c.why), std::string::npos) << c.options << r.output;
+  }
+  const Outcome cpu = run("bench --backend cpu -n 64 --steps 1 --warmup 0 --error-sample 0 --unroll 8");
+  EXPECT_EQ(cpu.code, 0) << cpu.output;
+  EXPECT_NE(cpu.output.find("--unroll changes nothing here"), std::string::npos) << cpu.output;
+  const Outcome live = run(base + "--algo barneshut --bh-build insertion --bh-waitfree off");
+  EXPECT_EQ(live.output.find("changes nothing"), std::string::npos) << live.output;
 }
 
 // Issue 17, item 14: --help shows integer toggles as INT and states what -n defaults to; a run without
@@ -441,6 +465,227 @@ TEST_F(Cli, ExportedKernelsCompileFromTheCopyAndErrorsNameIt) {
   EXPECT_TRUE(has(missing, "kernels --export")) << missing.output;
 }
 
+// ---- Scripted sessions: one script drives --offscreen, the window and render ----------------------
+
+// The rows of a CSV file (fields in double quotes may hold commas), the header first.
+std::vector<std::vector<std::string>> read_csv(const fs::path& file) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') fields.back() += '"', ++i;
+      else if (c == '"') quoted = !quoted;
+      else if (c == ',' && !quoted) fields.emplace_back();
+      else fields.back() += c;
+    }
+    rows.push_back(std::move(fields));
+  }
+  return rows;
+}
+
+// The column named `name` of a trace.
+std::size_t column(const std::vector<std::vector<std::string>>& csv, const std::string& name) {
+  const auto& header = csv.at(0);
+  return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+}
+
+void write_text(const fs::path& file, const std::string& text) { std::ofstream(file) << text; }
+
+// The CI check of the lab's whole frame loop without a display: a scripted --offscreen session on the CPU
+// backend changes settings (the panel's way), takes screenshots that show the bodies and the panel, and
+// its trace shows that frames kept flowing: one row per frame, no frame missing, steps in every frame,
+// and no frame waiting on anything (a generous bound: this counts frames, it does not time them).
+TEST_F(Cli, AnOffscreenScriptedSessionChangesSettingsAndKeepsFramesFlowing) {
+  const fs::path script = dir_ / "session.json", trace = dir_ / "trace.csv";
+  const fs::path before = dir_ / "before.png", after = dir_ / "after.png";
+  write_text(script, R"({"description": "CI: settings change while frames flow", "events": [
+    {"frame": 2, "action": "screenshot", "file": ")" + before.string() + R"("},
+    {"frame": 3, "action": "set", "settings": {"algorithm": "allpairs", "toggles": {"unroll": 8}}},
+    {"frame": 5, "action": "set", "settings": {"algorithm": "barneshut", "theta": 0.9, "view": {"color_mode": "speed"}}},
+    {"frame": 7, "action": "set", "settings": {"steps_per_frame": 2}},
+    {"frame": 9, "action": "screenshot", "file": ")" + after.string() + R"("},
+    {"frame": 9, "action": "stats"},
+    {"frame": 10, "action": "quit"}
+  ]})");
+  const Outcome r = run("--offscreen --backend cpu --scene galaxy -n 3072 --size 960x540 --script " + script.string() +
+                        " --trace " + trace.string(), "env -u DISPLAY -u WAYLAND_DISPLAY");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(has(r, "stats: frame 9")) << r.output;
+  EXPECT_TRUE(has(r, "trace: 11 frame(s) written to " + trace.string())) << r.output;
+  EXPECT_TRUE(has(r, "frame intervals: 10 frame(s) after the first")) << r.output;
+
+  for (const fs::path& shot : {before, after}) {
+    SCOPED_TRACE(shot.string());
+    const Image image = testing::load_png(shot);
+    ASSERT_EQ(image.width, 960);
+    ASSERT_EQ(image.height, 540);
+    // The scene (left of the 430-pixel panel) has lit bodies around its centre, the panel its colour and text.
+    const int scene_width = 960 - 430, cx = scene_width / 2, cy = 270;
+    EXPECT_GT(testing::fraction(image, cx - 50, cy - 50, cx + 50, cy + 50, [](auto p) { return testing::luma(p) > 60; }), 0.03);
+    EXPECT_GT(testing::fraction(image, scene_width + 10, 0, 950, 540, [](auto p) {
+                return std::abs(p[0] - 18) < 8 && std::abs(p[1] - 19) < 8 && std::abs(p[2] - 26) < 8;
+              }),
+              0.3);
+    EXPECT_GT(testing::fraction(image, scene_width + 10, 0, 950, 540, [](auto p) { return testing::luma(p) > 160; }), 0.003);
+  }
+
+  const auto csv = read_csv(trace);
+  ASSERT_EQ(csv.size(), 12u) << "a header and frames 0 to 10";
+  const std::size_t frame = column(csv, "frame"), interval = column(csv, "interval_ms"), steps = column(csv, "steps"),
+                    variant = column(csv, "variant"), actions = column(csv, "script");
+  ASSERT_LT(actions, csv[0].size());
+  for (std::size_t i = 1; i < csv.size(); ++i) {
+    SCOPED_TRACE("frame " + csv[i][frame]);
+    ASSERT_EQ(csv[i].size(), csv[0].size());
+    EXPECT_EQ(std::stoi(csv[i][frame]), static_cast<int>(i - 1));
+    const double ms = std::stod(csv[i][interval]);
+    EXPECT_GT(ms, 0);
+    EXPECT_LT(ms, 60000) << "a frame stalled for a minute";
+    EXPECT_EQ(std::stoi(csv[i][steps]), i - 1 >= 7 ? 2 : 1);
+  }
+  EXPECT_EQ(csv[4][actions], "set");
+  EXPECT_EQ(csv[10][actions], "screenshot+stats");
+  EXPECT_NE(csv[3][variant], csv[4][variant]) << "all-pairs from frame 3";
+  EXPECT_NE(csv[5][variant], csv[6][variant]) << "Barnes-Hut again from frame 5";
+}
+
+TEST_F(Cli, ScriptsAreCheckedBeforeAnythingRuns) {
+  const fs::path bad = dir_ / "bad.json";
+  write_text(bad, "{\"events\": [\n  {\"frame\": 3, \"action\": \"stats\"},\n  {\"frame\": 2, \"action\": \"quit\"}\n]}");
+  const std::string no_display = "env -u DISPLAY -u WAYLAND_DISPLAY";
+  Outcome r = run("--backend cpu -n 1024 --script " + bad.string(), no_display);  // refused before the display is asked for
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r, bad.string() + ": entry 2 (line 3): frame 2 comes after frame 3")) << r.output;
+  r = run("render --backend cpu -n 1024 --frames 2 --out " + (dir_ / "f").string() + " --script " + bad.string());
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "f"));
+
+  write_text(bad, R"({"events": [{"frame": 1, "action": "screenshot", "file": "/nonexistent/x.png"}, {"frame": 2, "action": "quit"}]})");
+  r = run("--offscreen --backend cpu -n 1024 --script " + bad.string(), no_display);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r, "entry 1 (line 1)")) << r.output;
+
+  r = run("--offscreen --backend cpu -n 1024", no_display);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r, "--offscreen has no window to close")) << r.output;
+  r = run("--offscreen --backend cpu -n 1024 --frames 2 --trace /nonexistent/t.csv", no_display);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r, "--trace /nonexistent/t.csv")) << r.output;
+
+  write_text(bad, R"({"events": [{"frame": 1, "action": "key", "key": "h"}]})");
+  r = run("render --backend cpu -n 1024 --frames 2 --out " + (dir_ / "f").string() + " --script " + bad.string());
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r, "render has no panel, keys or mouse")) << r.output;
+}
+
+TEST_F(Cli, TheWindowRunsAScriptUnderXvfb) {
+  testing::XvfbServer xvfb(800, 500);
+  if (!testing::XvfbServer::installed()) GTEST_SKIP() << xvfb.problem();
+  ASSERT_TRUE(xvfb.running()) << xvfb.problem();
+  const fs::path script = dir_ / "window.json", trace = dir_ / "window.csv", shot = dir_ / "window.png";
+  write_text(script, R"({"events": [
+    {"frame": 1, "action": "key", "key": "h"},
+    {"frame": 2, "action": "set", "settings": {"toggles": {"bh_sort": false}, "view": {"exposure": 2.0}}},
+    {"frame": 4, "action": "screenshot", "file": ")" + shot.string() + R"("},
+    {"frame": 5, "action": "quit"}
+  ]})");
+  const std::string args = "--scene galaxy -n 2048 --backend cpu --size 800x500 --no-vsync --script " + script.string();
+  const Outcome r = run(args + " --trace " + trace.string(), "env DISPLAY=" + xvfb.display());
+  ASSERT_EQ(r.code, 0) << r.output;
+  const Image image = testing::load_png(shot);
+  ASSERT_EQ(image.width, 800);
+  // H hid the panel: the galaxy sits in the middle of the whole window, and no panel colour is left.
+  EXPECT_GT(testing::fraction(image, 350, 200, 450, 300, [](auto p) { return testing::luma(p) > 60; }), 0.03);
+  EXPECT_LT(testing::fraction(image, 700, 0, 790, 500, [](auto p) {
+              return std::abs(p[0] - 18) < 4 && std::abs(p[1] - 19) < 4 && std::abs(p[2] - 26) < 4;
+            }),
+            0.05);
+  const auto csv = read_csv(trace);
+  ASSERT_EQ(csv.size(), 7u) << "frames 0 to 5: the quit ends the window's loop";
+  EXPECT_EQ(csv[2][column(csv, "script")], "key");
+
+  // A session that ends first (here --frames) says which entries never ran.
+  const Outcome cut = run(args + " --frames 3", "env DISPLAY=" + xvfb.display());
+  ASSERT_EQ(cut.code, 0) << cut.output;
+  EXPECT_TRUE(has(cut, "2 of 4 script entries did not run: the session ended after 3 frame(s), before entry 3")) << cut.output;
+}
+
+TEST_F(Cli, RenderRunsAScript) {
+  const fs::path script = dir_ / "render.json", trace = dir_ / "render.csv", shot = dir_ / "paused.png", out = dir_ / "frames";
+  write_text(script, R"({"events": [
+    {"frame": 1, "action": "set", "settings": {"algorithm": "allpairs"}},
+    {"frame": 2, "action": "pause"},
+    {"frame": 3, "action": "screenshot", "file": ")" + shot.string() + R"("},
+    {"frame": 4, "action": "resume"},
+    {"frame": 5, "action": "quit"}
+  ]})");
+  const Outcome r = run("render --scene galaxy -n 2048 --backend cpu --size 256x144 --frames 30 --out " + out.string() +
+                        " --script " + script.string() + " --trace " + trace.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(has(r, "wrote 6 frame(s)")) << r.output;
+  EXPECT_TRUE(fs::exists(out / "frame_00005.png"));
+  EXPECT_FALSE(fs::exists(out / "frame_00006.png"));
+  EXPECT_EQ(testing::load_png(shot).width, 256);
+  const auto csv = read_csv(trace);
+  ASSERT_EQ(csv.size(), 7u);
+  const std::size_t steps = column(csv, "steps"), panel = column(csv, "panel_ms");
+  const std::vector<std::string> expected_steps = {"0", "1", "0", "0", "1", "1"};  // frame 0 shows the start; paused at 2 and 3
+  for (std::size_t i = 1; i < csv.size(); ++i) {
+    EXPECT_EQ(csv[i][steps], expected_steps[i - 1]) << "frame " << i - 1;
+    EXPECT_EQ(csv[i][panel], "") << "render has no panel";
+  }
+}
+
+// The tour in a window under Xvfb on the CPU backend: --tour opens it, the Right key and the Page Up key
+// walk it (as a presenter's remote does), and the screenshot shows the tour's window, the scene and the
+// panel; the trace shows the frames kept flowing through each step's settings change.
+TEST_F(Cli, TheTourRunsInAWindowUnderXvfb) {
+  testing::XvfbServer xvfb(1280, 720);
+  if (!testing::XvfbServer::installed()) GTEST_SKIP() << xvfb.problem();
+  ASSERT_TRUE(xvfb.running()) << xvfb.problem();
+  const fs::path script = dir_ / "tour.json", trace = dir_ / "tour.csv", shot = dir_ / "tour.png";
+  write_text(script, R"({"events": [
+    {"frame": 2, "action": "key", "key": "right"},
+    {"frame": 4, "action": "key", "key": "right"},
+    {"frame": 6, "action": "key", "key": "page_up"},
+    {"frame": 12, "action": "screenshot", "file": ")" + shot.string() + R"("},
+    {"frame": 12, "action": "stats"},
+    {"frame": 13, "action": "quit"}
+  ]})");
+  const Outcome r = run("--tour barneshut --scene collision -n 4096 --backend cpu --size 1280x720 --no-vsync --script " +
+                            script.string() + " --trace " + trace.string(),
+                        "env DISPLAY=" + xvfb.display());
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(has(r, "Barnes-Hut")) << "the tour switched the algorithm: " << r.output;
+  const Image image = testing::load_png(shot);
+  ASSERT_EQ(image.width, 1280);
+  const auto window_colour = [](auto p) { return std::abs(p[0] - 18) < 8 && std::abs(p[1] - 19) < 8 && std::abs(p[2] - 26) < 8; };
+  EXPECT_GT(testing::fraction(image, 10, 0, 400, 720, window_colour), 0.3) << "the tour's window at the left";
+  EXPECT_GT(testing::fraction(image, 10, 0, 400, 720, [](auto p) { return testing::luma(p) > 160; }), 0.004) << "with text";
+  EXPECT_GT(testing::fraction(image, 870, 0, 1270, 720, window_colour), 0.3) << "the panel at the right";
+  EXPECT_GT(testing::fraction(image, 560, 200, 840, 520, [](auto p) { return testing::luma(p) > 60; }), 0.01) << "bodies between them";
+  const auto csv = read_csv(trace);
+  ASSERT_EQ(csv.size(), 15u);
+  for (std::size_t i = 2; i < csv.size(); ++i) EXPECT_EQ(csv[i][column(csv, "steps")], "1") << "frame " << i - 1;
+
+  EXPECT_EQ(run("--tour fmm --backend cpu -n 1024 --frames 1").code, 2) << "an unknown tour is bad input";
+}
+
+// `render` walks a tour through its shipped script: each step's toggles, the stats before the next.
+TEST_F(Cli, RenderWalksTheShippedTourScript) {
+  const fs::path out = dir_ / "frames";
+  const Outcome r = run("render --scene galaxy -n 1024 --backend cpu --size 160x90 --frames 130 --out " + out.string() +
+                        " --script tour-barneshut.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(has(r, "stats: frame 59")) << r.output;
+  EXPECT_TRUE(has(r, "stats: frame 119")) << r.output;
+  EXPECT_TRUE(has(r, "Barnes-Hut")) << r.output;
+  EXPECT_TRUE(fs::exists(out / "frame_00129.png"));
+}
+
 // A/B as a table: bad changes are refused before any work, naming the pair; without a GPU it says so.
 TEST_F(Cli, BenchCompareRefusesBadChangesClearly) {
   const Outcome unknown = run("bench --algo allpairs -n 256 --compare unroll=8 unrol=16");
@@ -453,6 +698,13 @@ TEST_F(Cli, BenchCompareRefusesBadChangesClearly) {
   EXPECT_EQ(bad_value.code, 2) << bad_value.output;
   const Outcome one = run("bench --algo allpairs -n 256 --compare unroll=8");
   EXPECT_NE(one.code, 0) << "--compare takes two sets";
+  for (const char* rung : {"rung=99", "rung=-1", "rung=ten"}) {
+    const Outcome bad_rung = run(std::string("bench --algo allpairs -n 256 --compare rung=10 ") + rung);
+    EXPECT_EQ(bad_rung.code, 2) << bad_rung.output;
+    EXPECT_NE(bad_rung.output.find("rung takes a ladder rung"), std::string::npos) << bad_rung.output;
+  }
+  const Outcome rung_bh = run("bench --algo barneshut -n 256 --compare theta=0.5 rung=10");
+  EXPECT_EQ(rung_bh.code, 2) << rung_bh.output;
   const Outcome cpu = run("bench --algo allpairs -n 256 --backend cpu --compare unroll=8 unroll=16");
   EXPECT_EQ(cpu.code, 2) << cpu.output;
   EXPECT_NE(cpu.output.find("needs a GPU"), std::string::npos) << cpu.output;

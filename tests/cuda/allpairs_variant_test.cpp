@@ -13,7 +13,11 @@
 namespace nbl {
 namespace {
 
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+// Inert with a reason in words: the panel's tooltip and the CLI's warning show it.
+bool has(const std::vector<InertToggle>& v, std::string_view key) {
+  const InertToggle* i = find_inert(v, key);
+  return i && i->reason.size() > 10;
+}
 
 std::string macro(const AllPairsVariant& v, const std::string& name) {
   for (const auto& [n, value] : v.source.macros)

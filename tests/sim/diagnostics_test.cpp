@@ -128,6 +128,9 @@ TEST(Diagnostics, ForceErrorOfIdenticalAccelerationsIsZero) {
   EXPECT_EQ(e.relative_norm, 0.0);
   EXPECT_EQ(e.rms, 0.0);
   EXPECT_EQ(e.max, 0.0);
+  EXPECT_GT(e.reference_rms, 0.0);
+  EXPECT_EQ(e.normalized_rms, 0.0);
+  EXPECT_EQ(e.normalized_max, 0.0);
 }
 
 TEST(Diagnostics, ForceErrorMeasuresRelativeDeviation) {
@@ -149,18 +152,86 @@ TEST(Diagnostics, ForceErrorMeasuresRelativeDeviation) {
   EXPECT_GT(e.relative_norm, 0.01);
 }
 
+TEST(Diagnostics, NormalizedForceErrorIsRelativeToTheSampleRmsAcceleration) {
+  // Two bodies pulled hard (|a| = 3 and 4 along x) and two where the pulls nearly cancel (|a| = 1e-6).
+  // An error of 1e-3 on every body is 1e-3 / 1e-6 = 1000 relative to the cancelling bodies' own
+  // acceleration, but small against the typical acceleration of the sample.
+  Accelerations ref;
+  ref.resize(4);
+  ref.x = {3.0, 4.0, 1e-6, -1e-6};
+  ref.y = {0.0, 0.0, 0.0, 0.0};
+  ref.z = {0.0, 0.0, 0.0, 0.0};
+  Accelerations approx = ref;
+  for (std::size_t i = 0; i < 4; ++i) approx.y[i] = 1e-3;
+  const ForceError e = force_error(approx, ref);
+  const double rms = std::sqrt((9.0 + 16.0 + 2e-12) / 4.0);  // 2.5
+  EXPECT_NEAR(e.reference_rms, rms, 1e-12);
+  EXPECT_NEAR(e.max, 1000.0, 1e-6);  // the per-body figure blows up where the pulls cancel
+  EXPECT_NEAR(e.normalized_max, 1e-3 / rms, 1e-15);
+  EXPECT_NEAR(e.normalized_p99, 1e-3 / rms, 1e-15);
+  EXPECT_NEAR(e.normalized_median, 1e-3 / rms, 1e-15);
+  EXPECT_NEAR(e.normalized_rms, 1e-3 / rms, 1e-15);
+  EXPECT_NEAR(e.normalized_rms, e.relative_norm, 1e-15);
+
+  // Order statistics of the normalized error: one body of four wrong by 0.5 along y.
+  approx = ref;
+  approx.y[0] = 0.5;
+  const ForceError one = force_error(approx, ref);
+  EXPECT_EQ(one.normalized_median, 0.0);
+  EXPECT_NEAR(one.normalized_p99, 0.5 / rms, 1e-15);
+  EXPECT_NEAR(one.normalized_max, 0.5 / rms, 1e-15);
+  EXPECT_NEAR(one.normalized_rms, std::sqrt(0.25 / 4) / rms, 1e-15);
+}
+
+TEST(Diagnostics, NormalizedForceErrorOfAllZeroReferenceIsZeroOrInfinite) {
+  Accelerations zero;
+  zero.resize(3);
+  EXPECT_EQ(force_error(zero, zero).normalized_max, 0.0);
+  Accelerations off = zero;
+  off.z[1] = 1e-9;
+  const ForceError e = force_error(off, zero);
+  EXPECT_FALSE(e.non_finite);
+  EXPECT_TRUE(std::isinf(e.normalized_max));
+  EXPECT_TRUE(std::isinf(e.normalized_p99));
+}
+
 TEST(Diagnostics, ForceErrorFlagsNaNAndInfAsInfinitelyWrong) {
   const Accelerations ref = filled(50, 1.0);
   for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
-    Accelerations approx = ref;
-    approx.y[17] = bad;
-    const ForceError e = force_error(approx, ref);
-    EXPECT_TRUE(e.non_finite);
-    for (double figure : {e.relative_norm, e.rms, e.median, e.p99, e.max}) {
-      EXPECT_TRUE(std::isinf(figure));
-      EXPECT_FALSE(figure <= 0.02);  // no tolerance can pass
+    Accelerations poisoned = ref;
+    poisoned.y[17] = bad;
+    // A bad approximation, or a bad reference: neither may pass.
+    for (const ForceError& e : {force_error(poisoned, ref), force_error(ref, poisoned)}) {
+      EXPECT_TRUE(e.non_finite);
+      for (double figure : {e.relative_norm, e.rms, e.median, e.p99, e.max, e.reference_rms, e.normalized_rms,
+                            e.normalized_median, e.normalized_p99, e.normalized_max}) {
+        EXPECT_TRUE(std::isinf(figure));
+        EXPECT_FALSE(figure <= 0.02);  // no tolerance can pass
+      }
     }
   }
+}
+
+TEST(Diagnostics, VirialSpeedIsSqrtOfMassOverHalfMassRadius) {
+  Bodies b;
+  b.resize(4);
+  // Unit masses at x = -2, -1, 1, 2 (and y = 5, an offset the centre removes): centre x = 0, distances
+  // 2, 1, 1, 2, half-mass radius 1.5, so sqrt(4 / 1.5).
+  b.x = {-2, -1, 1, 2};
+  b.y = {5, 5, 5, 5};
+  b.mass = {1, 1, 1, 1};
+  EXPECT_NEAR(virial_speed(b), std::sqrt(4.0 / 1.5), 1e-12);
+  // One far body barely moves the scale: it is one body of five, not a lever arm of 1e20.
+  b.resize(5);
+  b.x[4] = 1e20f;
+  b.mass[4] = 1;
+  EXPECT_GT(virial_speed(b), 1.0);
+  b.resize(4);
+  b.x = {2, 2, 2, 2};
+  EXPECT_TRUE(std::isinf(virial_speed(b)));  // no radius
+  b.x = {-2, -1, 1, 2};
+  b.mass = {0, 0, 0, 0};
+  EXPECT_EQ(virial_speed(b), 0.0);  // no mass
 }
 
 TEST(Diagnostics, AllFiniteDetectsNaNInAnyField) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/diagnostics.hpp"
 #include "sim/error.hpp"
 #include "sim/scenes.hpp"
 
@@ -252,6 +253,51 @@ TEST_F(Tipsy, NegativeMassIsAnInputError) {
   const std::string message = read_error(path("mass.tipsy"));
   EXPECT_NE(message.find("negative mass"), std::string::npos) << message;
   EXPECT_NE(message.find("dark particle 1"), std::string::npos) << message;
+}
+
+TEST_F(Tipsy, SpeedAboveAMillionTimesTheVirialSpeedIsAnInputError) {
+  Bodies bodies = make_scene(Scene::plummer, 1000, 3);
+  const double scale = virial_speed(bodies);
+  ASSERT_GT(scale, 0.1);  // a Plummer sphere in N-body units: of order 1
+  ASSERT_LT(scale, 10.0);
+  // A hundred thousand times is fast but allowed.
+  bodies.vx[17] = static_cast<float>(1e5 * scale);
+  write_tipsy(path("fast.tipsy"), bodies);
+  EXPECT_EQ(read_error(path("fast.tipsy")), "");
+  // Ten million times is refused, naming the body, the speed scale and how it is defined.
+  bodies.vx[17] = static_cast<float>(1e7 * scale);
+  write_tipsy(path("faster.tipsy"), bodies);
+  const std::string message = read_error(path("faster.tipsy"));
+  EXPECT_NE(message.find("body 17 "), std::string::npos) << message;
+  EXPECT_NE(message.find("virial speed"), std::string::npos) << message;
+  EXPECT_NE(message.find("sqrt(G M / R) with G = 1"), std::string::npos) << message;
+  EXPECT_NE(message.find("faster.tipsy"), std::string::npos) << message;
+}
+
+TEST_F(Tipsy, FarOutlierDoesNotMakeTheOtherBodiesTooFast) {
+  // A Plummer sphere plus one body at rest at x = 1e20 (the far-outlier benchmark) loads.
+  Bodies bodies = make_scene(Scene::plummer, 1000, 4);
+  bodies.resize(1001);
+  bodies.x[1000] = 1e20f;
+  bodies.mass[1000] = bodies.mass[0];
+  write_tipsy(path("outlier.tipsy"), bodies);
+  EXPECT_EQ(read_error(path("outlier.tipsy")), "");
+}
+
+TEST_F(Tipsy, SpeedBoundNeedsAMassAndARadius) {
+  // One moving body has no radius to scale a speed by, massless bodies no mass: both load.
+  Bodies one;
+  one.resize(1);
+  one.mass = {1};
+  one.vx = {1e30f};
+  write_tipsy(path("one.tipsy"), one);
+  EXPECT_EQ(read_error(path("one.tipsy")), "");
+  Bodies massless;
+  massless.resize(2);
+  massless.x = {0, 1};
+  massless.vy = {1e30f, 0};
+  write_tipsy(path("massless.tipsy"), massless);
+  EXPECT_EQ(read_error(path("massless.tipsy")), "");
 }
 
 TEST_F(Tipsy, FailedWriteLeavesNoFileBehind) {

@@ -108,3 +108,20 @@ TEST(MeasuredFigures, AMalformedFileIsAnInputErrorNamingTheEntry) {
 
 }  // namespace
 }  // namespace nbl
+
+namespace nbl {
+namespace {
+
+TEST(Toggles, ChangesNameEachDifferingToggleOfTheAlgorithmAsTheCliWritesIt) {
+  ToggleValues a, b;
+  EXPECT_EQ(toggle_changes(a, b, Algorithm::allpairs), "");
+  b[ToggleId("unroll")] = 128;
+  b.set(Choice{"layout", "soa"});
+  b[ToggleId("rsqrt")] = 0;
+  b[ToggleId("bh_sort")] = 0;  // another algorithm's: not named for all-pairs
+  EXPECT_EQ(toggle_changes(a, b, Algorithm::allpairs), "layout=soa, rsqrt=off, unroll=128");
+  EXPECT_EQ(toggle_changes(a, b, Algorithm::barneshut), "bh_sort=off");
+}
+
+}  // namespace
+}  // namespace nbl

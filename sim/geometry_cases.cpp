@@ -1,0 +1,57 @@
+#include "sim/geometry_cases.hpp"
+
+#include "sim/scenes.hpp"
+
+namespace nbl {
+
+std::string_view to_string(GeometryCase c) {
+  switch (c) {
+    case GeometryCase::plummer: return "plummer";
+    case GeometryCase::far_outlier: return "far outlier";
+    case GeometryCase::coincident: return "coincident";
+    case GeometryCase::line: return "line";
+    case GeometryCase::plane: return "plane";
+  }
+  return "?";
+}
+
+namespace {
+
+// Appends `count` bodies at rest at (x, y, z) with the mass of body 0.
+void add_at_rest(Bodies& b, std::size_t count, float x, float y, float z) {
+  const std::size_t n = b.size();
+  const float mass = b.mass[0];
+  b.resize(n + count);
+  for (std::size_t i = n; i < n + count; ++i) {
+    b.x[i] = x;
+    b.y[i] = y;
+    b.z[i] = z;
+    b.vx[i] = b.vy[i] = b.vz[i] = 0;
+    b.mass[i] = mass;
+  }
+}
+
+}  // namespace
+
+Bodies make_geometry_case(GeometryCase c, std::size_t n, std::uint64_t seed) {
+  Bodies b = make_scene(Scene::plummer, n, seed);
+  switch (c) {
+    case GeometryCase::plummer:
+      break;
+    case GeometryCase::far_outlier:
+      add_at_rest(b, 1, 1e20f, 0, 0);
+      break;
+    case GeometryCase::coincident:
+      add_at_rest(b, n / 10, b.x[0], b.y[0], b.z[0]);
+      break;
+    case GeometryCase::line:
+      for (std::size_t i = 0; i < n; ++i) b.y[i] = b.z[i] = b.vy[i] = b.vz[i] = 0;
+      break;
+    case GeometryCase::plane:
+      for (std::size_t i = 0; i < n; ++i) b.z[i] = b.vz[i] = 0;
+      break;
+  }
+  return b;
+}
+
+}  // namespace nbl

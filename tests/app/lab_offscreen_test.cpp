@@ -1,0 +1,200 @@
+// The whole lab without a display (`--offscreen`): Mesa's EGL in CI, the CPU backend. The same frame
+// loop as the window draws the scene and the panel into a framebuffer object; a script's keys, drags
+// and wheel reach the lab through ImGui's IO as a user's would; every frame is traced.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "app/lab.hpp"
+#include "png_file.hpp"
+#include "sim/ladder.hpp"
+#include "sim/error.hpp"
+
+namespace nbl {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr int kWidth = 1280, kHeight = 720;
+
+class LabOffscreen : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("nbl_offscreen_" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  LabOptions scripted(const std::string& events) const {
+    LabOptions o;
+    o.offscreen = true;
+    o.window.width = kWidth;
+    o.window.height = kHeight;
+    o.settings.scene = Scene::galaxy;
+    o.settings.body_count = 4096;
+    o.settings.backend = BackendKind::cpu;
+    o.tune_body_count = false;
+    o.script = parse_script("{\"events\": [" + events + "]}", "test.json");
+    return o;
+  }
+  std::string shot(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+};
+
+TEST_F(LabOffscreen, DrawsTheBodiesAndThePanelIntoItsFramebuffer) {
+  Lab lab(scripted(R"({"frame": 5, "action": "screenshot", "file": ")" + shot("lab.png") + R"("},
+                 {"frame": 5, "action": "quit"})"));
+  EXPECT_STREQ(lab.surface().kind(), "offscreen");
+  EXPECT_EQ(lab.run(), 0);
+  const Image image = testing::load_png(shot("lab.png"));
+  ASSERT_EQ(image.width, kWidth);
+  ASSERT_EQ(image.height, kHeight);
+  const int scene_width = lab.scene_viewport().width;
+  ASSERT_GT(scene_width, kWidth / 2);
+  ASSERT_LT(scene_width, kWidth);
+  const int cx = scene_width / 2, cy = kHeight / 2;
+  EXPECT_GT(testing::fraction(image, cx - 60, cy - 60, cx + 60, cy + 60, [](auto p) { return testing::luma(p) > 80; }), 0.05)
+      << "bodies should be drawn in the scene region";
+  EXPECT_GT(testing::fraction(image, 5, 5, 60, 60, [](auto p) { return testing::luma(p) < 25; }), 0.95);
+  const int px0 = scene_width + 10, px1 = kWidth - 10;
+  EXPECT_GT(testing::fraction(image, px0, 0, px1, kHeight, [](auto p) {
+              return std::abs(p[0] - 18) < 8 && std::abs(p[1] - 19) < 8 && std::abs(p[2] - 26) < 8;
+            }),
+            0.3)
+      << "the panel's background should cover its area";
+  EXPECT_GT(testing::fraction(image, px0, 0, px1, kHeight, [](auto p) { return testing::luma(p) > 160; }), 0.003)
+      << "the panel should show text";
+  ASSERT_EQ(lab.trace().records().size(), 6u) << "frames 0 to 5, the last one quits";
+  EXPECT_EQ(lab.trace().records().back().script, "screenshot+quit");
+}
+
+TEST_F(LabOffscreen, ScriptedKeysAndMouseReachTheLabThroughImGui) {
+  Lab lab(scripted(R"({"frame": 2, "action": "key", "key": "h"},
+                 {"frame": 4, "action": "drag", "by": [200, 0], "frames": 4},
+                 {"frame": 12, "action": "wheel", "by": 3},
+                 {"frame": 14, "action": "key", "key": "space"},
+                 {"frame": 30, "action": "quit"})"));
+  for (int i = 0; i < 2; ++i) lab.frame();
+  const float panel_width = lab.panel().width();
+  EXPECT_GT(panel_width, 0);
+  lab.frame();  // frame 2: H is down
+  lab.frame();
+  EXPECT_FALSE(lab.panel().visible()) << "H hides the panel";
+  EXPECT_EQ(lab.scene_viewport().width, kWidth);
+  const float yaw = lab.camera().yaw_deg();
+  for (int i = 4; i < 12; ++i) lab.frame();  // the drag: move to the start, press, four moves, release
+  EXPECT_NE(lab.camera().yaw_deg(), yaw) << "a left drag over the scene orbits";
+  const float distance = lab.camera().distance();
+  for (int i = 12; i < 14; ++i) lab.frame();
+  EXPECT_LT(lab.camera().distance(), distance) << "the wheel zooms in";
+  EXPECT_FALSE(lab.paused());
+  for (int i = 14; i < 16; ++i) lab.frame();
+  EXPECT_TRUE(lab.paused()) << "Space pauses";
+}
+
+TEST_F(LabOffscreen, SettingsChangesApplyWhileFramesKeepFlowing) {
+  Lab lab(scripted(R"({"frame": 3, "action": "set", "settings": {"algorithm": "allpairs", "toggles": {"unroll": 8}}},
+                 {"frame": 6, "action": "set", "settings": {"algorithm": "barneshut", "theta": 0.8}},
+                 {"frame": 9, "action": "pause"},
+                 {"frame": 11, "action": "resume"},
+                 {"frame": 13, "action": "quit"})"));
+  EXPECT_EQ(lab.run(), 0);
+  const auto& rows = lab.trace().records();
+  ASSERT_EQ(rows.size(), 14u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].frame, static_cast<std::int64_t>(i));
+    const bool paused = i == 9 || i == 10;
+    EXPECT_EQ(rows[i].steps, paused ? 0 : 1) << "frame " << i;
+    EXPECT_GT(rows[i].interval_ms, 0);
+  }
+  EXPECT_EQ(rows[3].script, "set");
+  EXPECT_NE(rows[2].variant, rows[3].variant) << "the algorithm switch applies in the frame of its entry";
+  EXPECT_EQ(rows[3].variant, rows[5].variant);
+  EXPECT_NE(rows[5].variant, rows[6].variant);
+  EXPECT_DOUBLE_EQ(lab.simulation().settings().opening_angle, 0.8);
+  EXPECT_EQ(lab.simulation().settings().toggles["unroll"], 8);
+}
+
+TEST_F(LabOffscreen, ASessionThatCannotEndOrRunsWhatTheLabLacksIsRefusedFirst) {
+  LabOptions endless = scripted(R"({"frame": 1, "action": "stats"})");
+  EXPECT_THROW(Lab{endless}, InputError);
+  endless.frames = 3;  // with an end it runs
+  Lab ends(endless);
+  EXPECT_EQ(ends.run(), 0);
+
+  try {
+    Lab ab(scripted(R"({"frame": 1, "action": "ab_start", "toggles": {"unroll": 128}}, {"frame": 2, "action": "quit"})"));
+    FAIL() << "an A/B entry was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("test.json: entry 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("A/B"), std::string::npos) << e.what();
+  }
+}
+
+// The tour on the CPU backend (CI has no GPU): --tour opens its window at the scene's left with the first
+// step; the Right key and a script's tour entry walk it, each step setting exactly its rung's toggles;
+// the live figure says a GPU is needed, while the code change is there. The screenshots are checked for
+// the tour's window, the scene between it and the panel, and text in both.
+TEST_F(LabOffscreen, TheTourOpensWalksAndDrawsBesideTheScene) {
+  LabOptions o = scripted(R"({"frame": 4, "action": "screenshot", "file": ")" + shot("tour-1.png") + R"("},
+                 {"frame": 5, "action": "key", "key": "right"},
+                 {"frame": 8, "action": "tour", "tour": "allpairs", "step": 5},
+                 {"frame": 30, "action": "screenshot", "file": ")" + shot("tour-5.png") + R"("},
+                 {"frame": 31, "action": "quit"})");
+  o.tour = TourKind::allpairs;
+  Lab lab(o);
+  ASSERT_NE(lab.tour_session(), nullptr);
+  EXPECT_EQ(lab.tour_session()->step(), 0u);
+  for (int i = 0; i < 7; ++i) lab.frame();
+  EXPECT_EQ(lab.tour_session()->step(), 1u) << "Right moves to the next step";
+  EXPECT_EQ(lab.simulation().settings().algorithm, Algorithm::allpairs);
+  EXPECT_EQ(toggle_changes(lab.simulation().settings().toggles, lab.tour_session()->tour().steps[1].toggles, Algorithm::allpairs), "")
+      << "the step runs exactly its rung's toggles";
+  for (int i = 7; i < 9; ++i) lab.frame();
+  const TourSession& tour = *lab.tour_session();
+  EXPECT_EQ(tour.step(), 4u) << "the script's step 5 (rsqrtf)";
+  EXPECT_EQ(kLadder[*tour.current().rung].name, "rsqrtf");
+  ASSERT_EQ(tour.code().changes.size(), 1u);
+  EXPECT_EQ(tour.code().changes[0].macro_changes, std::vector<std::string>{"NBL_RSQRT: 0 -> 1"});
+  const LiveSpeedup live = tour.live(lab.simulation(), lab.ab_history(), false, 1.0);
+  EXPECT_EQ(live.state, LiveSpeedup::State::no_gpu);
+  EXPECT_NE(live.text.find("Live GPU timings need a GPU"), std::string::npos) << live.text;
+  EXPECT_EQ(lab.run(), 0);
+
+  for (const char* name : {"tour-1.png", "tour-5.png"}) {
+    SCOPED_TRACE(name);
+    const Image image = testing::load_png(shot(name));
+    ASSERT_EQ(image.width, kWidth);
+    const Viewport scene = lab.scene_viewport();
+    ASSERT_GT(scene.x, kWidth / 5) << "the tour's window takes the left of the scene";
+    ASSERT_GT(scene.width, kWidth / 5);
+    const auto window_colour = [](auto p) { return std::abs(p[0] - 18) < 8 && std::abs(p[1] - 19) < 8 && std::abs(p[2] - 26) < 8; };
+    EXPECT_GT(testing::fraction(image, 10, 0, scene.x - 10, kHeight, window_colour), 0.3) << "the tour window's background";
+    EXPECT_GT(testing::fraction(image, 10, 0, scene.x - 10, kHeight, [](auto p) { return testing::luma(p) > 160; }), 0.004)
+        << "the tour window shows text";
+    const int cx = scene.x + scene.width / 2, cy = kHeight / 2;
+    EXPECT_GT(testing::fraction(image, cx - 60, cy - 60, cx + 60, cy + 60, [](auto p) { return testing::luma(p) > 60; }), 0.03)
+        << "the bodies are drawn in the scene between the tour and the panel";
+  }
+}
+
+TEST_F(LabOffscreen, TheTraceFileAndSummaryComeAtTheEnd) {
+  LabOptions o = scripted(R"({"frame": 2, "action": "quit"})");
+  o.trace_file = dir_ / "trace.csv";
+  Lab lab(o);
+  for (int i = 0; i < 3; ++i) lab.frame();
+  std::ostringstream out;
+  lab.finish_session(out);
+  EXPECT_NE(out.str().find("trace: 3 frame(s) written to"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("frame intervals: 2 frame(s) after the first"), std::string::npos) << out.str();
+  std::ifstream csv(o.trace_file);
+  int lines = 0;
+  for (std::string line; std::getline(csv, line);) ++lines;
+  EXPECT_EQ(lines, 4);  // the header and three frames
+}
+
+}  // namespace
+}  // namespace nbl

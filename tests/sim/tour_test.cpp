@@ -1,0 +1,136 @@
+// The tour's data (assets/tour/*.json) against the lab's own tables: every step names a rung of kLadder
+// or a Barnes-Hut switch that exists, sets exactly what it names, and has the words a teacher reads out.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "sim/error.hpp"
+#include "sim/ladder.hpp"
+#include "sim/tour.hpp"
+
+namespace nbl {
+namespace {
+
+int sentences(const std::string& text) {
+  int n = 0;
+  for (std::size_t i = 0; i + 1 < text.size(); ++i)
+    if ((text[i] == '.' || text[i] == '!' || text[i] == '?') && text[i + 1] == ' ') ++n;
+  return n + (text.empty() ? 0 : 1);
+}
+
+TEST(Tour, TheShippedToursLoadAndEveryStepHasItsWords) {
+  for (TourKind kind : {TourKind::allpairs, TourKind::barneshut}) {
+    SCOPED_TRACE(std::string(to_string(kind)));
+    const Tour tour = load_tour(kind);
+    EXPECT_EQ(tour.kind, kind);
+    ASSERT_GE(tour.steps.size(), 8u);
+    for (const TourStep& s : tour.steps) {
+      SCOPED_TRACE(s.title);
+      EXPECT_GE(sentences(s.text), 2) << s.text;
+      EXPECT_LE(sentences(s.text), 4) << "two or three sentences (four at most): " << s.text;
+      EXPECT_FALSE(tutorial_reference(tour, s).empty());
+    }
+  }
+}
+
+TEST(Tour, AllPairsStepsRunTheirRungsToggles) {
+  const Tour tour = load_tour(TourKind::allpairs);
+  ASSERT_EQ(tour.steps.size(), kLadder.size()) << "one step per rung";
+  for (std::size_t i = 0; i < tour.steps.size(); ++i) {
+    const TourStep& s = tour.steps[i];
+    ASSERT_TRUE(s.rung);
+    EXPECT_EQ(*s.rung, i) << "in the ladder's order";
+    EXPECT_EQ(s.toggles, ladder_toggles(*s.rung)) << "exactly the rung's toggles";
+    if (i == 0) {
+      EXPECT_FALSE(s.previous);
+      EXPECT_TRUE(s.sampled_only) << "one GPU thread is too slow to run live";
+      EXPECT_EQ(tour.running_toggles(0), tour.steps[1].toggles);
+      continue;
+    }
+    ASSERT_TRUE(s.previous);
+    EXPECT_TRUE(kLadder[*tour.steps[*s.previous].rung].kept) << "compared with the rung it builds on";
+    EXPECT_FALSE(s.sampled_only);
+    EXPECT_EQ(tour.running_toggles(i), s.toggles);
+    // The step changes exactly its rung's toggles from the one it builds on.
+    for (const ToggleChange& c : kLadder[*s.rung].changes)
+      EXPECT_EQ(s.toggles[c.toggle], c.value) << kToggles[c.toggle.index].key;
+    for (std::size_t t = 0; t < kToggleCount; ++t) {
+      const bool named = std::any_of(kLadder[*s.rung].changes.begin(), kLadder[*s.rung].changes.end(),
+                                     [&](const ToggleChange& c) { return c.toggle.index == t; });
+      if (!named) EXPECT_EQ(s.toggles.values[t], tour.steps[*s.previous].toggles.values[t]) << kToggles[t].key;
+    }
+  }
+  // Two loops (rung 5) is a side trip: shared tiles (rung 6) builds on rsqrtf (rung 4).
+  EXPECT_EQ(*tour.steps[6].previous, 4u);
+}
+
+TEST(Tour, AllPairsStepsSayWhereTodaysGpuDisagrees) {
+  const Tour tour = load_tour(TourKind::allpairs);
+  for (const char* rung : {"SoA", "two loops", "float4"}) {
+    const auto s = std::find_if(tour.steps.begin(), tour.steps.end(), [&](const TourStep& t) { return kLadder[*t.rung].name == rung; });
+    ASSERT_NE(s, tour.steps.end());
+    EXPECT_FALSE(s->this_gpu.empty()) << rung;
+  }
+  EXPECT_NE(tutorial_speedup(tour, tour.steps[4]).find("1.83x on a Tesla C2050 (CC 2.0)"), std::string::npos)
+      << tutorial_speedup(tour, tour.steps[4]);
+  EXPECT_EQ(tutorial_speedups(tour, tour.steps[4]), (std::vector<double>{0.99, 1.83, 1.64}));
+  EXPECT_EQ(tutorial_speedup(tour, tour.steps[12]), "") << "float4 is beyond the tutorial";
+}
+
+TEST(Tour, BarnesHutStepsTurnOneSwitchEachOnTopOfTheLast) {
+  const Tour tour = load_tour(TourKind::barneshut);
+  const TourStep& first = tour.steps.front();
+  EXPECT_EQ(first.toggle, nullptr);
+  EXPECT_TRUE(first.toggles.is(Choice{"bh_build", "insertion"}));
+  EXPECT_TRUE(first.toggles.is(Choice{"bh_traversal", "thread"}));
+  std::vector<std::string> switched;
+  for (std::size_t i = 1; i < tour.steps.size(); ++i) {
+    const TourStep& s = tour.steps[i];
+    ASSERT_NE(s.toggle, nullptr) << s.title;
+    EXPECT_EQ(s.toggle->algorithm, Algorithm::barneshut);
+    ASSERT_EQ(s.previous, i - 1);
+    EXPECT_EQ(toggle_changes(tour.steps[i - 1].toggles, s.toggles, Algorithm::barneshut),
+              std::string(s.toggle->key) + "=" + toggle_value_text(*s.toggle, s.value))
+        << "a step sets exactly the switch it names";
+    EXPECT_FALSE(s.kernel.empty()) << s.title;
+    switched.push_back(std::string(s.toggle->key));
+  }
+  // Every switch of the tutorial's table is on the tour.
+  for (const char* key : {"bh_throttle", "bh_combined_fence", "bh_waitfree", "bh_sort", "bh_traversal", "bh_rsqrt", "bh_avoid_volatile"})
+    EXPECT_NE(std::find(switched.begin(), switched.end(), key), switched.end()) << key;
+  EXPECT_EQ(tutorial_speedups(tour, tour.steps[1]), (std::vector<double>{0.97, 1.03, 1.04})) << "throttling, from its toggle";
+}
+
+TEST(Tour, BadToursAreRefusedNamingTheStep) {
+  const std::string head = R"({"tour": "allpairs", "title": "t", "intro": "i", "steps": [)";
+  struct Case {
+    std::string text, expected;
+  };
+  const Case cases[] = {
+      {"not json", "t.json: not JSON"},
+      {R"({"tour": "fmm", "title": "t", "intro": "i", "steps": []})", "\"tour\" must be \"allpairs\" or \"barneshut\""},
+      {head + R"({"rung": "unroll 9", "title": "x", "text": "y"}]})", "step 1: no ladder rung \"unroll 9\""},
+      {head + R"({"rung": 99, "title": "x", "text": "y"}]})", "step 1: no ladder rung 99"},
+      {head + R"({"rung": 1, "title": "x"}]})", "step 1 needs \"text\""},
+      {head + R"({"rung": 1, "title": "x", "text": "y", "colour": 1}]})", "step 1: unknown key \"colour\""},
+      {R"({"tour": "barneshut", "title": "t", "intro": "i", "steps": [{"title": "a", "text": "b"}, {"switch": "unroll", "value": 8, "title": "x", "text": "y"}]})",
+       "step 2: \"switch\" must name a Barnes-Hut toggle (got \"unroll\")"},
+      {R"({"tour": "barneshut", "title": "t", "intro": "i", "steps": [{"title": "a", "text": "b"}, {"switch": "bh_sort", "value": "sideways", "title": "x", "text": "y"}]})",
+       "step 2: "},
+      {R"({"tour": "barneshut", "title": "t", "intro": "i", "steps": [{"title": "a", "text": "b"}, {"switch": "bh_sort", "value": true, "title": "x", "text": "y"}]})",
+       "step 2: bh_sort is on already: the step changes nothing"},
+      {R"({"tour": "barneshut", "title": "t", "intro": "i", "start": {"unroll": 8}, "steps": [{"title": "a", "text": "b"}]})",
+       "\"start\": \"unroll\" is not a Barnes-Hut toggle"},
+  };
+  for (const Case& c : cases) {
+    try {
+      parse_tour(c.text, "t.json");
+      ADD_FAILURE() << "accepted: " << c.text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.expected), std::string::npos) << e.what() << "\nexpected: " << c.expected;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nbl
