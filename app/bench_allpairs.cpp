@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <thread>
+#include <chrono>
 
 #include "cuda/allpairs_backend.hpp"
 #include "cuda/device.hpp"
@@ -108,6 +110,12 @@ class Harness {
     m.launch = t.launch;
     m.ms = t.median_ms * static_cast<double>(n_bodies) / static_cast<double>(m.i_count);
     m.force = backend_->kernel_info().front();
+    // The SASS count comes from a worker (cuobjdump never runs on the lab's UI thread): wait for it here,
+    // at most a few seconds.
+    for (int tries = 0; tries < 50 && m.force.instructions_per_interaction == 0 && m.force.instruction_source.empty(); ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      m.force = backend_->kernel_info().front();
+    }
     if (options_.validation_sample > 0) {
       Accelerations acc;
       backend_->read_accelerations(acc);

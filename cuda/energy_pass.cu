@@ -12,26 +12,33 @@ namespace {
 
 constexpr int kThreads = 256;       // rows per block; also the sources staged in shared memory at a time
 constexpr int kReduceBlocks = 512;  // fixed, so the sums are added in the same order every time
+constexpr std::size_t kPartialEntries = std::size_t{1} << 22;  // partial sums of one launch (32 MB)
 
-// Row k of the slice: body `rows ? rows[first + k] : first + k` against every body. Sources are staged
-// a block at a time; every 32 of them are summed in float and added into a double.
-__global__ void potential_rows(const float4* __restrict__ pos, long long n, const long long* __restrict__ rows,
-                               long long first, long long count, float eps2, double* __restrict__ terms) {
+// Rows [first, first + count) of the pass (row k is body `rows ? rows[k] : k`), block (x, y): 256 rows
+// against sources [y * chunk, (y + 1) * chunk), staged a block at a time; every 32 sources are summed
+// in float and added into a double. The chunk is fixed for the whole pass, so a row's partial sums and
+// their order do not depend on how the rows are sliced: one pass or many slices give the same bits.
+// Splitting the sources keeps the whole GPU busy even when a slice has only a few hundred rows.
+__global__ void potential_chunks(const float4* __restrict__ pos, long long n, const long long* __restrict__ rows,
+                                 long long first, long long count, long long chunk, float eps2,
+                                 double* __restrict__ partial) {
   __shared__ float4 tile[kThreads];
-  const long long k = first + blockIdx.x * static_cast<long long>(kThreads) + threadIdx.x;
-  const bool live = k < first + count;
+  const long long local = blockIdx.x * static_cast<long long>(kThreads) + threadIdx.x;
+  const long long k = first + local;
+  const bool live = local < count;
   const long long i = live ? (rows ? rows[k] : k) : 0;
   const float4 me = pos[i];
   double phi = 0;
-  for (long long base = 0; base < n; base += kThreads) {
+  const long long begin = blockIdx.y * chunk, end = min(n, begin + chunk);
+  for (long long base = begin; base < end; base += kThreads) {
     const long long j_load = base + threadIdx.x;
-    tile[threadIdx.x] = j_load < n ? pos[j_load] : make_float4(0.f, 0.f, 0.f, 0.f);
+    tile[threadIdx.x] = j_load < end ? pos[j_load] : make_float4(0.f, 0.f, 0.f, 0.f);
     __syncthreads();
-    const int in_tile = static_cast<int>(min(static_cast<long long>(kThreads), n - base));
-    for (int chunk = 0; chunk < in_tile; chunk += 32) {
+    const int in_tile = static_cast<int>(min(static_cast<long long>(kThreads), end - base));
+    for (int sub = 0; sub < in_tile; sub += 32) {
       float part = 0.f;
-      const int end = min(chunk + 32, in_tile);
-      for (int t = chunk; t < end; ++t) {
+      const int stop = min(sub + 32, in_tile);
+      for (int t = sub; t < stop; ++t) {
         const float4 s = tile[t];
         const float dx = s.x - me.x, dy = s.y - me.y, dz = s.z - me.z;
         const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
@@ -43,7 +50,20 @@ __global__ void potential_rows(const float4* __restrict__ pos, long long n, cons
     }
     __syncthreads();
   }
-  if (live) terms[k] = static_cast<double>(me.w) * phi;
+  if (live) partial[local * gridDim.y + blockIdx.y] = phi;
+}
+
+// terms[k] = m_i * (the row's chunk sums, added in chunk order).
+__global__ void potential_rows(const float4* __restrict__ pos, const long long* __restrict__ rows, long long first,
+                               long long count, int chunks, const double* __restrict__ partial,
+                               double* __restrict__ terms) {
+  const long long local = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (local >= count) return;
+  const long long k = first + local;
+  const long long i = rows ? rows[k] : k;
+  double phi = 0;
+  for (int c = 0; c < chunks; ++c) phi += partial[local * chunks + c];
+  terms[k] = static_cast<double>(pos[i].w) * phi;
 }
 
 __global__ void kinetic_terms(const float4* __restrict__ pos, const float4* __restrict__ vel, long long n,
@@ -95,6 +115,12 @@ void DeviceEnergy::begin(const float4* pos_mass, const float4* vel, std::size_t 
   }
   terms_.resize(rows_);
   kinetic_.resize(n);
+  // Sources per chunk: fixed for the pass (the bits must not depend on the slicing), at most 256
+  // chunks, at least 4,096 sources each.
+  chunk_ = std::max<std::size_t>(4096, ((n + 255) / 256 + kThreads - 1) / kThreads * kThreads);
+  chunks_ = static_cast<int>((n + chunk_ - 1) / chunk_);
+  partial_rows_.resize(std::max<std::size_t>(kThreads, kPartialEntries / static_cast<std::size_t>(chunks_) / kThreads * kThreads) *
+                       static_cast<std::size_t>(chunks_));
   const long long blocks = (static_cast<long long>(n) + kThreads - 1) / kThreads;
   kinetic_terms<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(pos_.data(), vel_.data(),
                                                                           static_cast<long long>(n), kinetic_.data());
@@ -102,12 +128,21 @@ void DeviceEnergy::begin(const float4* pos_mass, const float4* vel, std::size_t 
 }
 
 void DeviceEnergy::enqueue_rows(std::size_t count, cudaStream_t stream) {
-  const long long blocks = (static_cast<long long>(count) + kThreads - 1) / kThreads;
-  potential_rows<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      pos_.data(), static_cast<long long>(n_), sampled_ ? sample_.data() : nullptr,
-      static_cast<long long>(next_row_), static_cast<long long>(count), eps2_, terms_.data());
-  NBL_CUDA_CHECK_LAUNCH();
-  next_row_ += count;
+  // At most kPartialEntries partial sums in flight: longer requests go in several launches.
+  while (count > 0) {
+    const std::size_t now = std::min(count, std::max<std::size_t>(kThreads, kPartialEntries / chunks_ / kThreads * kThreads));
+    const unsigned row_blocks = static_cast<unsigned>((now + kThreads - 1) / kThreads);
+    potential_chunks<<<dim3(row_blocks, static_cast<unsigned>(chunks_)), kThreads, 0, stream>>>(
+        pos_.data(), static_cast<long long>(n_), sampled_ ? sample_.data() : nullptr, static_cast<long long>(next_row_),
+        static_cast<long long>(now), static_cast<long long>(chunk_), eps2_, partial_rows_.data());
+    NBL_CUDA_CHECK_LAUNCH();
+    potential_rows<<<row_blocks, kThreads, 0, stream>>>(pos_.data(), sampled_ ? sample_.data() : nullptr,
+                                                         static_cast<long long>(next_row_), static_cast<long long>(now),
+                                                         chunks_, partial_rows_.data(), terms_.data());
+    NBL_CUDA_CHECK_LAUNCH();
+    next_row_ += now;
+    count -= now;
+  }
   ++slices_;
 }
 

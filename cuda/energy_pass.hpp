@@ -63,6 +63,9 @@ class DeviceEnergy {
   DeviceBuffer<double> terms_;      // m_i phi_i per row
   DeviceBuffer<double> kinetic_;    // 1/2 m v^2 per body
   DeviceBuffer<double> partials_;   // block sums of the final reduction
+  DeviceBuffer<double> partial_rows_;  // per row of a launch, one sum per chunk of sources
+  std::size_t chunk_ = 0;             // sources per chunk
+  int chunks_ = 1;
   PinnedBuffer<double> host_;
   // The slice in flight, timed with events so the next one can size itself without a host wait.
   CudaEvent start_, stop_;

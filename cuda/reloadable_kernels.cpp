@@ -97,7 +97,7 @@ KernelInfo ReloadableKernels::info(std::size_t slot, std::string_view entry) con
   KernelInfo info = s.watched->current()->kernel_info(entry);
   if (const PtxEntryStats* e = s.watched->current()->entry(entry); e && e->has_loop && e->loop_bodies > 0) {
     std::string why;
-    if (auto loop = hot_loop(*s.watched->current(), entry, &why)) {
+    if (auto loop = hot_loop_if_ready(s.watched->current(), entry, &why)) {
       info.instructions_per_interaction = loop->per_interaction();
       info.instruction_source = loop->source + (why.empty() ? "" : ": " + why);
     }

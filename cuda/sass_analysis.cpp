@@ -7,6 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <utility>
+#include <memory>
+#include <chrono>
+#include <future>
 #include <mutex>
 #include <regex>
 #include <sstream>
@@ -144,6 +148,31 @@ std::optional<HotLoop> hot_loop(const CompiledProgram& program, std::string_view
   std::lock_guard lock(mutex);
   cache[key] = {found, reason};
   return found;
+}
+
+std::optional<HotLoop> hot_loop_if_ready(const std::shared_ptr<const CompiledProgram>& program, std::string_view entry,
+                                         std::string* why_not_sass) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_future<std::pair<std::optional<HotLoop>, std::string>>> jobs;
+  const std::string key = program->key + "/" + std::string(entry);
+  std::shared_future<std::pair<std::optional<HotLoop>, std::string>> job;
+  {
+    std::lock_guard lock(mutex);
+    auto it = jobs.find(key);
+    if (it == jobs.end()) {
+      // cuobjdump takes up to a second: never on the caller's (the UI's) thread.
+      it = jobs.emplace(key, std::async(std::launch::async, [program, name = std::string(entry)] {
+                                 std::string why;
+                                 auto loop = hot_loop(*program, name, &why);
+                                 return std::make_pair(loop, why);
+                               }).share()).first;
+    }
+    job = it->second;
+  }
+  if (job.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return std::nullopt;
+  const auto& [loop, why] = job.get();
+  if (why_not_sass) *why_not_sass = why;
+  return loop;
 }
 
 }  // namespace nbl

@@ -4,6 +4,7 @@
 // at most 128 thread-instructions per clock (4 schedulers x 32 lanes), so a loop of k instructions per
 // interaction cannot beat sm_count x 128 x clock / k interactions per second.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,11 @@ std::optional<HotLoop> sass_hot_loop(std::string_view sass, std::string_view ent
 // The hot loop of `entry` in `program`: from its SASS when cuobjdump is present and the program is a
 // cubin, else from its PTX. Cached per program. `why_not_sass` says why the PTX was used.
 std::optional<HotLoop> hot_loop(const CompiledProgram& program, std::string_view entry, std::string* why_not_sass = nullptr);
+
+// The same without waiting: the first call starts the analysis on a worker and returns nothing; a
+// later call returns the result once it is there (the lab's panel asks every half second).
+std::optional<HotLoop> hot_loop_if_ready(const std::shared_ptr<const CompiledProgram>& program, std::string_view entry,
+                                         std::string* why_not_sass = nullptr);
 
 // Issue-slot ceiling in interactions/s for `instructions_per_interaction` at `clock_mhz` on `sm_count` SMs.
 inline double issue_ceiling(int sm_count, double clock_mhz, double instructions_per_interaction) {
