@@ -193,5 +193,14 @@ TEST(PictureDetail, TheOldRenderersFogFailsTheCheck) {
   }
 }
 
+TEST(PictureDetail, TheNewRenderersMillionBodyFramePasses) {
+  // The same scene at 1,048,576 bodies, t = 6, rendered headless on the H100 with the renderer of
+  // issue 13 (commit 30cac59; benchmarks/2026-11-23-h100-instrument/run5-30cac59/picture.log).
+  const auto path = std::filesystem::path(NBL_SOURCE_DIR) / "docs/screenshots/h100-collision-1m-t6.png";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
+  const PictureDetail d = picture_detail(read_png(path));
+  EXPECT_TRUE(passes(d)) << describe(d);
+}
+
 }  // namespace
 }  // namespace nbl
