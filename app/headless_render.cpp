@@ -115,6 +115,7 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
   line("readback", r.readback);
   line("encode", r.encode, job.out.empty() ? "  (nothing written)" : "");
   line("follow", r.follow, "  (CPU: bound centre from the body sample)");
+  line("sample wait", r.follow_wait, "  (offscreen only: the GPU finishing simulate + vertices before the sample)");
   line("exposure", r.exposure, "  (GPU: histogram + white point, timer queries)");
   if (!job.record.target.empty())
     line("capture", r.capture, "  (--record: readback ring + hand-off, in the frame loop; " +
@@ -146,6 +147,7 @@ void write_report(const RenderReport& r, const RenderJob& job, const std::string
          {"readback", part(r.readback)},
          {"encode", part(r.encode)},
          {"follow", part(r.follow)},
+         {"follow_sample_wait", part(r.follow_wait)},
          {"exposure_gpu", part(r.exposure)},
          {"capture", part(r.capture)},
          {"recorded", json{{"target", job.record.target}, {"captured", r.recorded.captured}, {"written", r.recorded.written},
@@ -260,7 +262,8 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   const bool tracing = job.script || !job.trace_file.empty();
   const auto session_start = Clock::now();
 
-  std::vector<double> simulate, vertices, render, readback, encode, interactive, total, interval, follow, exposure;
+  std::vector<double> simulate, vertices, render, readback, encode, interactive, total, interval, follow, follow_wait,
+      exposure;
   auto previous_start = Clock::now();
   for (int frame = 0; frame < job.frames; ++frame) {
     const auto frame_start = Clock::now();
@@ -312,6 +315,7 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     }
     scene.follow(camera, view, /*wait_for_newest=*/true);
     follow.push_back(scene.follow_cpu_ms());
+    follow_wait.push_back(scene.follow_wait_ms());
     camera.set_angles(camera.yaw_deg() + (frame > 0 ? job.orbit_deg_per_frame : 0.0f), camera.pitch_deg());
 
     start = Clock::now();
@@ -399,6 +403,7 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   report.interactive = split(interactive, skip);
   report.total = split(total, skip);
   report.follow = split(follow, skip);
+  report.follow_wait = split(follow_wait, skip);
   report.exposure = split(exposure, skip);
   // interval[k]: from frame k's start to frame k + 1's (the last one's ends with the loop), so the same
   // frames as the parts after the warm-up.

@@ -57,6 +57,7 @@ struct RenderReport {
   std::string interop_note;  // why not interop, when not
   FrameSplit simulate, vertices, render, readback, encode, interactive, total;
   FrameSplit follow;        // CPU: taking the body sample, estimating the bound centre
+  FrameSplit follow_wait;   // offscreen only: waiting for the GPU to reach the sample (not the follow's cost)
   FrameSplit exposure;      // GPU: histogram + white point (timer queries, a few frames late)
   FrameSplit capture;       // the recorder's cost in the frame loop (with --record)
   RecordStats recorded;

@@ -29,11 +29,12 @@ void BodySampler::gather(GLuint vertex_buffer, std::size_t body_count, double ti
   slot.pending = true;
 }
 
-std::optional<BodySample> BodySampler::take(bool wait_for_newest) {
-  if (wait_for_newest) {
-    Slot& newest = slots_[static_cast<std::size_t>((next_ - 1 + kRing) % kRing)];
-    if (newest.pending) newest.fence.wait();
-  }
+void BodySampler::wait_for_newest() {
+  Slot& newest = slots_[static_cast<std::size_t>((next_ - 1 + kRing) % kRing)];
+  if (newest.pending) newest.fence.wait();
+}
+
+std::optional<BodySample> BodySampler::take() {
   // Newest first: walk back from the slot gathered last.
   std::optional<BodySample> newest;
   for (int k = 1; k <= kRing; ++k) {

@@ -35,9 +35,11 @@ class BodySampler {
 
   // Queues the gather from `vertex_buffer` (sim/render_vertices.hpp layout), tagged with `time`.
   void gather(GLuint vertex_buffer, std::size_t body_count, double time);
-  // The newest gather that has finished and was not taken yet; never waits, unless `wait_for_newest`
-  // (offscreen renders, which should not depend on how fast the GPU was: the same frames every time).
-  std::optional<BodySample> take(bool wait_for_newest = false);
+  // Blocks until the newest gather has finished (offscreen renders, which should not depend on how fast
+  // the GPU was: the same frames every time). What it waits for is the GPU's frame so far, not the sample.
+  void wait_for_newest();
+  // The newest gather that has finished and was not taken yet; never waits.
+  std::optional<BodySample> take();
 
  private:
   struct Slot {

@@ -46,7 +46,7 @@ std::optional<BoundEstimate> estimate_bound_centre(const BodySample& earlier, co
   double total_mass = 0;
   for (const Body& b : bodies) total_mass += b.m;
   double mass = total_mass;
-  std::vector<char> bound(bodies.size(), 1);
+  std::vector<char> bound(bodies.size(), 1), now(bodies.size(), 0);
   BoundEstimate estimate;
   estimate.centre = centre;
   estimate.bound_fraction = 1;
@@ -55,12 +55,11 @@ std::optional<BoundEstimate> estimate_bound_centre(const BodySample& earlier, co
     for (std::size_t i = 0; i < bodies.size(); ++i)
       if (bound[i]) r2_sum += bodies[i].m * glm::dot(bodies[i].r - centre, bodies[i].r - centre), r2_mass += bodies[i].m;
     const double eps2 = r2_mass > 0 ? r2_sum / r2_mass / 400.0 : 0.0;  // (RMS radius / 20)^2
-    std::vector<char> now(bodies.size(), 0);
     bool changed = false;
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       const glm::dvec3 dr = bodies[i].r - centre, dv = bodies[i].v - velocity;
-      const double energy = 0.5 * glm::dot(dv, dv) - mass / std::sqrt(glm::dot(dr, dr) + eps2);
-      now[i] = energy < 0 ? 1 : 0;
+      // E < 0, multiplied through by the distance (no division in the loop that runs most).
+      now[i] = 0.5 * glm::dot(dv, dv) * std::sqrt(glm::dot(dr, dr) + eps2) < mass ? 1 : 0;
       changed |= now[i] != bound[i];
     }
     glm::dvec3 next_centre(0.0), next_velocity(0.0);
@@ -73,7 +72,7 @@ std::optional<BoundEstimate> estimate_bound_centre(const BodySample& earlier, co
     }
     estimate.iterations = iteration;
     if (!(next_mass > 0)) break;  // nothing bound: keep the last centre
-    bound = std::move(now);
+    bound.swap(now);
     centre = next_centre / next_mass;
     velocity = next_velocity / next_mass;
     mass = next_mass;

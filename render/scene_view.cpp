@@ -36,14 +36,21 @@ void SceneView::update(Backend& backend, const ViewSettings& view, const BodyFac
 }
 
 void SceneView::follow(OrbitCamera& camera, const ViewSettings& view, bool wait_for_newest) {
-  const auto start = std::chrono::steady_clock::now();
+  follow_wait_ms_ = follow_cpu_ms_ = 0;
   if (!view.follow_bound) {
     followed_centre_.reset();  // turned back on later, it starts from where the camera is then
     last_sample_.reset();
-    follow_cpu_ms_ = 0;
     return;
   }
-  if (auto sample = sampler_.take(wait_for_newest)) {
+  if (wait_for_newest) {
+    // Timed apart from the follow's own cost: the fence passes when the GPU has done the frame's
+    // simulation and vertex work queued before the gather, which the interactive loop never waits for.
+    const auto wait_start = std::chrono::steady_clock::now();
+    sampler_.wait_for_newest();
+    follow_wait_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wait_start).count();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  if (auto sample = sampler_.take()) {
     if (last_sample_) {
       bound_ = estimate_bound_centre(*last_sample_, *sample);
       if (!bound_) followed_centre_.reset();  // a reset or a new N: no velocities across it

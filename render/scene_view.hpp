@@ -43,6 +43,7 @@ class SceneView {
   double render_gpu_ms() const { return renderer_.gpu_ms(); }
   double exposure_gpu_ms() const { return renderer_.exposure_gpu_ms(); }
   double follow_cpu_ms() const { return follow_cpu_ms_; }  // the last follow(): take the sample, estimate
+  double follow_wait_ms() const { return follow_wait_ms_; }  // the last follow(wait_for_newest): the wait
   const std::optional<BoundEstimate>& bound() const { return bound_; }  // the last estimate
   float white_in_stars() const { return renderer_.adapted_white_in_stars(); }
 
@@ -60,6 +61,7 @@ class SceneView {
   std::optional<BoundEstimate> bound_;
   std::optional<glm::dvec3> followed_centre_;  // the centre the camera target last moved with
   double follow_cpu_ms_ = 0;
+  double follow_wait_ms_ = 0;
 };
 
 }  // namespace nbl

@@ -8,7 +8,7 @@
 #   scripts/gpu-suite.sh run        run from gpu-bundle/ (on the GPU machine)
 #   QUICK=1 scripts/gpu-suite.sh run   fewer and smaller benchmarks
 #   PARTS="tests barneshut" scripts/gpu-suite.sh run   only some parts (tests allpairs barneshut render
-#                                   sanitizer ab geometry long stall compare; default: tests allpairs
+#                                   sanitizer ab geometry long stall compare teach; default: tests allpairs
 #                                   barneshut render sanitizer), e.g. to fit a time limit
 #   FULL=1 scripts/gpu-suite.sh run  also the 1M ladder, the sweeps and the scaling run (minutes more)
 #   PARTS=stall scripts/gpu-suite.sh run   the stall measurement of issue 12 alone (about 3 minutes): the
@@ -330,6 +330,29 @@ run() {
   if want long; then
     step long-collision-1m "$bin/nbodylab" bench --algo barneshut --backend gpu --scene collision -n "$big" \
       --steps "${LONG_STEPS:-24000}" --warmup 0 --error-sample 1000 --json "$out/long-collision-1m.json"
+  fi
+
+  # Teaching (issue 13): both guided tours run in the offscreen lab with their scripts (each step's live
+  # A/B speed-up against the previous step is printed by the script's `stats` before the next step);
+  # the image check on a 10M frame at t = 6; and the default collision at 65,536 bodies stepped from the
+  # shipped "tails" bookmark (t = 6) in segments of 4 time units, each saved as Tipsy with 640x360 frames
+  # of every time unit, to pick the merger bookmark from.
+  if want teach; then
+    step tour-allpairs "$bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --algo allpairs -n 65536 \
+      --script tour-allpairs.json --trace "$out/tour-allpairs.csv"
+    step tour-barneshut "$bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --algo barneshut -n "$big" \
+      --script tour-barneshut.json --trace "$out/tour-barneshut.csv"
+    step picture-10m "$bin/nbodylab" render --scene collision --algo barneshut -n "$huge" --steps-per-frame 10 \
+      --frames 61 --size 1920x1080 --check-picture --benchmark --warmup 2 --report "$out/picture-10m.json" \
+      --script "$root/assets/scripts/last-frame-screenshot.json"
+    [[ -f last-frame.png ]] && mv last-frame.png "$out/picture-10m-t6.png"
+    local from=$root/assets/bookmarks/collision-tails.tipsy
+    for t in 10 14 18 22 26 30; do
+      step "merger-to-t$t" "$bin/nbodylab" render --settings "$root/assets/bookmarks/collision-tails.json" \
+        --load "$from" --backend gpu --steps-per-frame 100 --frames 5 --size 640x360 --out "$out/merger/t$t/" \
+        --overwrite --save "$out/merger/collision-t$t.tipsy"
+      from=$out/merger/collision-t$t.tipsy
+    done
   fi
 
   if want compare; then compare "$big"; fi
