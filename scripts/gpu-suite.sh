@@ -346,6 +346,15 @@ run() {
       --frames 61 --size 1920x1080 --check-picture --benchmark --warmup 2 --report "$out/picture-10m.json" \
       --script "$root/assets/scripts/last-frame-screenshot.json"
     [[ -f last-frame.png ]] && mv last-frame.png "$out/picture-10m-t6.png"
+    # The renderer before issue 13 (the bundled baseline) on the same 1M frame at t = 6, for the image
+    # check side by side with docs/screenshots/h100-collision-1m-t6.png; only the last frame is kept.
+    if [[ -x $bundle/baseline/nbodylab ]]; then
+      NBODYLAB_ROOT=$bundle/baseline/root step picture-1m-baseline "$bundle/baseline/nbodylab" render --scene collision \
+        --algo barneshut -n "$big" --steps-per-frame 10 --frames 61 --size 1920x1080 --out "$out/old-1m/" --overwrite
+      local last; last=$(ls "$out/old-1m/"frame_*.png 2>/dev/null | tail -n 1)
+      [[ -n $last ]] && mv "$last" "$out/picture-1m-t6-baseline.png" && rm -rf "$out/old-1m"
+      step picture-1m-baseline-check "$bin/nbodylab" picture "$out/picture-1m-t6-baseline.png"
+    fi
     local from=$root/assets/bookmarks/collision-tails.tipsy
     for t in 10 14 18 22 26 30; do
       step "merger-to-t$t" "$bin/nbodylab" render --settings "$root/assets/bookmarks/collision-tails.json" \
