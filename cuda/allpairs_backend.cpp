@@ -211,14 +211,19 @@ std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
     return outcome;
   }
   AllPairsBuild& b = *finished->build;
+  // The accelerations of the last step stay valid across a swap (the same positions and force law,
+  // from a build that passed the same check), so the swap frame runs no extra force pass: only a new
+  // precision (the buffers change type) or softening needs them again.
+  const double softening = s.pending.softening.value_or(0.0);
+  const bool keep_accelerations = b.variant.real_bytes() == s.state.real_bytes && softening == s.softening;
   s.state.adapt_to(b.variant, s.stream.get());  // layout and precision, on the device
   s.variant = b.variant;
   s.kernels = std::move(b.kernels);
   s.blocks_per_sm = s.pass().force_blocks_per_sm();
-  s.softening = s.pending.softening.value_or(0.0);
+  s.softening = softening;
   s.state.eps2 = s.softening * s.softening;
   s.state.dt = s.pending.dt.value_or(0.0);
-  s.acc_valid = false;
+  s.acc_valid = s.acc_valid && keep_accelerations;
   s.notices.insert(s.notices.end(), s.variant.notices.begin(), s.variant.notices.end());
   outcome.message = b.report;
   s.running = s.pending;
@@ -253,7 +258,10 @@ std::vector<BuildProgress> AllPairsBackend::comparison_builds() const { return i
 
 std::optional<ComparisonSample> AllPairsBackend::compare() {
   Impl& s = *impl_;
-  if (auto finished = s.comparison_requests.take_finished(); finished && finished->build)
+  auto finished = s.comparison_requests.take_finished();
+  // A refused B must say so (the lab clears B with this reason), not leave it "building" forever.
+  if (finished && !finished->build) throw Error("B (" + finished->label + ") is refused: " + finished->refusal);
+  if (finished)
     s.comparison = std::make_unique<AllPairsComparison>(std::move(*finished->build), s.comparison_softening,
                                                         s.device.sm_count);
   if (!s.comparison || s.state.size() == 0 || s.last_force.empty()) return std::nullopt;

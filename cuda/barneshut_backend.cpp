@@ -213,11 +213,15 @@ std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
   s.variant = b.variant;
   s.kernels = std::move(b.kernels);
   s.pipeline = std::move(b.pipeline);
+  // The last step's accelerations stay valid across a swap of kernels (same positions, same physics,
+  // a build that passed the same check): no extra tree build and walk on the swap frame. A new
+  // softening or opening angle needs them again, as configure() decides.
+  const bool physics_changed = s.pending.softening.value_or(0.0) != s.softening || s.pending.opening_angle != s.theta;
   s.softening = s.pending.softening.value_or(0.0);
   s.theta = s.pending.opening_angle;
   s.physics = {static_cast<float>(s.pending.dt.value_or(0.0)), static_cast<float>(s.softening * s.softening),
                static_cast<float>(s.theta)};
-  s.acc_valid = false;
+  if (physics_changed) s.acc_valid = false;
   outcome.message = b.report;
   s.running = s.pending;
   if (reload) s.notices.push_back("edited Barnes-Hut kernels reloaded: " + b.report);
@@ -254,7 +258,10 @@ std::vector<BuildProgress> BarnesHutBackend::comparison_builds() const { return 
 
 std::optional<ComparisonSample> BarnesHutBackend::compare() {
   Impl& s = *impl_;
-  if (auto finished = s.comparison_requests.take_finished(); finished && finished->build)
+  auto finished = s.comparison_requests.take_finished();
+  // A refused B must say so (the lab clears B with this reason), not leave it "building" forever.
+  if (finished && !finished->build) throw Error("B (" + finished->label + ") is refused: " + finished->refusal);
+  if (finished)
     s.comparison = std::make_unique<BarnesHutComparison>(std::move(*finished->build), s.comparison_physics,
                                                          s.device.sm_count);
   if (!s.comparison || s.buffers.size() == 0 || s.last_force.empty() || !s.acc_valid) return std::nullopt;

@@ -43,6 +43,17 @@ TEST(LabOnGpu, AScriptedAllPairsABTracesBsFiguresAndSwaps) {
     {"time": 6, "action": "ab_swap"},
     {"time": 12, "action": "quit"})"));
   ASSERT_EQ(lab.run(), 0);
+  // What the lab went through, one line per change of variant, B, B's state, swap or script action,
+  // so a failure below says where the A/B stopped producing figures.
+  std::string previous;
+  for (const FrameRecord& r : lab.trace().records()) {
+    const std::string now = r.variant + " | B: " + r.ab_b + " (" + r.ab_state + ")" + (r.ab_b_ms ? " compared" : "") +
+                            (r.swap.empty() ? "" : " | swap " + r.swap) + (r.script.empty() ? "" : " | script " + r.script) +
+                            (r.build_state.empty() ? "" : " | build " + r.build_state + " " + r.build_label);
+    if (now != previous) std::printf("frame %lld: %s\n", static_cast<long long>(r.frame), now.c_str());
+    previous = now;
+  }
+  std::printf("last status: %s\nlast error: %s\n", lab.last_status().c_str(), lab.last_error().c_str());
   const auto rows = compared(lab);
   ASSERT_GT(rows.size(), 20u) << "B built and compared within seconds";
   const std::string first_b = rows.front().ab_b;
