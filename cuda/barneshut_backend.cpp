@@ -326,6 +326,9 @@ void BarnesHutBackend::compute_accelerations(Accelerations& out) {
   Impl& s = *impl_;
   const std::size_t n = s.buffers.size();
   if (n == 0) throw Error("no bodies to compute accelerations for");
+  // Poisoned first (0xff bytes are NaN): a walk that skips a body shows up as NaN in every check that
+  // reads these, never as the stale right answer of the last step (issue 14).
+  NBL_CUDA_CHECK(cudaMemsetAsync(s.buffers.accelerations(), 0xff, n * sizeof(float4), s.stream.get()));
   StepStats stats;
   s.forces(nullptr, stats);
   if (stats.non_finite) throw Error("the state holds NaN or inf values; no accelerations to compute");

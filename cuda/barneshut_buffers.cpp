@@ -138,6 +138,7 @@ bh::Morton BarnesHutBuffers::morton() {
   m.cells = cells_.data();
   m.offset = offset_.data();
   m.sums = sums_.data();
+  m.ctl = control_.data();
   return m;
 }
 

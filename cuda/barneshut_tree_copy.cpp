@@ -14,6 +14,7 @@ std::vector<CellBox> overlay_cells(BarnesHutBuffers& buffers, const BarnesHutVar
   const auto stream = static_cast<cudaStream_t>(cuda_stream);
   const std::size_t n = buffers.size();
   const bh::Control ctl = buffers.read_control(stream);
+  if (ctl.error & bh::kErrorNonFinite) return {};  // no tree was built this step
   const int first = variant.morton_build ? 0 : ctl.bottom - static_cast<int>(n);
   const int last = variant.morton_build ? ctl.cells - 1 : ctl.root - static_cast<int>(n);
   if (last < first) return {};

@@ -301,6 +301,10 @@ run() {
           --algo barneshut --backend gpu --scene plummer -n 10000 --bh_build "$build" --steps 2 --warmup 0 --error-sample 0
       done
     done
+    # A NaN in the first step, both builds, every walk (issue 14): memcheck sees any kernel that indexes
+    # with keys, ids or links the bounding box's early exit left unwritten.
+    step sanitizer-memcheck-nan-first-step compute-sanitizer --tool memcheck --error-exitcode 9 \
+      "$bin/cuda_barneshut_gpu_test" --gtest_filter='*NanInTheFirstStep*:*NanInTheState*'
   fi
 
   # A/B on the same state (issue 12): two all-pairs variants, a ladder rung against the default, two

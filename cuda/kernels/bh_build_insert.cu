@@ -47,7 +47,7 @@ __device__ __forceinline__ int new_cell(const Tree& t, int level, float cx, floa
 
 extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tree t) {
   Control* ctl = t.ctl;
-  if (load_volatile(&ctl->error) & kErrorNonFinite) return;
+  if (bodies_not_finite(ctl)) return;
   const int n = t.n;
   const int root = ctl->root;
   const float root_half = 0.5f * ctl->root_size;

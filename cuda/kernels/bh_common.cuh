@@ -32,6 +32,12 @@ __device__ __forceinline__ bool spin_exhausted(unsigned& spins, Control* ctl) {
   return false;
 }
 
+// The bounding box met a NaN or inf (kErrorNonFinite): the keys, ids and tree links after it were never
+// written this step, so every later kernel leaves at once instead of indexing with them (issue 14).
+__device__ __forceinline__ bool bodies_not_finite(const Control* ctl) {
+  return load_volatile(&ctl->error) & kErrorNonFinite;
+}
+
 __device__ __forceinline__ bool tree_failed(const Control* ctl) {
   return load_volatile(&ctl->error) & (kErrorPoolExhausted | kErrorSpinLimit | kErrorNonFinite);
 }

@@ -66,6 +66,7 @@ extern "C" __global__ void bh_write_vertices(Tree t, float4* positions, float* k
 
 // rank[sorted[k]] = k: where each body sits in tree order (colour by body index or warp).
 extern "C" __global__ void bh_rank(Tree t, int* rank) {
+  if (tree_failed(t.ctl)) return;  // `sorted` holds no tree order this step
   for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < t.n; k += blockDim.x * gridDim.x) rank[t.sorted[k]] = k;
 }
 

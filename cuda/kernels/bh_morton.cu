@@ -67,7 +67,7 @@ __device__ __forceinline__ int chain_holding(const Morton& m, int node, int leve
 // Writes unsorted keys and body ids to `keys` / `ids`; the host sorts them into m.keys / t.sorted.
 extern "C" __global__ void bh_morton_keys(Tree t, unsigned long long* keys, int* ids) {
   const Control* ctl = t.ctl;
-  if (ctl->error & kErrorNonFinite) return;
+  if (bodies_not_finite(ctl)) return;
   const float scale = 2097152.0f / ctl->root_size;  // 2^21 steps across the root cube
   const float x0 = ctl->root_x - 0.5f * ctl->root_size, y0 = ctl->root_y - 0.5f * ctl->root_size,
               z0 = ctl->root_z - 0.5f * ctl->root_size;
@@ -84,6 +84,7 @@ extern "C" __global__ void bh_morton_keys(Tree t, unsigned long long* keys, int*
 // Karras 2012, algorithm 2: internal node i covers a range with i at one end; the direction, the
 // other end and the split all follow from binary searches on common_bits().
 extern "C" __global__ void bh_radix_tree(int n, Morton m) {
+  if (bodies_not_finite(m.ctl)) return;  // the keys were never written
   const unsigned long long* keys = m.keys;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n - 1; i += blockDim.x * gridDim.x) {
     const int dir = common_bits(keys, n, i, i + 1) > common_bits(keys, n, i, i - 1) ? 1 : -1;
@@ -116,6 +117,7 @@ extern "C" __global__ void bh_radix_tree(int n, Morton m) {
 // bits crossed), unless it lies inside a leaf (its enclosing cell holds <= NBL_BH_LEAF_CAPACITY bodies), or
 // it is itself small enough to be one leaf.
 extern "C" __global__ void bh_octree_count(int n, Morton m) {
+  if (bodies_not_finite(m.ctl)) return;
   for (int node = blockIdx.x * blockDim.x + threadIdx.x; node < n - 1; node += blockDim.x * gridDim.x) {
     const int top = chain_top(m, node);
     const int bottom = min(m.prefix_bits[node] / 3, kMaxDepth);
@@ -134,6 +136,7 @@ extern "C" __global__ void bh_octree_count(int n, Morton m) {
 extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
   const int n = t.n;
   Control* ctl = t.ctl;
+  if (bodies_not_finite(ctl)) return;  // no radix tree, cell counts or sorted ids to read
   const int total = m.offset[n - 2] + m.cells[n - 2];
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     ctl->cells = total;
@@ -187,7 +190,7 @@ extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
 // enclosing its radix parent; bodies inside leaf cells were placed by bh_octree_emit.
 extern "C" __global__ void bh_octree_attach(Tree t, Morton m) {
   const int n = t.n;
-  if (t.ctl->error & kErrorPoolExhausted) return;
+  if (tree_failed(t.ctl)) return;  // no cells emitted (pool exhausted, or a NaN before them)
   for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += blockDim.x * gridDim.x) {
     const int parent = m.parent[n - 1 + k];
     const int level = m.prefix_bits[parent] / 3;
@@ -204,6 +207,7 @@ extern "C" __global__ void bh_octree_attach(Tree t, Morton m) {
 // One body: a root cell (a leaf) holding it.
 extern "C" __global__ void bh_octree_single(Tree t) {
   Control* ctl = t.ctl;
+  if (bodies_not_finite(ctl)) return;
   ctl->cells = 1;
   ctl->root = t.n;
   ctl->bottom = t.n;
@@ -217,6 +221,7 @@ extern "C" __global__ void bh_octree_single(Tree t) {
 
 // (m, m x, m y, m z) of each body in tree order, for the prefix sums.
 extern "C" __global__ void bh_gather_moments(Tree t, Morton m) {
+  if (tree_failed(t.ctl)) return;  // the sorted ids or the cells are not there
   for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < t.n; k += blockDim.x * gridDim.x) {
     const float4 p = t.node[t.sorted[k]];
     const double w = p.w;
@@ -228,7 +233,7 @@ extern "C" __global__ void bh_gather_moments(Tree t, Morton m) {
 extern "C" __global__ void bh_octree_summarize(Tree t, Morton m) {
   const int n = t.n;
   const Control* ctl = t.ctl;
-  if (ctl->error & kErrorPoolExhausted) return;
+  if (tree_failed(ctl)) return;
   const int cells = ctl->cells;
   unsigned long long used = 0;
   for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += blockDim.x * gridDim.x) {

@@ -99,6 +99,7 @@ struct Morton {
   int* cells;       // [n - 1] octree cells each radix node emits
   int* offset;      // [n - 1] exclusive prefix sum of `cells`: where a node's cells start
   double4_32a* sums;    // [n] inclusive prefix sums of (m, m x, m y, m z) in tree order
+  const Control* ctl;   // Tree::ctl, for the kernels that take no Tree: they too stop on a NaN
 };
 
 // The group walk's shared memory per warp (bh_force_group.cu): an interaction list of `list_cap`
@@ -143,7 +144,7 @@ inline constexpr KernelSignature<Tree, int*> kRankKernel{"bh_rank"};
 // also checks a few offsets).
 static_assert(sizeof(Control) == 88 && alignof(Control) == 8, "bh::Control changed: update the sizes here on purpose");
 static_assert(sizeof(Tree) == 128 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
-static_assert(sizeof(Morton) == 64 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
+static_assert(sizeof(Morton) == 72 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
 static_assert(sizeof(VertexScales) == 16, "bh::VertexScales changed: update the size here on purpose");
 #if !defined(__CUDACC_RTC__)
 static_assert(__builtin_offsetof(Control, interactions) == 56 && __builtin_offsetof(Control, child_slots_used) == 80 &&

@@ -2,6 +2,8 @@
 // of the tree, on fresh random inputs every run (the seed is printed on failure). Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -277,6 +279,35 @@ TEST_F(BarnesHutGpu, NanInTheStateIsReportedNotDrawn) {
   backend->set_bodies(b);
   const StepStats stats = backend->step();
   EXPECT_TRUE(stats.non_finite);
+}
+
+// A NaN in the very first step: the bounding box flags it and every later kernel (keys, radix tree,
+// cells, moments, walks, kick, tree order for colours) leaves at once, so none indexes with keys, ids
+// or links that were never written. scripts/gpu-suite.sh runs this test under compute-sanitizer
+// memcheck, which is what catches an out-of-bounds access here; the test itself checks the report.
+TEST_F(BarnesHutGpu, NanInTheFirstStepStopsEveryKernelInBothBuilds) {
+  const Choice builds[] = {{"bh_build", "morton"}, {"bh_build", "insertion"}};
+  const Choice walks[] = {{"bh_traversal", "thread"}, {"bh_traversal", "warp"}, {"bh_traversal", "group"}};
+  for (const Choice build : builds) {
+    for (const Choice walk : walks) {
+      Settings s = bh_settings(0.5);
+      s.toggles.set(build).set(walk);
+      SCOPED_TRACE(toggle_changes(ToggleValues{}, s.toggles, Algorithm::barneshut));
+      Bodies b = make_scene(Scene::plummer, 3000, fresh_seed());
+      b.y[1234] = std::numeric_limits<float>::infinity();
+      b.x[2] = std::nanf("");
+      auto backend = make_barneshut_backend(s);
+      backend->set_bodies(b);  // fresh buffers: nothing of a previous step to fall back on
+      const StepStats stats = backend->step();
+      EXPECT_TRUE(stats.non_finite);
+      EXPECT_TRUE(backend->tree_cells(4).empty()) << "no tree was built to draw";
+      std::vector<unsigned char> buffer(3000 * 20, 0);
+      for (ColorMode mode : {ColorMode::body_index, ColorMode::warp_id, ColorMode::tree_depth})
+        backend->write_vertices({buffer.data(), false}, mode);  // reads the (unwritten) tree order: no fault
+      Accelerations a;
+      EXPECT_THROW(backend->compute_accelerations(a), Error);
+    }
+  }
 }
 
 TEST_F(BarnesHutGpu, VerticesCarryPositionsMassAndColourKeys) {
