@@ -190,6 +190,12 @@ void Lab::apply_settings() {
   bool restarted = false;
   if (editor_.pending()) vertices_stale_ = true;
   if (auto refused = editor_.sync(simulation_, &restarted, /*asynchronous=*/true)) error_ = "Not applied: " + *refused;
+  if (ab_after_swap_ && !editor_.pending() && !simulation_.building()) {  // the swap's A runs (or was refused)
+    if (simulation_.settings().toggles == editor_.comparison().value_or(*ab_after_swap_).toggles &&
+        simulation_.settings().opening_angle == editor_.comparison().value_or(*ab_after_swap_).opening_angle)
+      editor_.start_comparison(*ab_after_swap_);
+    ab_after_swap_.reset();
+  }
   if (surface_->vsync() != editor_.view().vsync) surface_->set_vsync(editor_.view().vsync);  // a view setting the window owns
   if (restarted) bodies_replaced();
   if (restarted && editor_.comparison()) editor_.start_comparison(*editor_.comparison());  // B on the new backend
@@ -396,6 +402,7 @@ void Lab::compare_ab() {
 // B is the draft (what A will run once its pending edits apply) with the entry's toggles and theta.
 void Lab::ab_start(const SettingsChange& change) {
   ab_error_.clear();
+  ab_after_swap_.reset();
   Settings b = editor_.draft();
   const std::string algorithm(to_string(b.algorithm));
   for (const auto& [setting, value] : change.settings) {
@@ -413,13 +420,17 @@ void Lab::ab_start(const SettingsChange& change) {
 
 void Lab::ab_start(const ToggleValues& toggles, std::optional<double> theta) {
   ab_error_.clear();
+  ab_after_swap_.reset();
   Settings b = editor_.draft();
   b.toggles = toggles;
   if (theta) b.opening_angle = *theta;
   editor_.start_comparison(b);
 }
 
-void Lab::ab_stop() { editor_.clear_comparison(); }
+void Lab::ab_stop() {
+  ab_after_swap_.reset();
+  editor_.clear_comparison();
+}
 
 // Why there is no B for a script's A/B entry: never started, or stopped (with the lab's reason).
 std::string Lab::no_b_reason(const char* what) const {
@@ -435,7 +446,7 @@ void Lab::ab_swap() {
   editor_.changed();
   Settings next_b = a;
   next_b.view = b.view;
-  editor_.start_comparison(next_b);
+  ab_after_swap_ = next_b;  // apply_settings() makes it B once the new A runs
 }
 
 void Lab::ab_make_current() {

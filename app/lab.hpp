@@ -206,6 +206,9 @@ class Lab : public ScriptTarget {
   TourView tour_view_;
   std::optional<ComparisonSample> ab_sample_;  // this frame's A/B comparison, for the trace
   std::string ab_error_;                       // why B was cleared by the lab, for a script's later A/B entry
+  // After "swap A and B": A's old settings, to become B once B's toggles run as A. Until then the
+  // comparison goes on as before the swap (B against the old A), never A against a copy of itself.
+  std::optional<Settings> ab_after_swap_;
   std::string final_screenshot_error_;  // why options_.final_screenshot was not saved ("" if it was)
 
   std::unique_ptr<Recorder> recorder_;

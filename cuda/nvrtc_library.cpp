@@ -68,9 +68,12 @@ Loaded load() {
   return result;
 }
 
+// Never destroyed (nor NVRTC unloaded) before the process ends: a compile on a build-queue worker (a
+// prefetch of a neighbour variant) can still be running while static objects are destroyed at exit,
+// and unloading the library under it crashed the process after its last test (H100, run 2026-11-23).
 const Loaded& loaded() {
-  static const Loaded instance = load();
-  return instance;
+  static const Loaded* instance = new Loaded(load());
+  return *instance;
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ struct Line {
   long address = -1;       // /*0a10*/
   std::string label;       // ".L_x_5" on a label line
   std::string opcode;      // "FFMA", "@P0 BRA", ...
-  std::string branch_to;   // the label a BRA names
+  std::string branch_to;   // the label a BRA names (a listing with labels: nvdisasm, or cuobjdump of an ELF with them)
+  long branch_address = -1;  // the address a BRA names (cuobjdump of a bare cubin, as NVRTC makes: `BRA 0x4b0`)
 };
 
 std::vector<Line> function_lines(std::string_view sass, std::string_view entry) {
@@ -36,6 +37,7 @@ std::vector<Line> function_lines(std::string_view sass, std::string_view entry) 
   static const std::regex label_re(R"(^\s*(\.L_x_\d+):)");
   static const std::regex instruction_re(R"(^\s*/\*([0-9a-f]+)\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)(.*);)");
   static const std::regex target_re(R"(`\((\.L_x_\d+)\))");
+  static const std::regex address_re(R"(^\s*(0x[0-9a-f]+)\s*$)");
   while (std::getline(in, text)) {
     std::smatch m;
     if (std::regex_search(text, m, function_re)) {
@@ -51,7 +53,9 @@ std::vector<Line> function_lines(std::string_view sass, std::string_view entry) 
       l.opcode = m[3].str();
       const std::string rest = m[4].str();
       std::smatch t;
-      if (l.opcode == "BRA" && std::regex_search(rest, t, target_re)) l.branch_to = t[1].str();
+      const bool branch = l.opcode.rfind("BRA", 0) == 0;  // BRA, BRA.U, BRA.DIV ...
+      if (branch && std::regex_search(rest, t, target_re)) l.branch_to = t[1].str();
+      else if (branch && std::regex_search(rest, t, address_re)) l.branch_address = std::stol(t[1].str(), nullptr, 16);
       lines.push_back(std::move(l));
     }
   }
@@ -65,16 +69,21 @@ bool is_rsqrt(const std::string& opcode) { return opcode == "MUFU.RSQ" || opcode
 std::optional<HotLoop> sass_hot_loop(std::string_view sass, std::string_view entry) {
   const std::vector<Line> lines = function_lines(sass, entry);
   std::map<std::string, std::size_t> label_at;
-  for (std::size_t i = 0; i < lines.size(); ++i)
+  std::map<long, std::size_t> address_at;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
     if (!lines[i].label.empty()) label_at[lines[i].label] = i;
+    if (lines[i].address >= 0) address_at[lines[i].address] = i;
+  }
   struct Loop {
     std::size_t begin, end;
   };
   std::vector<Loop> loops;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].branch_to.empty()) continue;
-    auto it = label_at.find(lines[i].branch_to);
-    if (it != label_at.end() && it->second < i) loops.push_back({it->second, i});
+    std::optional<std::size_t> target;
+    if (auto it = label_at.find(lines[i].branch_to); !lines[i].branch_to.empty() && it != label_at.end()) target = it->second;
+    if (auto it = address_at.find(lines[i].branch_address); lines[i].branch_address >= 0 && it != address_at.end())
+      target = it->second;
+    if (target && *target < i) loops.push_back({*target, i});  // a backward branch closes a loop
   }
   std::optional<HotLoop> best;
   for (const Loop& loop : loops) {

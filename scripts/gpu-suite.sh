@@ -354,12 +354,13 @@ run() {
     # check side by side with docs/screenshots/h100-collision-1m-t6.png; only the last frame is kept.
     if [[ -x $bundle/baseline/nbodylab ]]; then
       NBODYLAB_ROOT=$bundle/baseline/root step picture-1m-baseline "$bundle/baseline/nbodylab" render --scene collision \
-        --algo barneshut -n "$big" --steps-per-frame 10 --frames 61 --size 1920x1080 --out "$out/old-1m/" --overwrite
+        --algo barneshut -n "$big" --steps-per-frame 10 --frames 61 --size 1920x1080 --out "$out/old-1m/"
       local last; last=$(ls "$out/old-1m/"frame_*.png 2>/dev/null | tail -n 1)
       [[ -n $last ]] && mv "$last" "$out/picture-1m-t6-baseline.png" && rm -rf "$out/old-1m"
       step picture-1m-baseline-check "$bin/nbodylab" picture "$out/picture-1m-t6-baseline.png"
     fi
     local from=$root/assets/bookmarks/collision-tails.tipsy
+    mkdir -p "$out/merger"
     for t in 10 14 18 22 26 30; do
       step "merger-to-t$t" "$bin/nbodylab" render --settings "$root/assets/bookmarks/collision-tails.json" \
         --load "$from" --backend gpu --steps-per-frame 100 --frames 5 --size 640x360 --out "$out/merger/t$t/" \

@@ -2,6 +2,9 @@
 // innermost loop with the most reciprocal square roots, its issued instructions per interaction.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "cuda/sass_analysis.hpp"
 
 namespace nbl {
@@ -51,6 +54,23 @@ TEST(SassAnalysis, FindsTheInnermostLoopOfInteractionsOfTheNamedFunction) {
   EXPECT_EQ(other->instructions, 2);
   EXPECT_FALSE(sass_hot_loop(kListing, "no_such_kernel"));
   EXPECT_FALSE(sass_hot_loop("", "allpairs_force"));
+}
+
+// A real listing: cuobjdump of a bare cubin names branch targets by address (`@!P0 BRA 0x4b0`), not
+// by label, which is what NVRTC's cubins give on the GPU machine. This variant (SoA, untiled, 4 bodies
+// per thread) runs its interactions in the loop 0x4b0 .. 0x950: 75 instructions, 4 MUFU.RSQ (counted
+// by hand from the file); the outer loops hold no interactions of their own, and the trap loop after
+// EXIT (`BRA 0xf00` to itself) holds none.
+TEST(SassAnalysis, ReadsARealH100ListingWhoseBranchesNameAddresses) {
+  std::ifstream in(std::string(NBL_SOURCE_DIR) + "/tests/cuda/data/sass_sm90_allpairs_soa_untiled.txt");
+  ASSERT_TRUE(in) << "the fixture is missing";
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto loop = sass_hot_loop(text.str(), "allpairs_force");
+  ASSERT_TRUE(loop) << "no loop of interactions found";
+  EXPECT_EQ(loop->interactions, 4);
+  EXPECT_EQ(loop->instructions, 75);
+  EXPECT_DOUBLE_EQ(loop->per_interaction(), 18.75);
 }
 
 TEST(SassAnalysis, IssueCeilingFollowsSmsClockAndInstructions) {
