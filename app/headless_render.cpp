@@ -114,8 +114,8 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
   line("render", r.render, "  (glFinish)");
   line("readback", r.readback);
   line("encode", r.encode, job.out.empty() ? "  (nothing written)" : "");
-  line("follow", r.follow, "  (CPU: bound centre from the body sample)");
-  line("sample wait", r.follow_wait, "  (offscreen only: the GPU finishing simulate + vertices before the sample)");
+  line("follow", r.follow, "  (frame loop: hand the body sample to the estimate's worker, move the camera)");
+  line("follow wait", r.follow_wait, "  (offscreen only: the GPU reaching the sample, the worker's bound centre)");
   line("exposure", r.exposure, "  (GPU: histogram + white point, timer queries)");
   if (!job.record.target.empty())
     line("capture", r.capture, "  (--record: readback ring + hand-off, in the frame loop; " +

@@ -56,8 +56,8 @@ struct RenderReport {
   VertexPath path = VertexPath::host_copy;
   std::string interop_note;  // why not interop, when not
   FrameSplit simulate, vertices, render, readback, encode, interactive, total;
-  FrameSplit follow;        // CPU: taking the body sample, estimating the bound centre
-  FrameSplit follow_wait;   // offscreen only: waiting for the GPU to reach the sample (not the follow's cost)
+  FrameSplit follow;        // the frame loop's part: the body sample to the estimate's worker, the camera moved
+  FrameSplit follow_wait;   // offscreen only: waiting for the GPU to reach the sample and for the worker
   FrameSplit exposure;      // GPU: histogram + white point (timer queries, a few frames late)
   FrameSplit capture;       // the recorder's cost in the frame loop (with --record)
   RecordStats recorded;

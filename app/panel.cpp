@@ -541,7 +541,8 @@ void Panel::view_section(const PanelFacts& f, SettingsEditor& editor) {
     ImGui::TextColored(kMuted, "white point: %.0f lone stars, exposure passes %.2f ms", f.scene->white_in_stars(),
                        f.scene->exposure_gpu_ms());
   if (v.follow_bound && f.scene->bound())
-    ImGui::TextColored(kMuted, "following %.0f%% of the mass (bound), %.2f ms", 100 * f.scene->bound()->bound_fraction,
+    ImGui::TextColored(kMuted, "following %.0f%% of the mass (bound), %.2f ms per frame (estimate on a worker)",
+                       100 * f.scene->bound()->bound_fraction,
                        f.scene->follow_cpu_ms());
   if (ImGui::Button("Fit camera (F)")) ask(LabCommand::fit_camera);
   ImGui::SameLine();

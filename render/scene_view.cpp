@@ -40,6 +40,7 @@ void SceneView::follow(OrbitCamera& camera, const ViewSettings& view, bool wait_
   if (!view.follow_bound) {
     followed_centre_.reset();  // turned back on later, it starts from where the camera is then
     last_sample_.reset();
+    if (estimating_.valid()) estimating_.wait(), estimating_ = {};
     return;
   }
   if (wait_for_newest) {
@@ -49,19 +50,34 @@ void SceneView::follow(OrbitCamera& camera, const ViewSettings& view, bool wait_
     sampler_.wait_for_newest();
     follow_wait_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wait_start).count();
   }
+  const double sample_wait_ms = follow_wait_ms_;
   const auto start = std::chrono::steady_clock::now();
+  // The estimate (bound_centre.hpp: a few passes over the sample, most of a millisecond on one core)
+  // runs on a worker, so the frame loop only hands samples over and applies finished estimates; the
+  // camera then lags the sample by a frame or two, which nobody sees.
   if (auto sample = sampler_.take()) {
-    if (last_sample_) {
-      bound_ = estimate_bound_centre(*last_sample_, *sample);
-      if (!bound_) followed_centre_.reset();  // a reset or a new N: no velocities across it
-    }
+    if (last_sample_ && !estimating_.valid())
+      estimating_ = std::async(std::launch::async, [earlier = *last_sample_, later = *sample] {
+        return estimate_bound_centre(earlier, later);
+      });
     last_sample_ = std::move(sample);
-    if (bound_) {
+  }
+  if (estimating_.valid() && wait_for_newest) {  // offscreen: the same frames however fast the CPU is
+    const auto wait_start = std::chrono::steady_clock::now();
+    estimating_.wait();
+    follow_wait_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wait_start).count();
+  }
+  if (estimating_.valid() && estimating_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    bound_ = estimating_.get();
+    if (!bound_) {
+      followed_centre_.reset();  // a reset or a new N: no velocities across it
+    } else {
       if (followed_centre_) camera.set_target(camera.target() + glm::vec3(bound_->centre - *followed_centre_));
       followed_centre_ = bound_->centre;
     }
   }
-  follow_cpu_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  follow_cpu_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() -
+                   (wait_for_newest ? follow_wait_ms_ - sample_wait_ms : 0.0);
 }
 
 void SceneView::update_bounds(bool every_frame) {
