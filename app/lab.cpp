@@ -809,9 +809,28 @@ std::string Lab::script_cannot(ScriptAction) { return ""; }  // the lab does eve
 std::string Lab::cannot(ScriptAction action) const { return cannot_on(simulation_, action); }
 
 void Lab::print_stats() {
-  std::cout << stats_line(frame_count_, session_started_ ? std::chrono::duration<double>(Clock::now() - *session_started_).count() : 0.0,
-                          stats_, simulation_)
-            << std::flush;
+  std::string line =
+      stats_line(frame_count_, session_started_ ? std::chrono::duration<double>(Clock::now() - *session_started_).count() : 0.0,
+                 stats_, simulation_);
+  line.pop_back();  // the newline: the lab adds A/B and the last error to the line
+  if (const auto& b = editor_.comparison()) {
+    const std::string changes = toggle_changes(simulation_.settings().toggles, b->toggles, simulation_.settings().algorithm);
+    line += "; A/B, B = " + (changes.empty() ? std::string("a copy of A") : changes) + ": ";
+    const auto rows = ab_history_.rows();
+    if (rows.empty() || rows.back().speedup.empty()) {
+      line += simulation_.comparison_ready() ? "no frame compared yet" : "B building";
+    } else {
+      char text[160];
+      std::snprintf(text, sizeof text, "%d frames, total A %.3f ms, B %.3f ms, B %s, forces differ by %.2g", static_cast<int>(ab_history_.size()),
+                    rows.back().a_ms.median, rows.back().b_ms.median, rows.back().speedup.describe().c_str(),
+                    ab_history_.difference_relative_norm().median);
+      line += text;
+    }
+  } else if (!ab_error_.empty()) {
+    line += "; A/B: " + ab_error_;
+  }
+  if (!error_.empty()) line += "; last error: " + error_;
+  std::cout << line << "\n" << std::flush;
 }
 
 void Lab::set_paused(bool paused) {
