@@ -459,21 +459,8 @@ void KernelModule::write_global(std::string_view name, const std::vector<unsigne
   written_globals_[key] = bytes;
 }
 
-std::shared_ptr<KernelModule> shared_module(const std::shared_ptr<const CompiledProgram>& program) {
-  static std::mutex mutex;
-  static std::vector<std::pair<std::string, std::shared_ptr<KernelModule>>> loaded;  // most recent last
-  std::lock_guard lock(mutex);
-  for (auto it = loaded.begin(); it != loaded.end(); ++it) {
-    if (it->first != program->key) continue;
-    auto module = it->second;
-    loaded.erase(it);
-    loaded.emplace_back(program->key, module);
-    return module;
-  }
-  auto module = std::make_shared<KernelModule>(program);
-  if (loaded.size() >= 64) loaded.erase(loaded.begin());  // whoever still holds it keeps it alive
-  loaded.emplace_back(program->key, module);
-  return module;
+std::shared_ptr<KernelModule> own_module(const std::shared_ptr<const CompiledProgram>& program) {
+  return std::make_shared<KernelModule>(program);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -177,9 +177,12 @@ class KernelModule {
   mutable std::map<std::string, std::vector<unsigned char>, std::less<>> written_globals_;
 };
 
-// The loaded module of a compiled program, shared: a program loads once per process however many
-// backends, checks and ladder rungs use it (the most recently used 64 stay loaded). Thread-safe.
-std::shared_ptr<KernelModule> shared_module(const std::shared_ptr<const CompiledProgram>& program);
+// A module of its own for each user of a compiled program (a running variant, A/B's B, a build's check
+// on a worker): a module's __constant__ parameters are its users' shared state, and two users on two
+// streams overwrote each other's between a write and the launch that read it (on the H100, a check on
+// a worker left the running kernels pointing at its freed scratch: an illegal address). Loading is
+// milliseconds, and builds load on their worker. Thread-safe.
+std::shared_ptr<KernelModule> own_module(const std::shared_ptr<const CompiledProgram>& program);
 
 // Hot reload: a variant that follows its files on disk. poll() looks at the modification time and
 // size of the source and of everything it includes, at most every `min_interval`; when one changed it

@@ -15,7 +15,7 @@ ReloadableKernels::ReloadableKernels(KernelEngine& engine, const std::vector<Ker
   for (std::size_t i = 0; i < sources.size(); ++i) {
     if (sources[i].file.empty()) continue;
     slots_[i].watched = std::make_unique<WatchedProgram>(engine, sources[i], poll_interval);
-    slots_[i].module = shared_module(slots_[i].watched->current());
+    slots_[i].module = own_module(slots_[i].watched->current());
     modules_[i] = slots_[i].module;
   }
 }
@@ -51,7 +51,7 @@ ReloadableKernels::Outcome ReloadableKernels::poll(const Evaluate& evaluate, con
     BuildVerdict verdict;
     ForceError error;
     try {
-      candidate[i] = shared_module(slot.watched->candidate());
+      candidate[i] = own_module(slot.watched->candidate());
       error = evaluate(candidate);
       verdict = judge_build(error, last_good_, bound);
     } catch (const std::exception& e) {

@@ -342,9 +342,10 @@ run() {
   # shipped "tails" bookmark (t = 6) in segments of 4 time units, each saved as Tipsy with 640x360 frames
   # of every time unit, to pick the merger bookmark from.
   if want teach; then
-    step tour-allpairs "$bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --algo allpairs -n 65536 \
+    # Each under a time limit: a tour that stops making progress must not take the rest of the run.
+    step tour-allpairs timeout 300 "$bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --algo allpairs -n 65536 \
       --script tour-allpairs.json --trace "$out/tour-allpairs.csv"
-    step tour-barneshut "$bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --algo barneshut -n "$big" \
+    step tour-barneshut timeout 300 "$bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --algo barneshut -n "$big" \
       --script tour-barneshut.json --trace "$out/tour-barneshut.csv"
     step picture-10m "$bin/nbodylab" render --scene collision --algo barneshut -n "$huge" --steps-per-frame 10 \
       --frames 61 --size 1920x1080 --check-picture --benchmark --warmup 2 --report "$out/picture-10m.json" \
