@@ -106,12 +106,15 @@ std::optional<HotLoop> sass_hot_loop(std::string_view sass, std::string_view ent
 }
 
 std::optional<HotLoop> hot_loop(const CompiledProgram& program, std::string_view entry, std::string* why_not_sass) {
-  static std::mutex mutex;
   struct Found {
     std::optional<HotLoop> loop;
     std::string why_not_sass;
   };
-  static std::map<std::string, Found> cache;  // by program key + entry: cuobjdump runs once per kernel
+  // Never destroyed: hot_loop_if_ready() runs this on std::async threads, and its job map (made before
+  // these, so destroyed after them) waits at exit for a cuobjdump still running, which then wrote into
+  // a destroyed map and crashed the lab after a scripted tour on the H100.
+  static std::mutex& mutex = *new std::mutex;
+  static std::map<std::string, Found>& cache = *new std::map<std::string, Found>;  // by program key + entry
   const std::string key = program.key + "/" + std::string(entry);
   {
     std::lock_guard lock(mutex);
