@@ -39,6 +39,9 @@ Command add_render_command(CLI::App& root) {
   app->add_flag("--benchmark", job.benchmark, "Print the median time of each part of a frame: simulate, vertices, render, readback, encode");
   app->add_option("--warmup", job.warmup_frames, "Frames the benchmark leaves out at the start")->capture_default_str();
   app->add_option("--report", job.report_file, "Write the benchmark figures to this JSON file");
+  app->add_flag("--sequential", [&job](std::int64_t) { job.overlap = false; },
+                "Run each frame's parts one after the other, each to its end (the default overlaps the next step "
+                "with drawing this frame)");
   app->add_flag("--no-interop", state->no_interop, "Copy the bodies through host memory even when CUDA-GL interop works");
   app->add_option("--script", state->script,
                   "Drive the render from this JSON script (docs/scripts.md): settings, pause, screenshots, quit")

@@ -109,9 +109,15 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
   std::snprintf(head, sizeof head, "  FPS %.1f: wall-clock frame interval %.3f ms median, p95 %.3f ms%s\n", r.fps(),
                 r.interval.median, r.interval.p95, job.out.empty() ? "" : " (with readback and encode)");
   log << head;
-  line("simulate", r.simulate);
+  log << "  frames " << (r.overlapped ? "overlapped: the next step runs on the GPU while this frame is drawn"
+                                      : "sequential: each part runs to its end before the next")
+      << (r.overlapped || !job.overlap ? "" : " (a script's entries act on exact frames)")
+      << "\n  bodies drawn as " << r.body_path << "\n";
+  line("simulate", r.simulate, r.overlapped ? "  (the next step, enqueued while the GPU draws)" : "");
   line("vertices", r.vertices, std::string("  ") + to_string(r.path));
-  line("render", r.render, "  (glFinish)");
+  line("render", r.render, r.overlapped ? "  (GPU: GL timer queries + the CUDA splat's events)" : "  (glFinish)");
+  if (r.body_path != "sprites") line("splat", r.splat, "  (" + r.body_path + ", part of render)");
+  line("render GL", r.render_gpu, "  (GPU: GL timer queries, sprites or splat copy + tone map + glow)");
   line("readback", r.readback);
   line("encode", r.encode, job.out.empty() ? "  (nothing written)" : "");
   line("follow", r.follow, "  (frame loop: hand the body sample to the estimate's worker, move the camera)");
@@ -135,6 +141,10 @@ void write_report(const RenderReport& r, const RenderJob& job, const std::string
          {"backend", r.backend},
          {"context", r.context},
          {"vertex_path", to_string(r.path)},
+         {"body_path", r.body_path},
+         {"overlapped", r.overlapped},
+         {"splat", part(r.splat)},
+         {"render_gl_gpu", part(r.render_gpu)},
          {"interop_note", r.interop_note},
          {"width", job.size.width},
          {"height", job.size.height},
@@ -263,7 +273,41 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   const auto session_start = Clock::now();
 
   std::vector<double> simulate, vertices, render, readback, encode, interactive, total, interval, follow, follow_wait,
-      exposure;
+      exposure, splat, render_gpu;
+  // A script's entries act on exact frames (pause at frame 5: frame 5 takes no step), and an overlapped
+  // frame has already enqueued its next step when the next frame's entries run: scripted renders run
+  // sequentially.
+  const bool overlap = job.overlap && !job.script;
+  report.overlapped = overlap;
+
+  // The frame's parts. Sequential: step, vertices, draw (to its end), read back. Overlapped: draw the
+  // vertices of the state reached so far, enqueue the next step while the GPU draws, write its vertices
+  // (ordered after the drawing's reads on the GPU, not by the CPU), then read back what was drawn.
+  int steps_this_frame = 0;
+  auto step_simulation = [&](int frame) {
+    const auto start = Clock::now();
+    steps_this_frame = 0;
+    if (!target.paused()) {
+      for (int s = 0; s < simulation.settings().steps_per_frame; ++s) {
+        StepStats step = simulation.step();
+        if (step.non_finite)
+          throw Error("NaN or inf appeared in the bodies at frame " + std::to_string(frame) + " (t = " +
+                      std::to_string(simulation.time()) + "); " + std::to_string(report.frames_written) +
+                      " frame(s) were written. A smaller --dt or a larger --eps keeps close encounters finite.");
+        ++steps_this_frame;
+        if (s + 1 == simulation.settings().steps_per_frame) stats.record_step(step);
+      }
+    }
+    return ms_since(start);
+  };
+  bool vertices_fresh = false;  // the vertex buffer holds the current state
+  double vertices_ms = 0;
+  auto update_vertices = [&]() {
+    scene.update(simulation.backend(), editor.draft().view, {simulation.time(), simulation.body_groups()});
+    vertices_ms = scene.vertices().update_ms();
+    vertices_fresh = true;
+  };
+
   auto previous_start = Clock::now();
   for (int frame = 0; frame < job.frames; ++frame) {
     const auto frame_start = Clock::now();
@@ -285,26 +329,23 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     bool restarted = false;
     if (auto refused = editor.sync(simulation, &restarted, /*asynchronous=*/true))
       log << "  frame " << frame << ": not applied: " << *refused << "\n";
-    if (target.take_restarted() || restarted) stats.clear_steps();
+    if (target.take_restarted() || restarted) {
+      stats.clear_steps();
+      vertices_fresh = false;  // a new state: the overlapped loop writes its vertices before drawing
+    }
 
     // Frame 0 shows the initial conditions; every later frame is steps_per_frame steps further.
-    auto start = Clock::now();
-    if (frame > 0 && !target.paused()) {
-      for (int s = 0; s < simulation.settings().steps_per_frame; ++s) {
-        StepStats step = simulation.step();
-        if (step.non_finite)
-          throw Error("NaN or inf appeared in the bodies at frame " + std::to_string(frame) + " (t = " +
-                      std::to_string(simulation.time()) + "); " + std::to_string(report.frames_written) +
-                      " frame(s) were written. A smaller --dt or a larger --eps keeps close encounters finite.");
-        ++record.steps;
-        if (s + 1 == simulation.settings().steps_per_frame) stats.record_step(step);
-      }
+    double simulate_ms = 0;
+    vertices_ms = 0;
+    if (!overlap) {
+      if (frame > 0) simulate_ms = step_simulation(frame);
+      update_vertices();
+    } else if (!vertices_fresh) {
+      update_vertices();  // frame 0, or after a restart; later frames' vertices were written last frame
     }
-    simulate.push_back(ms_since(start));
+    record.steps = overlap ? 0 : steps_this_frame;
 
     const ViewSettings& view = editor.draft().view;
-    scene.update(simulation.backend(), view, {simulation.time(), simulation.body_groups()});
-    vertices.push_back(scene.vertices().update_ms());
     if (frame == 0) {
       camera.fit(scene.measure_extent());
       camera.set_distance(camera.distance() / job.zoom);
@@ -318,17 +359,33 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     follow_wait.push_back(scene.follow_wait_ms());
     camera.set_angles(camera.yaw_deg() + (frame > 0 ? job.orbit_deg_per_frame : 0.0f), camera.pitch_deg());
 
-    start = Clock::now();
+    auto start = Clock::now();
     scene.draw(camera, view, viewport, frame_target.framebuffer(), 1.0 / job.video_fps);
-    glFinish();
+    if (overlap) glFlush();  // the drawing starts now; nothing waits for it
+    else glFinish();
     if (const std::string gl_error = take_gl_error(); !gl_error.empty())
       throw GlError("OpenGL error while drawing frame " + std::to_string(frame) + ": " + gl_error);
-    render.push_back(ms_since(start));
-    exposure.push_back(scene.exposure_gpu_ms());
+    const double draw_ms = ms_since(start);
     if (recorder) recorder->capture(frame_target.framebuffer(), viewport);
 
-    // The synchronous readback `--out` and the image check need; the recorder reads back on its own.
     const bool last = frame + 1 == job.frames;
+    if (overlap && !last && !target.quit_requested()) {
+      // The next frame's state, on the GPU beside this frame's drawing.
+      simulate_ms = step_simulation(frame + 1);
+      record.steps = steps_this_frame;
+      update_vertices();
+    }
+    simulate.push_back(simulate_ms);
+    vertices.push_back(vertices_ms);
+    // Sequential: the draw's wall time to its end. Overlapped: its GPU time (GL timer queries plus the
+    // CUDA splat's events), since nothing waits for its end.
+    render.push_back(overlap ? scene.render_gpu_ms() + (scene.body_path() == "splat (CUDA)" ? scene.splat_ms() : 0.0)
+                                 : draw_ms);
+    render_gpu.push_back(scene.render_gpu_ms());
+    splat.push_back(scene.splat_ms());
+    exposure.push_back(scene.exposure_gpu_ms());
+
+    // The synchronous readback `--out` and the image check need; the recorder reads back on its own.
     start = Clock::now();
     // Read back only what is written (frames or a script's screenshot): a benchmark without --out
     // shows the frame and moves on.
@@ -405,6 +462,9 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   report.follow = split(follow, skip);
   report.follow_wait = split(follow_wait, skip);
   report.exposure = split(exposure, skip);
+  report.splat = split(splat, skip);
+  report.render_gpu = split(render_gpu, skip);
+  report.body_path = scene.body_path();
   // interval[k]: from frame k's start to frame k + 1's (the last one's ends with the loop), so the same
   // frames as the parts after the warm-up.
   interval.push_back(std::chrono::duration<double, std::milli>(Clock::now() - previous_start).count());

@@ -41,6 +41,10 @@ struct RenderJob {
   bool check_picture = false;  // the image check (render/picture_detail.hpp) on the last frame
   std::optional<Script> script;  // drives the render (settings, pause, screenshots, quit)
   std::string trace_file;        // one CSV row per frame (app/frame_trace.hpp), "" for none
+  // Overlapped frames (issue 16): frame k is drawn, then step k+1 is enqueued without waiting for the
+  // drawing, so the GPU simulates while it draws. false: the parts run one after the other, each timed to
+  // its end (glFinish), to compare with.
+  bool overlap = true;
 };
 
 // Median (and 90th and 95th percentile) milliseconds per frame of each part.
@@ -55,6 +59,10 @@ struct RenderReport {
   std::size_t bodies = 0;
   VertexPath path = VertexPath::host_copy;
   std::string interop_note;  // why not interop, when not
+  std::string body_path;     // how bodies were drawn: "sprites", "splat (CUDA)", "splat (host)"
+  bool overlapped = false;
+  FrameSplit splat;          // the splat itself (CUDA events, or the host loop); 0 with sprites
+  FrameSplit render_gpu;     // the GL passes' GPU time (timer queries, a few frames late)
   FrameSplit simulate, vertices, render, readback, encode, interactive, total;
   FrameSplit follow;        // the frame loop's part: the body sample to the estimate's worker, the camera moved
   FrameSplit follow_wait;   // offscreen only: waiting for the GPU to reach the sample and for the worker

@@ -130,8 +130,9 @@ void Lab::frame() {
   ui_.begin_frame();
   handle_input();    // keys and mouse: the camera moves, commands queue up
   apply_settings();  // last frame's panel edits reach the simulation
-  simulate();        // steps_per_frame steps, unless paused
-  render_scene();    // vertex buffer, sprites, overlays, tone map
+  render_scene();    // the state reached so far: sprites or splat, overlays, tone map
+  simulate();        // the next steps, on the GPU while it draws
+  update_vertices(); // theirs for the next frame: after the steps and this frame's reads, in GPU order
   build_panel();     // widgets and live numbers, then ImGui draws them
   run_commands();    // buttons and keys (a screenshot sees this whole frame)
   record_frame();    // recording: this frame into the readback ring, finished ones to the encoder
@@ -264,16 +265,7 @@ void Lab::render_scene() {
   if (view.color_mode != drawn_view_.color_mode || view.octree_depth != drawn_view_.octree_depth ||
       view.show_bounding_box != drawn_view_.show_bounding_box || view.show_axes != drawn_view_.show_axes)
     vertices_stale_ = true;
-  if (vertices_stale_ && !state_broken_) {  // paused and unchanged: draw what the buffer holds
-    try {
-      scene_.update(simulation_.backend(), view, {simulation_.time(), simulation_.body_groups()});
-      times_.vertices_ms = scene_.vertices().update_ms();
-      drawn_view_ = view;
-      vertices_stale_ = false;
-    } catch (const Error& e) {
-      pause_because(std::string("Cannot read the bodies for drawing: ") + e.what());
-    }
-  }
+  update_vertices();  // a new view, a restart, a loaded state; after a step simulate() wrote them already
   if (fit_pending_ && scene_.vertices().count() > 0) {
     camera_.fit(scene_.measure_extent());
     fit_pending_ = false;
@@ -281,8 +273,22 @@ void Lab::render_scene() {
   scene_.follow(camera_, view);
   const Viewport viewport = scene_viewport();
   if (viewport.width > 0 && viewport.height > 0) scene_.draw(camera_, view, viewport, surface_->draw_framebuffer());
+  glFlush();  // the GPU starts drawing now, while the next steps are enqueued
   render_cpu_ms_ = ms_since(start) - times_.vertices_ms;
   times_.render_ms = scene_.render_gpu_ms() > 0 ? scene_.render_gpu_ms() : render_cpu_ms_;
+}
+
+void Lab::update_vertices() {
+  if (!vertices_stale_ || state_broken_) return;  // paused and unchanged: draw what the buffer holds
+  const ViewSettings& view = editor_.draft().view;
+  try {
+    scene_.update(simulation_.backend(), view, {simulation_.time(), simulation_.body_groups()});
+    times_.vertices_ms += scene_.vertices().update_ms();
+    drawn_view_ = view;
+    vertices_stale_ = false;
+  } catch (const Error& e) {
+    pause_because(std::string("Cannot read the bodies for drawing: ") + e.what());
+  }
 }
 
 void Lab::build_panel() {

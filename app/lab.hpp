@@ -154,6 +154,7 @@ class Lab : public ScriptTarget {
   void apply_settings();
   void simulate();
   void render_scene();
+  void update_vertices();  // the vertex buffer from the current state, when it is stale
   void build_panel();
   void run_commands();
   void finish_frame();

@@ -537,6 +537,18 @@ void Panel::view_section(const PanelFacts& f, SettingsEditor& editor) {
   else if (f.scene->overlay().cells_left_out > 0)
     wrapped(kWarning, "Showing the first " + with_commas(static_cast<std::int64_t>(f.scene->overlay().cells_drawn)) +
                           " cells; " + with_commas(static_cast<std::int64_t>(f.scene->overlay().cells_left_out)) + " deeper ones left out.");
+  {
+    // Which renderer drew the last frame, and what it cost (the render switch above).
+    const std::string path = f.scene->body_path();
+    if (path == "sprites")
+      ImGui::TextColored(kMuted, "bodies: GL point sprites, %.2f ms GPU for the whole picture", f.scene->render_gpu_ms());
+    else
+      ImGui::TextColored(kMuted, "bodies: %s %.2f ms + GL passes %.2f ms", path.c_str(), f.scene->splat_ms(),
+                         f.scene->render_gpu_ms());
+    if (const Splatter* splatter = f.scene->splatter();
+        splatter && path == "splat (host)" && !splatter->device_unavailable_reason().empty())
+      wrapped(kMuted, "The splat runs on the host: " + splatter->device_unavailable_reason());
+  }
   if (v.auto_exposure && f.scene->white_in_stars() > 0)
     ImGui::TextColored(kMuted, "white point: %.0f lone stars, exposure passes %.2f ms", f.scene->white_in_stars(),
                        f.scene->exposure_gpu_ms());

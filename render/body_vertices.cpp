@@ -23,7 +23,8 @@ void BodyVertices::resize(std::size_t n, bool want_interop) {
   if (want_interop && !interop_ && !interop_tried_) {
     interop_tried_ = true;
     try {
-      interop_ = std::make_unique<InteropBuffer>(buffer_.id());
+      // Read and written: the backend writes it, the splatting renderer reads it (render/splatter.hpp).
+      interop_ = std::make_unique<InteropBuffer>(buffer_.id(), InteropUse::read_write);
       interop_reason_.clear();
     } catch (const Error& e) {
       interop_reason_ = e.what();
@@ -39,6 +40,7 @@ void BodyVertices::update(Backend& backend, ColorMode mode) {
   if (interop_) {
     path_ = VertexPath::interop;
     host_.clear();
+    writer_stream_ = backend.cuda_stream();
     auto mapping = interop_->map(backend.cuda_stream());
     backend.write_vertices({mapping.device_pointer(), true}, mode);
   } else {

@@ -20,12 +20,15 @@ std::string cuda_message(cudaError_t status) {
 
 }  // namespace
 
-InteropBuffer::InteropBuffer(GLuint gl_buffer) {
+InteropBuffer::InteropBuffer(GLuint gl_buffer, InteropUse use, std::string what) : what_(std::move(what)) {
   cudaGraphicsResource_t resource = nullptr;
-  const cudaError_t status = cudaGraphicsGLRegisterBuffer(&resource, gl_buffer, cudaGraphicsRegisterFlagsWriteDiscard);
+  const unsigned flags = use == InteropUse::overwrite   ? cudaGraphicsRegisterFlagsWriteDiscard
+                         : use == InteropUse::read_only ? cudaGraphicsRegisterFlagsReadOnly
+                                                        : cudaGraphicsRegisterFlagsNone;
+  const cudaError_t status = cudaGraphicsGLRegisterBuffer(&resource, gl_buffer, flags);
   if (status != cudaSuccess) {
     cudaGetLastError();  // do not leave the failure sticky for the next CUDA call
-    throw Error("CUDA cannot register the OpenGL vertex buffer (" + cuda_message(status) + ")");
+    throw Error("CUDA cannot register " + what_ + " (" + cuda_message(status) + ")");
   }
   resource_ = resource;
 }
@@ -38,13 +41,13 @@ InteropBuffer::Mapping InteropBuffer::map(void* stream) {
   auto resource = static_cast<cudaGraphicsResource_t>(resource_);
   const auto cuda_stream = static_cast<cudaStream_t>(stream);
   cudaError_t status = cudaGraphicsMapResources(1, &resource, cuda_stream);
-  if (status != cudaSuccess) throw Error("CUDA cannot map the OpenGL vertex buffer (" + cuda_message(status) + ")");
+  if (status != cudaSuccess) throw Error("CUDA cannot map " + what_ + " (" + cuda_message(status) + ")");
   void* pointer = nullptr;
   std::size_t bytes = 0;
   status = cudaGraphicsResourceGetMappedPointer(&pointer, &bytes, resource);
   if (status != cudaSuccess) {
     cudaGraphicsUnmapResources(1, &resource, cuda_stream);
-    throw Error("CUDA cannot address the mapped vertex buffer (" + cuda_message(status) + ")");
+    throw Error("CUDA cannot address " + what_ + ", mapped (" + cuda_message(status) + ")");
   }
   return Mapping(resource_, pointer, bytes, stream);
 }

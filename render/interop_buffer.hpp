@@ -5,16 +5,22 @@
 // This header names no CUDA type, so app/ and the panel may include it.
 #pragma once
 #include <cstddef>
+#include <string>
 
 #include "render/gl.hpp"
 
 namespace nbl {
 
+// What CUDA does with the buffer while it is mapped: overwrite all of it (the vertex buffer the backends
+// write), read and write it (the splat's accumulation buffer), or only read it.
+enum class InteropUse { overwrite, read_write, read_only };
+
 class InteropBuffer {
  public:
   // Throws Error with CUDA's reason when the buffer cannot be registered (no GPU, the GL context is
-  // not on the CUDA device, a driver without interop such as Mesa's).
-  explicit InteropBuffer(GLuint gl_buffer);
+  // not on the CUDA device, a driver without interop such as Mesa's). `what` names it in messages.
+  explicit InteropBuffer(GLuint gl_buffer, InteropUse use = InteropUse::overwrite,
+                         std::string what = "the OpenGL vertex buffer");
   ~InteropBuffer();
   InteropBuffer(const InteropBuffer&) = delete;
   InteropBuffer& operator=(const InteropBuffer&) = delete;
@@ -47,6 +53,7 @@ class InteropBuffer {
 
  private:
   void* resource_ = nullptr;  // cudaGraphicsResource_t
+  std::string what_;
 };
 
 }  // namespace nbl

@@ -13,7 +13,7 @@ namespace {
 
 constexpr int kQuarter = 4;  // the copy that feeds glow, exposure and density: a quarter in each direction
 constexpr GLuint kExposureBinding = 2;
-constexpr int kMaxGroups = 8;  // shaders/bodies.vert: u_group_starts[8]
+constexpr int kMaxGroups = kSplatMaxGroups;  // shaders/bodies.vert: u_group_starts[8]
 // The light of a lone star's peak is its colour times its peak density; a typical colour's mean.
 constexpr float kTypicalColorMean = 0.5f;
 
@@ -116,11 +116,13 @@ void SceneRenderer::draw(const SceneFrame& frame) {
     glViewport(0, 0, hdr_->width(), hdr_->height());
     glEnable(GL_BLEND);
     glClearNamedFramebufferfv(hdr_->framebuffer(), GL_COLOR, 0, clear);
-    if (have_bodies) draw_bodies(frame, view_projection, pass == 1);
+    if (have_bodies && frame.view.render_path == RenderPath::splat) splat_bodies(frame, view_projection, pass == 1);
+    else if (have_bodies) draw_bodies(frame, view_projection, pass == 1);
     glDisable(GL_BLEND);
     downsample();
   }
   quarter_valid_ = true;
+  splatted_ = have_bodies && frame.view.render_path == RenderPath::splat;
 
   exposure_timer_.begin();
   const bool density_mode = frame.view.color_mode == ColorMode::density;
@@ -164,15 +166,8 @@ void SceneRenderer::draw_bodies(const SceneFrame& frame, const glm::mat4& view_p
   bodies_.set("u_target_depth", std::max(target_clip.w, 1e-6f));
   bodies_.set("u_mean_mass", 1.0f / static_cast<float>(frame.body_count));  // N-body units: total mass 1
   bodies_.set("u_density_valid", density_valid ? 1 : 0);
-  std::array<GLint, kMaxGroups> starts{};
   int groups = 1;
-  if (frame.view.color_mode == ColorMode::origin) {
-    for (std::size_t start : frame.group_starts) {
-      if (groups >= std::min(kMaxGroups, palette_count_)) break;
-      starts[static_cast<std::size_t>(groups - 1)] = static_cast<GLint>(std::min<std::size_t>(start, 0x7fffffff));
-      ++groups;
-    }
-  }
+  const std::array<GLint, kMaxGroups> starts = group_starts(frame, &groups);
   glProgramUniform1iv(bodies_.id(), glGetUniformLocation(bodies_.id(), "u_group_starts"), kMaxGroups, starts.data());
   bodies_.set("u_group_count", groups);
   glBlendFunc(GL_ONE, GL_ONE);
@@ -182,6 +177,63 @@ void SceneRenderer::draw_bodies(const SceneFrame& frame, const glm::mat4& view_p
   bodies_.use();
   glBindVertexArray(body_layout_.id());
   glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(frame.body_count));
+}
+
+std::array<GLint, kMaxGroups> SceneRenderer::group_starts(const SceneFrame& frame, int* groups) const {
+  std::array<GLint, kMaxGroups> starts{};
+  *groups = 1;
+  if (frame.view.color_mode == ColorMode::origin) {
+    for (std::size_t start : frame.group_starts) {
+      if (*groups >= std::min(kMaxGroups, palette_count_)) break;
+      starts[static_cast<std::size_t>(*groups - 1)] = static_cast<GLint>(std::min<std::size_t>(start, 0x7fffffff));
+      ++*groups;
+    }
+  }
+  return starts;
+}
+
+void SceneRenderer::splat_bodies(const SceneFrame& frame, const glm::mat4& view_projection, bool density_valid) {
+  // The sprites' uniforms (draw_bodies) as plain numbers for the splat (render/splat_model.hpp).
+  select_color_map(frame.view.color_mode);
+  if (splat_palettes_.empty() || splat_palettes_mode_ != frame.view.color_mode) {
+    splat_palettes_.clear();
+    for (const ColorMap& map : color_maps_.palettes(frame.view.color_mode))
+      for (const auto& texel : map.texels) splat_palettes_.insert(splat_palettes_.end(), texel.begin(), texel.end());
+    splat_palettes_mode_ = frame.view.color_mode;
+  }
+  SplatView v;
+  const float* m = &view_projection[0][0];
+  std::copy(m, m + 16, v.view_projection);
+  v.width = hdr_->width();
+  v.height = hdr_->height();
+  v.star_sigma_px = star_sigma_px(frame.view.point_size, frame.viewport.height);
+  v.min_sigma_px = PictureConstants::kMinSigmaPx;
+  v.overlap = PictureConstants::kOverlap;
+  v.target_depth = std::max((view_projection * glm::vec4(frame.camera->target(), 1.0f)).w, 1e-6f);
+  v.mean_mass = 1.0f / static_cast<float>(frame.body_count);
+  v.density_valid = density_valid ? 1 : 0;
+  v.density_width = quarter_->width();
+  v.density_height = quarter_->height();
+  int groups = 1;
+  const std::array<GLint, kMaxGroups> starts = group_starts(frame, &groups);
+  std::copy(starts.begin(), starts.end(), v.group_starts);
+  v.group_count = groups;
+  v.palette_count = palette_count_;
+  v.color_texels = kColorMapTexels;
+  v.color_linear = color_maps_.palettes(frame.view.color_mode).front().discrete ? 0 : 1;
+  if (!splatter_) splatter_ = std::make_unique<Splatter>();
+  SplatBodies bodies;
+  bodies.count = frame.body_count;
+  bodies.host = frame.host_vertices;
+  bodies.device = frame.device_vertices;
+  bodies.writer_stream = frame.writer_stream;
+  bodies.buffer = frame.vertex_buffer;
+  splatter_->draw(bodies, v, splat_palettes_, hdr_->texture(), quarter_->texture());
+}
+
+std::string SceneRenderer::body_path() const {
+  if (!splatted_ || !splatter_) return "sprites";
+  return std::string("splat (") + splatter_->where() + ")";
 }
 
 void SceneRenderer::draw_lines(std::span<const LineVertex> lines, const glm::mat4& view_projection) {

@@ -5,11 +5,14 @@
 // (the window's back buffer or an offscreen framebuffer). The window and `nbodylab render` share it.
 // docs/window.md ("The picture") explains each step and what it costs.
 #pragma once
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "render/auto_exposure.hpp"
 #include "render/camera.hpp"
@@ -18,6 +21,7 @@
 #include "render/gl_timer.hpp"
 #include "render/overlay_lines.hpp"
 #include "render/shader_program.hpp"
+#include "render/splatter.hpp"
 #include "sim/settings.hpp"
 
 namespace nbl {
@@ -29,6 +33,11 @@ struct SceneFrame {
   GLuint target_framebuffer = 0;       // 0: the window
   GLuint vertex_buffer = 0;            // sim/render_vertices.hpp layout
   std::size_t body_count = 0;
+  // The same vertices for the splatting renderer (view.render_path): the host copy, or the interop
+  // registration and the stream that wrote them.
+  const float* host_vertices = nullptr;
+  InteropBuffer* device_vertices = nullptr;
+  void* writer_stream = nullptr;
   std::span<const LineVertex> lines;   // overlays, GL_LINES pairs
   // Galaxy-of-origin colouring: the first body index of every group after the first (sim/scenes.hpp).
   std::span<const std::size_t> group_starts;
@@ -56,6 +65,11 @@ class SceneRenderer {
   double gpu_ms() const { return timer_.ms(); }                    // the last finished frame's GPU time
   double exposure_gpu_ms() const { return exposure_timer_.ms(); }  // of that, the exposure passes
   float adapted_white_in_stars() const;  // the white point in lone stars (panel, tests); 0 before the first
+  // How the last frame's bodies were drawn: "sprites", "splat (CUDA)" or "splat (host)", and the splat's
+  // own milliseconds (CUDA events or the host loop; 0 for sprites).
+  std::string body_path() const;
+  double splat_ms() const { return splatted_ && splatter_ ? splatter_->splat_ms() : 0.0; }
+  const Splatter* splatter() const { return splatter_.get(); }
 
   // A lone body's Gaussian sigma in pixels for this point size and viewport height.
   static float star_sigma_px(float point_size, int viewport_height);
@@ -65,6 +79,8 @@ class SceneRenderer {
   void bind_bodies(GLuint vertex_buffer, std::size_t body_count);
   void select_color_map(ColorMode mode);
   void draw_bodies(const SceneFrame& frame, const glm::mat4& view_projection, bool density_valid);
+  void splat_bodies(const SceneFrame& frame, const glm::mat4& view_projection, bool density_valid);
+  std::array<GLint, kSplatMaxGroups> group_starts(const SceneFrame& frame, int* groups) const;
   void draw_lines(std::span<const LineVertex> lines, const glm::mat4& view_projection);
   void downsample();
   void draw_glow();
@@ -98,6 +114,10 @@ class SceneRenderer {
   float last_reference_ = 0;
   std::chrono::steady_clock::time_point last_frame_{};
   GlTimer timer_, exposure_timer_;
+  std::unique_ptr<Splatter> splatter_;  // made on the first splatted frame
+  std::vector<float> splat_palettes_;   // the current mode's colour maps as the splat reads them
+  ColorMode splat_palettes_mode_ = ColorMode::speed;
+  bool splatted_ = false;
 };
 
 }  // namespace nbl

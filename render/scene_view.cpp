@@ -19,6 +19,9 @@ ColorMode backend_color_mode(ColorMode mode) {
 }  // namespace
 
 void SceneView::update(Backend& backend, const ViewSettings& view, const BodyFacts& facts) {
+  // The last frame's CUDA splat may still be reading the vertex buffer on its own stream: the backend's
+  // writes wait for it on the GPU (the overlapped frame: nothing here waits on the CPU).
+  if (const Splatter* splatter = renderer_.splatter(); splatter && backend.on_gpu()) splatter->order_before(backend.cuda_stream());
   vertices_.update(backend, backend_color_mode(view.color_mode));
   group_starts_.clear();
   for (std::size_t g = 1; g < facts.groups.size(); ++g) group_starts_.push_back(facts.groups[g].begin);
@@ -101,6 +104,9 @@ void SceneView::draw(const OrbitCamera& camera, const ViewSettings& view, const 
   frame.target_framebuffer = target_framebuffer;
   frame.vertex_buffer = vertices_.buffer();
   frame.body_count = vertices_.count();
+  if (!vertices_.host_copy().empty()) frame.host_vertices = vertices_.host_copy().data();
+  frame.device_vertices = vertices_.interop();
+  frame.writer_stream = vertices_.writer_stream();
   frame.lines = overlay_.vertices;
   frame.group_starts = group_starts_;
   frame.frame_seconds = frame_seconds;

@@ -43,6 +43,9 @@ class SceneView {
   const OverlayLines& overlay() const { return overlay_; }
   double render_gpu_ms() const { return renderer_.gpu_ms(); }
   double exposure_gpu_ms() const { return renderer_.exposure_gpu_ms(); }
+  std::string body_path() const { return renderer_.body_path(); }  // "sprites", "splat (CUDA)", "splat (host)"
+  double splat_ms() const { return renderer_.splat_ms(); }
+  const Splatter* splatter() const { return renderer_.splatter(); }
   // The last follow()'s cost in the frame loop: take the sample, hand it to the estimate's worker, apply
   // a finished estimate. With wait_for_newest, follow_wait_ms() is what it waited for: the GPU to reach
   // the sample, and the worker's estimate (the interactive loop waits for neither).

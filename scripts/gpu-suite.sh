@@ -8,7 +8,7 @@
 #   scripts/gpu-suite.sh run        run from gpu-bundle/ (on the GPU machine)
 #   QUICK=1 scripts/gpu-suite.sh run   fewer and smaller benchmarks
 #   PARTS="tests barneshut" scripts/gpu-suite.sh run   only some parts (tests allpairs barneshut render
-#                                   sanitizer ab geometry long stall compare teach; default: tests allpairs
+#                                   sanitizer ab geometry long stall compare teach merger splat; default: tests allpairs
 #                                   barneshut render sanitizer), e.g. to fit a time limit
 #   FULL=1 scripts/gpu-suite.sh run  also the 1M ladder, the sweeps and the scaling run (minutes more)
 #   PARTS=stall scripts/gpu-suite.sh run   the stall measurement of issue 12 alone (about 3 minutes): the
@@ -289,6 +289,24 @@ run() {
     --size 1280x720 --out "$out/frames" --overwrite
 
   fi
+  # Issue 16: sprites against splat, sequential against overlapped frames, at 1M and 10M (collision,
+  # 1080p, interop); and a 1M frame of each renderer to compare by eye.
+  if want splat; then
+    for n in "$big" "$huge"; do
+      frames=120; ((n > big)) && frames=40
+      for path in sprites splat; do
+        for order in sequential overlapped; do
+          flag=""; [[ $order == sequential ]] && flag="--sequential"
+          step "frame-$n-$path-$order" "$bin/nbodylab" render --scene collision --algo barneshut -n "$n" --frames "$frames" \
+            --warmup 5 --size 1920x1080 --benchmark --renderer "$path" $flag --report "$out/frame-$n-$path-$order.json"
+        done
+      done
+    done
+    for path in sprites splat; do
+      step "frame-picture-$path" "$bin/nbodylab" render --scene collision --algo barneshut -n "$big" --frames 2 \
+        --steps-per-frame 300 --size 1920x1080 --renderer "$path" --out "$out/frame-picture-$path" --overwrite --check-picture
+    done
+  fi
   if want stall; then
     stall allpairs-65536 allpairs 65536
     stall barneshut-1m barneshut "$big"
@@ -338,9 +356,7 @@ run() {
 
   # Teaching (issue 13): both guided tours run in the offscreen lab with their scripts (each step's live
   # A/B speed-up against the previous step is printed by the script's `stats` before the next step);
-  # the image check on a 10M frame at t = 6; and the default collision at 65,536 bodies stepped from the
-  # shipped "tails" bookmark (t = 6) in segments of 4 time units, each saved as Tipsy with 640x360 frames
-  # of every time unit, to pick the merger bookmark from.
+  # the image check on a 10M frame at t = 6, beside the renderer before issue 13 at 1M.
   if want teach; then
     # Each under a time limit: a tour that stops making progress must not take the rest of the run.
     step tour-allpairs timeout 300 "$bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --algo allpairs -n 65536 \
@@ -360,12 +376,18 @@ run() {
       [[ -n $last ]] && mv "$last" "$out/picture-1m-t6-baseline.png" && rm -rf "$out/old-1m"
       step picture-1m-baseline-check "$bin/nbodylab" picture "$out/picture-1m-t6-baseline.png"
     fi
+  fi
+  # The default collision (65,536 bodies) stepped from the tails bookmark (t = 6) in segments of 4 time
+  # units to t = 70: the last frame and the state of each, to pick the merger bookmark from.
+  if want merger; then
     local from=$root/assets/bookmarks/collision-tails.tipsy
     mkdir -p "$out/merger"
-    for t in 10 14 18 22 26 30; do
+    for t in 10 14 18 22 26 30 34 38 42 46 50 54 58 62 66 70; do
       step "merger-to-t$t" "$bin/nbodylab" render --settings "$root/assets/bookmarks/collision-tails.json" \
-        --load "$from" --backend gpu --steps-per-frame 100 --frames 5 --size 640x360 --out "$out/merger/t$t/" \
+        --load "$from" --backend gpu --steps-per-frame 100 --frames 5 --size 960x540 --out "$out/merger/t$t/" \
         --overwrite --save "$out/merger/collision-t$t.tipsy"
+      local last; last=$(ls "$out/merger/t$t/"frame_*.png 2>/dev/null | tail -n 1)
+      [[ -n $last ]] && mv "$last" "$out/merger/t$t.png" && rm -rf "$out/merger/t$t"
       from=$out/merger/collision-t$t.tipsy
     done
   fi
@@ -404,6 +426,18 @@ run() {
       "$(figure "$out/$ab.json" "A/B on the same state" stage force speedup_high)" \
       "$(figure "$out/$ab.json" "A/B forces" quantity "B vs A: ||aB - aA|| / ||aA|| (median)" value)"
   done
+  if want splat; then
+    for n in "$big" "$huge"; do
+      for path in sprites splat; do
+        for order in sequential overlapped; do
+          f=$out/frame-$n-$path-$order.json
+          [[ -f $f ]] || continue
+          printf '%-58s %s\n' "frame n=$n $path $order: interval med/p95, sim, render, splat" \
+            "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("%.2f / %.2f ms (%.1f FPS); sim %.2f, render %.2f, splat %.2f ms" % (j["frame_interval"]["median_ms"], j["frame_interval"]["p95_ms"], j["fps"], j["simulate"]["median_ms"], j["render"]["median_ms"], j["splat"]["median_ms"]))' "$f" 2>/dev/null)"
+        done
+      done
+    done
+  fi
   if want stall; then
     printf '%-58s %s\n' "stall, all-pairs n=65536, unroll 8<->32 every 1 s" "$(stall_row "$out/stall-allpairs-65536.json")"
     printf '%-58s %s\n' "stall, Barnes-Hut n=$big, rsqrtf off<->on every 1 s" "$(stall_row "$out/stall-barneshut-1m.json")"

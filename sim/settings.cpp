@@ -45,6 +45,7 @@ std::string_view to_string(Scene s) { return name_of(kSceneNames, static_cast<in
 std::string_view to_string(Algorithm a) { return name_of(kAlgorithmNames, static_cast<int>(a)); }
 std::string_view to_string(BackendKind b) { return name_of(kBackendNames, static_cast<int>(b)); }
 std::string_view to_string(ColorMode c) { return name_of(kColorModeNames, static_cast<int>(c)); }
+std::string_view to_string(RenderPath r) { return name_of(kRenderPathNames, static_cast<int>(r)); }
 std::optional<Scene> parse_scene(std::string_view s) { return parse_name<Scene>(kSceneNames, s); }
 std::optional<Algorithm> parse_algorithm(std::string_view s) { return parse_name<Algorithm>(kAlgorithmNames, s); }
 std::optional<BackendKind> parse_backend(std::string_view s) { return parse_name<BackendKind>(kBackendNames, s); }

@@ -24,6 +24,10 @@ enum class BackendKind { automatic, gpu, cpu };
 // up to).
 enum class ColorMode { speed, acceleration, mass, body_index, warp_id, tree_depth, ab_difference, origin, density };
 enum class PanelTheme { dark, high_contrast };
+// How bodies reach the float framebuffer (docs/window.md, "The picture"): GL point sprites, or a
+// compute kernel that adds each body's Gaussian into it (CUDA when the vertices are on the GPU, the
+// same code on the host otherwise). Both draw the same picture; splatting is the fast one at 10M.
+enum class RenderPath { sprites, splat };
 
 // What the renderer and panel show; the simulation ignores these except to fill the colour key.
 struct ViewSettings {
@@ -42,6 +46,7 @@ struct ViewSettings {
   float ui_scale = 1.0f;
   PanelTheme panel_theme = PanelTheme::dark;
   bool presenter = false;
+  RenderPath render_path = RenderPath::sprites;
 };
 
 struct Settings {
@@ -100,6 +105,10 @@ inline constexpr std::array kPanelThemeNames = {
     named(PanelTheme::dark, "dark"),
     named(PanelTheme::high_contrast, "high-contrast"),
 };
+inline constexpr std::array kRenderPathNames = {
+    named(RenderPath::sprites, "sprites"),
+    named(RenderPath::splat, "splat"),
+};
 
 // Each table lists its enum's values in declaration order from 0, so an array indexed by the enum (the
 // colour maps by ColorMode) has exactly one slot per name.
@@ -110,13 +119,15 @@ consteval bool in_enum_order(const std::array<EnumName, N>& names) {
   return true;
 }
 static_assert(in_enum_order(kSceneNames) && in_enum_order(kAlgorithmNames) && in_enum_order(kBackendNames) &&
-              in_enum_order(kColorModeNames) && in_enum_order(kPanelThemeNames));
+              in_enum_order(kColorModeNames) && in_enum_order(kPanelThemeNames) &&
+              in_enum_order(kRenderPathNames));
 
 // Names as they appear in JSON and on the command line.
 std::string_view to_string(Scene s);
 std::string_view to_string(Algorithm a);
 std::string_view to_string(BackendKind b);
 std::string_view to_string(ColorMode c);
+std::string_view to_string(RenderPath r);
 std::optional<Scene> parse_scene(std::string_view s);
 std::optional<Algorithm> parse_algorithm(std::string_view s);
 std::optional<BackendKind> parse_backend(std::string_view s);

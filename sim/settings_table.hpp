@@ -240,6 +240,13 @@ inline constexpr std::array kSettings = {
             "stretch between a lone star and the white point). With auto exposure it brightens (> 1) or darkens "
             "(< 1) the adapted picture.",
     .access = field<&ViewSettings::exposure>},
+  SettingDef{.key = "renderer", .cli = "--renderer", .label = "Renderer", .noun = "the renderer",
+    .group = SettingGroup::view, .kind = SettingKind::choice, .choices = kRenderPathNames,
+    .widget = PanelWidget::combo,
+    .help = "How bodies are drawn into the float framebuffer. sprites: GL point sprites (the reference look). "
+            "splat: a compute kernel adds the same Gaussians with atomics (CUDA on the GPU path, the host "
+            "otherwise): the same picture, several times faster at millions of bodies.",
+    .access = field<&ViewSettings::render_path>},
   SettingDef{.key = "octree_depth", .cli = "--octree-depth", .label = "Octree depth", .noun = "the octree overlay depth",
     .group = SettingGroup::view, .kind = SettingKind::integer, .integer_min = 0, .integer_max = 32,
     .zero_means = "off",

@@ -11,6 +11,9 @@
 #include "cuda/device.hpp"
 #include "render/body_vertices.hpp"
 #include "render/egl_context.hpp"
+#include "render/image.hpp"
+#include "render/scene_view.hpp"
+#include "../render/image_compare.hpp"
 #include "sim/render_vertices.hpp"
 
 namespace nbl {
@@ -57,6 +60,55 @@ TEST_P(Interop, WritesTheSameVerticesAsTheHostCopy) {
     std::sort(drawn.begin(), drawn.end());
     std::sort(state.begin(), state.end());
     EXPECT_TRUE(drawn == state) << "the vertex buffer does not hold the simulation's positions and masses";
+  }
+}
+
+// The CUDA splat (render switch "splat" on the interop path) draws the sprites' picture of a real
+// simulation's state, as the host splat does on Mesa (tests/render/splat_egl_test.cpp).
+TEST_P(Interop, CudaSplatDrawsTheSpritesPicture) {
+  std::string why;
+  if (!query_device(&why)) GTEST_SKIP() << why;
+  EglContext context;
+  Settings s;
+  s.scene = Scene::collision;
+  s.body_count = 32768;
+  s.backend = BackendKind::gpu;
+  s.algorithm = GetParam();
+  Simulation sim(s);
+  sim.step();
+  const BodyFacts facts{sim.time(), sim.body_groups()};
+  auto render = [&](ViewSettings view, RenderPath path, std::string* used) {
+    view.render_path = path;
+    SceneView scene(true);
+    GlRenderTarget target(640, 360, GL_RGBA8);
+    OrbitCamera camera;
+    camera.set_angles(30, 35);
+    for (int f = 0; f < 3; ++f) {
+      scene.update(sim.backend(), view, facts);
+      if (f == 0) camera.fit(scene.measure_extent());
+      scene.draw(camera, view, {0, 0, 640, 360}, target.framebuffer(), 1.0);
+    }
+    *used = scene.body_path();
+    EXPECT_EQ(scene.vertices().path(), VertexPath::interop) << scene.vertices().interop_unavailable_reason();
+    if (scene.splatter()) EXPECT_EQ(scene.splatter()->device_unavailable_reason(), "");
+    return read_pixels(target.framebuffer(), {0, 0, 640, 360});
+  };
+  for (ColorMode mode : {ColorMode::speed, ColorMode::origin, ColorMode::density}) {
+    SCOPED_TRACE(std::string(to_string(mode)));
+    ViewSettings view;
+    view.color_mode = mode;
+    std::string sprites_used, splat_used;
+    const Image sprites = render(view, RenderPath::sprites, &sprites_used);
+    const Image splat = render(view, RenderPath::splat, &splat_used);
+    EXPECT_EQ(splat_used, "splat (CUDA)");
+    const testing::ImageDifference d = testing::compare_images(sprites, splat);
+    std::printf("%-8s mean level %.2f / %.2f, lit %.1f%%, |difference| mean %.3f, p99.9 %.0f (8-bit levels)\n",
+                std::string(to_string(mode)).c_str(), d.mean_level_a, d.mean_level_b, 100 * d.lit_share_a, d.mean_abs,
+                d.p999_abs);
+    EXPECT_GT(d.lit_share_a, 0.01);
+    // Atomics add in any order, so the float sums differ in their last bits from the blender's.
+    EXPECT_LT(d.mean_abs, 0.2);
+    EXPECT_LE(d.p999_abs, 6);
   }
 }
 

@@ -1,0 +1,136 @@
+#include "render/splatter.hpp"
+
+#include <chrono>
+
+#include "cuda/splat.hpp"
+#include "sim/error.hpp"
+
+namespace nbl {
+
+namespace {
+
+// One float4 per pixel (light rgb, bodies) in both buffers.
+constexpr std::size_t kPixelBytes = 4 * sizeof(float);
+
+std::size_t pixels(int w, int h) { return static_cast<std::size_t>(w) * static_cast<std::size_t>(h); }
+
+}  // namespace
+
+Splatter::Splatter() = default;
+Splatter::~Splatter() {
+  // Unregister before the GL buffers go (members are destroyed in reverse order; make it explicit).
+  accum_cuda_.reset();
+  density_cuda_.reset();
+}
+
+double Splatter::splat_ms() const { return on_device_ && device_ ? device_->last_ms() : host_ms_; }
+
+void Splatter::order_before(void* stream) const {
+  if (on_device_ && device_ && stream) device_->order_before(stream);
+}
+
+void Splatter::draw(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes, GLuint target,
+                    GLuint density) {
+  on_device_ = bodies.device && ensure_device(view);
+  if (on_device_) draw_on_device(bodies, view, palettes, target, density);
+  else draw_on_host(bodies, view, palettes, target, density);
+}
+
+bool Splatter::ensure_device(const SplatView& view) {
+  if (!device_ && device_tried_) return false;
+  try {
+    if (!device_) {
+      device_tried_ = true;
+      device_ = std::make_unique<SplatDevice>();
+    }
+    if (view.width != width_ || view.height != height_) {
+      accum_cuda_.reset();
+      accum_.allocate(pixels(view.width, view.height) * kPixelBytes, GL_STREAM_COPY);
+      accum_cuda_ = std::make_unique<InteropBuffer>(accum_.id(), InteropUse::read_write, "the splat's pixel buffer");
+      width_ = view.width;
+      height_ = view.height;
+    }
+    if (view.density_width != density_width_ || view.density_height != density_height_) {
+      density_cuda_.reset();
+      density_.allocate(pixels(view.density_width, view.density_height) * kPixelBytes, GL_STREAM_READ);
+      density_cuda_ =
+          std::make_unique<InteropBuffer>(density_.id(), InteropUse::read_only, "the splat's density buffer");
+      density_width_ = view.density_width;
+      density_height_ = view.density_height;
+    }
+    device_reason_.clear();
+    return true;
+  } catch (const Error& e) {
+    // No CUDA stream, or the pixel buffers cannot be shared: the host loop draws the same picture.
+    device_reason_ = e.what();
+    device_.reset();
+    accum_cuda_.reset();
+    density_cuda_.reset();
+    width_ = height_ = density_width_ = density_height_ = 0;
+    return false;
+  }
+}
+
+void Splatter::draw_on_device(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes,
+                              GLuint target, GLuint density) {
+  if (view.density_valid) {
+    // The previous frame's quarter copy into the pixel buffer CUDA reads (a GPU-side copy).
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, density_.id());
+    glGetTextureImage(density, 0, GL_RGBA, GL_FLOAT, static_cast<GLsizei>(density_.bytes()), nullptr);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  }
+  device_->set_palettes(palettes);
+  {
+    // Each map waits for GL's earlier use of its buffer; each unmap makes GL's next use wait for the
+    // splat's stream only.
+    void* stream = device_->stream();
+    InteropBuffer::Mapping vertices = bodies.device->map(stream);
+    InteropBuffer::Mapping accum = accum_cuda_->map(stream);
+    InteropBuffer::Mapping previous = density_cuda_->map(stream);
+    device_->splat(view, static_cast<const float*>(vertices.device_pointer()), bodies.count,
+                   static_cast<const float*>(previous.device_pointer()), static_cast<float*>(accum.device_pointer()),
+                   bodies.writer_stream);
+  }
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, accum_.id());
+  glTextureSubImage2D(target, 0, 0, 0, view.width, view.height, GL_RGBA, GL_FLOAT, nullptr);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+}
+
+void Splatter::draw_on_host(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes,
+                            GLuint target, GLuint density) {
+  const auto start = std::chrono::steady_clock::now();
+  if (view.density_valid) {
+    host_density_.resize(pixels(view.density_width, view.density_height) * 4);
+    glGetTextureImage(density, 0, GL_RGBA, GL_FLOAT, static_cast<GLsizei>(host_density_.size() * sizeof(float)),
+                      host_density_.data());
+  }
+  host_accum_.assign(pixels(view.width, view.height) * 4, 0.0f);
+  const float* vertices = bodies.host;
+  if (!vertices && bodies.buffer && bodies.count) {
+    // On the GPU but CUDA cannot splat (device_unavailable_reason()): read them back, slow but right.
+    host_vertices_.resize(5 * bodies.count);
+    glGetNamedBufferSubData(bodies.buffer, 0, static_cast<GLsizeiptr>(host_vertices_.size() * sizeof(float)),
+                            host_vertices_.data());
+    vertices = host_vertices_.data();
+  }
+  if (vertices) {
+    const float* positions = vertices;
+    const float* keys = vertices + 4 * bodies.count;
+    const float* previous = view.density_valid ? host_density_.data() : nullptr;
+    for (std::size_t i = 0; i < bodies.count; ++i) {
+      const SplatBody b = splat_body(view, positions + 4 * i, keys[i], static_cast<int>(i), palettes.data(), previous);
+      if (!b.visible) continue;
+      splat_pixels(view, b, [&](int x, int y, float weight) {
+        float* p = host_accum_.data() + 4 * (static_cast<std::size_t>(y) * static_cast<std::size_t>(view.width) + x);
+        p[0] += b.light[0] * weight;
+        p[1] += b.light[1] * weight;
+        p[2] += b.light[2] * weight;
+        p[3] += b.peak * weight;
+      });
+    }
+  }
+  glTextureSubImage2D(target, 0, 0, 0, view.width, view.height, GL_RGBA, GL_FLOAT, host_accum_.data());
+  host_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace nbl

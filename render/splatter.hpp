@@ -1,0 +1,69 @@
+// The splatting renderer (render switch "splat", docs/window.md "The picture"): instead of drawing a
+// point sprite per body, a compute pass adds each body's Gaussian into the float framebuffer
+// (render/splat_model.hpp: the same sizes, colours and light as shaders/bodies.vert and .frag). With the
+// vertices on the GPU (the interop path) a CUDA kernel does it with atomics into a pixel buffer that
+// CUDA and GL share, and GL copies that into the framebuffer's texture; with the vertices on the host
+// (CPU backends, Mesa) the same code runs on the host. SceneRenderer calls it in place of the sprites.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "render/gl_objects.hpp"
+#include "render/interop_buffer.hpp"
+#include "render/splat_model.hpp"
+
+namespace nbl {
+
+class SplatDevice;
+
+// Where the bodies are: a host copy, or a GL buffer registered with CUDA (and the stream that wrote it).
+struct SplatBodies {
+  std::size_t count = 0;
+  const float* host = nullptr;           // sim/render_vertices.hpp layout, or null
+  InteropBuffer* device = nullptr;       // the vertex buffer, when the backend writes it through CUDA
+  void* writer_stream = nullptr;         // the cudaStream_t the backend wrote it on
+  GLuint buffer = 0;                     // the same vertices as a GL buffer (read back when CUDA cannot splat)
+};
+
+class Splatter {
+ public:
+  Splatter();
+  ~Splatter();
+
+  // Replaces the contents of `target` (an RGBA32F texture of view.width x view.height) with the bodies'
+  // light and bodies per pixel. `density`: the quarter-size RGBA texture of the previous frame (read when
+  // view.density_valid). palettes: layer-major RGB rows (view.palette_count x view.color_texels).
+  void draw(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes, GLuint target,
+            GLuint density);
+
+  // "CUDA" or "host": where the last frame's splat ran; and why not CUDA when it could have been.
+  const char* where() const { return on_device_ ? "CUDA" : "host"; }
+  const std::string& device_unavailable_reason() const { return device_reason_; }
+  // Milliseconds of the splat itself: the kernel's (CUDA events, the last finished frame's) or the host
+  // loop's (wall clock).
+  double splat_ms() const;
+  // Makes `stream` (a cudaStream_t) wait on the GPU for the last CUDA splat's reads of the vertices.
+  void order_before(void* stream) const;
+
+ private:
+  void draw_on_device(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes,
+                      GLuint target, GLuint density);
+  void draw_on_host(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes,
+                    GLuint target, GLuint density);
+  bool ensure_device(const SplatView& view);
+
+  std::unique_ptr<SplatDevice> device_;
+  bool device_tried_ = false;
+  std::string device_reason_;
+  // The accumulation buffer and the density copy, GL pixel buffers that CUDA maps.
+  GlBuffer accum_, density_;
+  std::unique_ptr<InteropBuffer> accum_cuda_, density_cuda_;
+  int width_ = 0, height_ = 0, density_width_ = 0, density_height_ = 0;
+  std::vector<float> host_accum_, host_density_, host_vertices_;
+  bool on_device_ = false;
+  double host_ms_ = 0;
+};
+
+}  // namespace nbl
