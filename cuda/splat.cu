@@ -39,12 +39,23 @@ __global__ void splat_bodies(SplatView view, const float4* __restrict__ position
   });
 }
 
+// shaders/downsample.frag's alpha, one thread per quarter texel: the next frame's density.
+__global__ void quarter_density_kernel(const float4* __restrict__ accum, int width, int height, int qw, int qh,
+                                       float* density) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= qw * qh) return;
+  density[i] = quarter_density(reinterpret_cast<const float*>(accum), width, height, qw, qh, i % qw, i / qw);
+}
+
 }  // namespace
 
 struct SplatDevice::State {
   CudaStream stream;
   CudaEvent ready, start, stop;
   DeviceBuffer<float> palettes;
+  DeviceBuffer<float4> accum;
+  DeviceBuffer<float> density;
+  int density_width = 0, density_height = 0;
   std::vector<float> uploaded;
   bool timed = false;  // start/stop hold a splat not yet read
   double last_ms = 0;
@@ -66,27 +77,47 @@ void SplatDevice::set_palettes(const std::vector<float>& rgb) {
   state_->uploaded = rgb;
 }
 
-void SplatDevice::splat(const SplatView& view, const float* vertices, std::size_t n, const float* density,
-                        float* accum, void* after_stream) {
+void SplatDevice::splat(const SplatView& view_in, const float* vertices, std::size_t n, void* target_array,
+                        void* after_stream) {
   State& s = *state_;
   cudaStream_t stream = s.stream.get();
   last_ms();  // keep the previous figure before the events are reused
+  SplatView view = view_in;
+  view.density_stride = 1;
+  view.density_valid = view.density_valid && density_ready_ && s.density_width == view.density_width &&
+                       s.density_height == view.density_height;
   if (after_stream) {
     s.ready.record(static_cast<cudaStream_t>(after_stream));
     NBL_CUDA_CHECK(cudaStreamWaitEvent(stream, s.ready.get(), 0));
   }
   s.start.record(stream);
   const std::size_t pixels = static_cast<std::size_t>(view.width) * static_cast<std::size_t>(view.height);
-  NBL_CUDA_CHECK(cudaMemsetAsync(accum, 0, pixels * sizeof(float4), stream));
+  s.accum.resize(pixels);
+  NBL_CUDA_CHECK(cudaMemsetAsync(s.accum.data(), 0, pixels * sizeof(float4), stream));
   if (n > 0) {
     const auto* positions = reinterpret_cast<const float4*>(vertices);
     const float* keys = vertices + 4 * n;
     const unsigned blocks = static_cast<unsigned>((n + kThreads - 1) / kThreads);
-    splat_bodies<<<blocks, kThreads, 0, stream>>>(
-        view, positions, keys, static_cast<int>(n), view.density_valid ? density : nullptr, s.palettes.data(),
-        reinterpret_cast<float4*>(accum));
-    NBL_CUDA_CHECK(cudaGetLastError());
+    splat_bodies<<<blocks, kThreads, 0, stream>>>(view, positions, keys, static_cast<int>(n),
+                                                  view.density_valid ? s.density.data() : nullptr, s.palettes.data(),
+                                                  s.accum.data());
+    NBL_CUDA_CHECK(cudaPeekAtLastError());
   }
+  // The density for the next frame (the kernel above read the previous one first: same stream).
+  const int qw = view.density_width, qh = view.density_height;
+  if (qw > 0 && qh > 0) {
+    s.density.resize(static_cast<std::size_t>(qw) * static_cast<std::size_t>(qh));
+    const unsigned blocks = static_cast<unsigned>((qw * qh + kThreads - 1) / kThreads);
+    quarter_density_kernel<<<blocks, kThreads, 0, stream>>>(s.accum.data(), view.width, view.height, qw, qh,
+                                                            s.density.data());
+    NBL_CUDA_CHECK(cudaPeekAtLastError());
+    s.density_width = qw;
+    s.density_height = qh;
+    density_ready_ = true;
+  }
+  const std::size_t row = static_cast<std::size_t>(view.width) * sizeof(float4);
+  NBL_CUDA_CHECK(cudaMemcpy2DToArrayAsync(static_cast<cudaArray_t>(target_array), 0, 0, s.accum.data(), row, row,
+                                          static_cast<std::size_t>(view.height), cudaMemcpyDeviceToDevice, stream));
   s.stop.record(stream);
   s.timed = true;
 }

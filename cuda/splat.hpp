@@ -1,7 +1,9 @@
 // The splatting renderer's device half (render/splatter.hpp owns the GL side): one thread per body adds
-// the body's Gaussian into a float RGBA framebuffer in device memory with atomics, as
-// render/splat_model.hpp defines it. It runs on a stream of its own, after the stream that wrote the
-// vertices, so a simulation step on another stream can run beside it. This header names no CUDA type.
+// the body's Gaussian into a float RGBA buffer in device memory with atomics, as render/splat_model.hpp
+// defines it; a second kernel takes the quarter-size density the next frame sizes its bodies by; the
+// buffer is then copied into the GL framebuffer's texture (a CUDA array through interop), a copy on the
+// device. It runs on a stream of its own, after the stream that wrote the vertices, so a simulation step
+// on another stream can run beside it. This header names no CUDA type.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -21,22 +23,25 @@ class SplatDevice {
   // The colour maps, layer-major rows of texels x RGB; uploaded when they change.
   void set_palettes(const std::vector<float>& rgb);
 
-  // Clears `accum` (view.width x view.height float4) and adds every body into it, in stream order after
-  // the work enqueued so far on `after_stream` (the vertices' writer; null: none). vertices: n float4
-  // (x, y, z, mass) then n colour keys (sim/render_vertices.hpp). density: the quarter copy's RGBA
-  // floats, or null. All pointers are device pointers.
-  void splat(const SplatView& view, const float* vertices, std::size_t n, const float* density, float* accum,
-             void* after_stream);
+  // Adds every body into a cleared view.width x view.height buffer and copies it into `target_array` (a
+  // cudaArray_t of RGBA32F, the same size), in stream order after the work enqueued so far on
+  // `after_stream` (the vertices' writer; null: none). vertices: n float4 (x, y, z, mass) then n colour
+  // keys (sim/render_vertices.hpp), a device pointer. Bodies are sized by the density this object took
+  // from its previous splat when view.density_valid and that density has the view's quarter size.
+  void splat(const SplatView& view, const float* vertices, std::size_t n, void* target_array, void* after_stream);
+  void forget_density() { density_ready_ = false; }  // the next splat sizes bodies as lone stars
 
   // Makes `stream`'s later work wait for the last splat's reads (the vertex buffer is rewritten next).
   void order_before(void* stream) const;
   void* stream() const;  // a cudaStream_t: interop maps and unmaps for the splat go on it
-  // Device milliseconds of the last splat whose events have completed (clear + kernel); 0 before one.
+  // Device milliseconds of the last splat whose events have completed (clear, splat, density, copy);
+  // 0 before one.
   double last_ms() const;
 
  private:
   struct State;
   std::unique_ptr<State> state_;
+  bool density_ready_ = false;
 };
 
 }  // namespace nbl

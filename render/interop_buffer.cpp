@@ -52,6 +52,35 @@ InteropBuffer::Mapping InteropBuffer::map(void* stream) {
   return Mapping(resource_, pointer, bytes, stream);
 }
 
+InteropTexture::InteropTexture(GLuint texture, std::string what) : what_(std::move(what)) {
+  cudaGraphicsResource_t resource = nullptr;
+  const cudaError_t status =
+      cudaGraphicsGLRegisterImage(&resource, texture, GL_TEXTURE_2D, cudaGraphicsRegisterFlagsWriteDiscard);
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    throw Error("CUDA cannot register " + what_ + " (" + cuda_message(status) + ")");
+  }
+  resource_ = resource;
+}
+
+InteropTexture::~InteropTexture() {
+  if (resource_) cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_));
+}
+
+InteropBuffer::Mapping InteropTexture::map(void* stream) {
+  auto resource = static_cast<cudaGraphicsResource_t>(resource_);
+  const auto cuda_stream = static_cast<cudaStream_t>(stream);
+  cudaError_t status = cudaGraphicsMapResources(1, &resource, cuda_stream);
+  if (status != cudaSuccess) throw Error("CUDA cannot map " + what_ + " (" + cuda_message(status) + ")");
+  cudaArray_t array = nullptr;
+  status = cudaGraphicsSubResourceGetMappedArray(&array, resource, 0, 0);
+  if (status != cudaSuccess) {
+    cudaGraphicsUnmapResources(1, &resource, cuda_stream);
+    throw Error("CUDA cannot address " + what_ + ", mapped (" + cuda_message(status) + ")");
+  }
+  return InteropBuffer::Mapping(resource_, array, 0, stream);
+}
+
 InteropBuffer::Mapping::Mapping(Mapping&& o) noexcept
     : resource_(std::exchange(o.resource_, nullptr)),
       pointer_(std::exchange(o.pointer_, nullptr)),

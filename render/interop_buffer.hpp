@@ -37,6 +37,7 @@ class InteropBuffer {
 
    private:
     friend class InteropBuffer;
+    friend class InteropTexture;
     Mapping(void* resource, void* pointer, std::size_t bytes, void* stream)
         : resource_(resource), pointer_(pointer), bytes_(bytes), stream_(stream) {}
     void* resource_;
@@ -53,6 +54,22 @@ class InteropBuffer {
 
  private:
   void* resource_ = nullptr;  // cudaGraphicsResource_t
+  std::string what_;
+};
+
+// A 2D GL texture registered with CUDA, which overwrites it while mapped: the mapping's device_pointer()
+// is then a cudaArray_t (level 0) for cudaMemcpy2DToArrayAsync. Same lifetime and ordering rules as
+// InteropBuffer.
+class InteropTexture {
+ public:
+  InteropTexture(GLuint texture, std::string what);
+  ~InteropTexture();
+  InteropTexture(const InteropTexture&) = delete;
+  InteropTexture& operator=(const InteropTexture&) = delete;
+  InteropBuffer::Mapping map(void* stream);
+
+ private:
+  void* resource_ = nullptr;
   std::string what_;
 };
 

@@ -45,6 +45,7 @@ SceneRenderer::SceneRenderer() : color_maps_(load_color_maps()) {
 
 void SceneRenderer::ensure_targets(const Viewport& viewport) {
   if (hdr_ && hdr_->width() == viewport.width && hdr_->height() == viewport.height) return;
+  if (splatter_) splatter_->release_target();
   // 32-bit float: a core pixel of a 10M-body frame sums thousands of bodies, and a 16-bit float stops
   // adding 1s above 2048.
   hdr_ = std::make_unique<GlRenderTarget>(viewport.width, viewport.height, GL_RGBA32F);
@@ -123,6 +124,7 @@ void SceneRenderer::draw(const SceneFrame& frame) {
   }
   quarter_valid_ = true;
   splatted_ = have_bodies && frame.view.render_path == RenderPath::splat;
+  if (!splatted_ && splatter_) splatter_->forget_density();
 
   exposure_timer_.begin();
   const bool density_mode = frame.view.color_mode == ColorMode::density;

@@ -20,8 +20,9 @@ struct SplatView {
   int width = 0, height = 0;  // the float framebuffer, pixels; row 0 is the bottom (GL's convention)
   float star_sigma_px = 0.75f, min_sigma_px = 0.45f, overlap = 0.6f;
   float target_depth = 1, mean_mass = 1;
-  int density_valid = 0;  // the previous frame's quarter copy holds bodies per pixel in .a
+  int density_valid = 0;  // the previous frame's quarter copy holds bodies per pixel
   int density_width = 0, density_height = 0;
+  int density_stride = 4;  // floats per quarter texel, the bodies per pixel last (4: RGBA, 1: alone)
   int group_starts[kSplatMaxGroups] = {};  // origin colouring: the first index of groups 1..7
   int group_count = 1;
   int palette_count = 1;
@@ -43,14 +44,15 @@ namespace splat_detail {
 NBL_HD inline float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 NBL_HD inline int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-// textureLod(u_density, uv, 0).a on an RGBA texture with linear filtering and clamp-to-edge.
-NBL_HD inline float density_at(const float* rgba, int w, int h, float u, float v) {
+// textureLod(u_density, uv, 0).a with linear filtering and clamp-to-edge, on `stride` floats per texel
+// with the bodies per pixel last (4: RGBA, 1: the density alone).
+NBL_HD inline float density_at(const float* texels, int stride, int w, int h, float u, float v) {
   const float tx = u * static_cast<float>(w) - 0.5f, ty = v * static_cast<float>(h) - 0.5f;
   const float fx0 = floorf(tx), fy0 = floorf(ty);
   const float fx = tx - fx0, fy = ty - fy0;
   const int x0 = clampi(static_cast<int>(fx0), 0, w - 1), x1 = clampi(static_cast<int>(fx0) + 1, 0, w - 1);
   const int y0 = clampi(static_cast<int>(fy0), 0, h - 1), y1 = clampi(static_cast<int>(fy0) + 1, 0, h - 1);
-  auto a = [&](int x, int y) { return rgba[4 * (y * w + x) + 3]; };
+  auto a = [&](int x, int y) { return texels[stride * (y * w + x) + stride - 1]; };
   return (a(x0, y0) * (1 - fx) + a(x1, y0) * fx) * (1 - fy) + (a(x0, y1) * (1 - fx) + a(x1, y1) * fx) * fy;
 }
 
@@ -96,7 +98,7 @@ NBL_HD inline SplatBody splat_body(const SplatView& v, const float* position_mas
   float sigma = v.star_sigma_px * mass_scale * depth_scale;
   if (v.density_valid && density) {
     const float bodies_per_px =
-        density_at(density, v.density_width, v.density_height, ndc_x * 0.5f + 0.5f, ndc_y * 0.5f + 0.5f);
+        density_at(density, v.density_stride, v.density_width, v.density_height, ndc_x * 0.5f + 0.5f, ndc_y * 0.5f + 0.5f);
     const float crowded = sqrtf(v.overlap / (3.14159265f * fmaxf(bodies_per_px, 1e-6f)));
     sigma = fminf(sigma, fmaxf(crowded, v.min_sigma_px));
   }
@@ -110,6 +112,17 @@ NBL_HD inline SplatBody splat_body(const SplatView& v, const float* position_mas
   for (int c = 0; c < 3; ++c) b.light[c] = rgb[c] * scale;
   b.visible = true;
   return b;
+}
+
+// shaders/downsample.frag's alpha for quarter texel (x, y): four bilinear taps of the full-size buffer
+// (RGBA floats), one source pixel either side of the texel's centre: the mean of its 4x4 pixels.
+NBL_HD inline float quarter_density(const float* full_rgba, int width, int height, int qw, int qh, int x, int y) {
+  using namespace splat_detail;
+  const float u = (static_cast<float>(x) + 0.5f) / static_cast<float>(qw);
+  const float v = (static_cast<float>(y) + 0.5f) / static_cast<float>(qh);
+  const float du = 1.0f / static_cast<float>(width), dv = 1.0f / static_cast<float>(height);
+  return 0.25f * (density_at(full_rgba, 4, width, height, u - du, v - dv) + density_at(full_rgba, 4, width, height, u + du, v - dv) +
+                  density_at(full_rgba, 4, width, height, u - du, v + dv) + density_at(full_rgba, 4, width, height, u + du, v + dv));
 }
 
 // bodies.frag over the sprite's square: every pixel whose centre lies within 3 sigma of the body gets

@@ -9,19 +9,12 @@ namespace nbl {
 
 namespace {
 
-// One float4 per pixel (light rgb, bodies) in both buffers.
-constexpr std::size_t kPixelBytes = 4 * sizeof(float);
-
 std::size_t pixels(int w, int h) { return static_cast<std::size_t>(w) * static_cast<std::size_t>(h); }
 
 }  // namespace
 
 Splatter::Splatter() = default;
-Splatter::~Splatter() {
-  // Unregister before the GL buffers go (members are destroyed in reverse order; make it explicit).
-  accum_cuda_.reset();
-  density_cuda_.reset();
-}
+Splatter::~Splatter() = default;
 
 double Splatter::splat_ms() const { return on_device_ && device_ ? device_->last_ms() : host_ms_; }
 
@@ -29,71 +22,58 @@ void Splatter::order_before(void* stream) const {
   if (on_device_ && device_ && stream) device_->order_before(stream);
 }
 
+void Splatter::release_target() {
+  target_cuda_.reset();
+  registered_target_ = 0;
+}
+
+void Splatter::forget_density() {
+  if (device_) device_->forget_density();
+}
+
 void Splatter::draw(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes, GLuint target,
                     GLuint density) {
-  on_device_ = bodies.device && ensure_device(view);
+  on_device_ = bodies.device && ensure_device(target);
   if (on_device_) draw_on_device(bodies, view, palettes, target, density);
   else draw_on_host(bodies, view, palettes, target, density);
 }
 
-bool Splatter::ensure_device(const SplatView& view) {
+bool Splatter::ensure_device(GLuint target) {
   if (!device_ && device_tried_) return false;
   try {
     if (!device_) {
       device_tried_ = true;
       device_ = std::make_unique<SplatDevice>();
     }
-    if (view.width != width_ || view.height != height_) {
-      accum_cuda_.reset();
-      accum_.allocate(pixels(view.width, view.height) * kPixelBytes, GL_STREAM_COPY);
-      accum_cuda_ = std::make_unique<InteropBuffer>(accum_.id(), InteropUse::read_write, "the splat's pixel buffer");
-      width_ = view.width;
-      height_ = view.height;
-    }
-    if (view.density_width != density_width_ || view.density_height != density_height_) {
-      density_cuda_.reset();
-      density_.allocate(pixels(view.density_width, view.density_height) * kPixelBytes, GL_STREAM_READ);
-      density_cuda_ =
-          std::make_unique<InteropBuffer>(density_.id(), InteropUse::read_only, "the splat's density buffer");
-      density_width_ = view.density_width;
-      density_height_ = view.density_height;
+    if (target != registered_target_) {  // a new framebuffer (the first frame, a resize)
+      target_cuda_.reset();
+      registered_target_ = 0;
+      target_cuda_ = std::make_unique<InteropTexture>(target, "the float framebuffer's texture");
+      registered_target_ = target;
+      device_->forget_density();
     }
     device_reason_.clear();
     return true;
   } catch (const Error& e) {
-    // No CUDA stream, or the pixel buffers cannot be shared: the host loop draws the same picture.
+    // No CUDA stream, or the texture cannot be shared: the host loop draws the same picture.
     device_reason_ = e.what();
     device_.reset();
-    accum_cuda_.reset();
-    density_cuda_.reset();
-    width_ = height_ = density_width_ = density_height_ = 0;
+    target_cuda_.reset();
+    registered_target_ = 0;
     return false;
   }
 }
 
 void Splatter::draw_on_device(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes,
-                              GLuint target, GLuint density) {
-  if (view.density_valid) {
-    // The previous frame's quarter copy into the pixel buffer CUDA reads (a GPU-side copy).
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, density_.id());
-    glGetTextureImage(density, 0, GL_RGBA, GL_FLOAT, static_cast<GLsizei>(density_.bytes()), nullptr);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-  }
+                              GLuint, GLuint) {
   device_->set_palettes(palettes);
-  {
-    // Each map waits for GL's earlier use of its buffer; each unmap makes GL's next use wait for the
-    // splat's stream only.
-    void* stream = device_->stream();
-    InteropBuffer::Mapping vertices = bodies.device->map(stream);
-    InteropBuffer::Mapping accum = accum_cuda_->map(stream);
-    InteropBuffer::Mapping previous = density_cuda_->map(stream);
-    device_->splat(view, static_cast<const float*>(vertices.device_pointer()), bodies.count,
-                   static_cast<const float*>(previous.device_pointer()), static_cast<float*>(accum.device_pointer()),
-                   bodies.writer_stream);
-  }
-  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, accum_.id());
-  glTextureSubImage2D(target, 0, 0, 0, view.width, view.height, GL_RGBA, GL_FLOAT, nullptr);
-  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  // Each map waits for GL's earlier use of its resource; each unmap makes GL's next use wait for the
+  // splat's stream only. The density stays on the device from one splat to the next.
+  void* stream = device_->stream();
+  InteropBuffer::Mapping vertices = bodies.device->map(stream);
+  InteropBuffer::Mapping target = target_cuda_->map(stream);
+  device_->splat(view, static_cast<const float*>(vertices.device_pointer()), bodies.count, target.device_pointer(),
+                 bodies.writer_stream);
 }
 
 void Splatter::draw_on_host(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes,

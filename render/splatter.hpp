@@ -1,9 +1,10 @@
 // The splatting renderer (render switch "splat", docs/window.md "The picture"): instead of drawing a
 // point sprite per body, a compute pass adds each body's Gaussian into the float framebuffer
 // (render/splat_model.hpp: the same sizes, colours and light as shaders/bodies.vert and .frag). With the
-// vertices on the GPU (the interop path) a CUDA kernel does it with atomics into a pixel buffer that
-// CUDA and GL share, and GL copies that into the framebuffer's texture; with the vertices on the host
-// (CPU backends, Mesa) the same code runs on the host. SceneRenderer calls it in place of the sprites.
+// vertices on the GPU (the interop path) a CUDA kernel does it with atomics into device memory and CUDA
+// copies the result into the framebuffer's texture, registered with it (cuda/splat.hpp); with the
+// vertices on the host (CPU backends, Mesa) the same code runs on the host and GL uploads the result.
+// SceneRenderer calls it in place of the sprites.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -34,7 +35,8 @@ class Splatter {
 
   // Replaces the contents of `target` (an RGBA32F texture of view.width x view.height) with the bodies'
   // light and bodies per pixel. `density`: the quarter-size RGBA texture of the previous frame (read when
-  // view.density_valid). palettes: layer-major RGB rows (view.palette_count x view.color_texels).
+  // view.density_valid; the CUDA path keeps its own copy of it). palettes: layer-major RGB rows
+  // (view.palette_count x view.color_texels).
   void draw(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes, GLuint target,
             GLuint density);
 
@@ -46,21 +48,26 @@ class Splatter {
   double splat_ms() const;
   // Makes `stream` (a cudaStream_t) wait on the GPU for the last CUDA splat's reads of the vertices.
   void order_before(void* stream) const;
+  // The last frame was not splatted (or the framebuffer changed size): its density is not the CUDA
+  // path's copy, which must not size the next splat.
+  void forget_density();
+  // The framebuffer's texture is about to be deleted: unregister it from CUDA first (GL may hand its
+  // name to the next texture, so the name alone cannot tell a new one apart).
+  void release_target();
 
  private:
   void draw_on_device(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes,
                       GLuint target, GLuint density);
   void draw_on_host(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes,
                     GLuint target, GLuint density);
-  bool ensure_device(const SplatView& view);
+  bool ensure_device(GLuint target);
 
   std::unique_ptr<SplatDevice> device_;
   bool device_tried_ = false;
   std::string device_reason_;
-  // The accumulation buffer and the density copy, GL pixel buffers that CUDA maps.
-  GlBuffer accum_, density_;
-  std::unique_ptr<InteropBuffer> accum_cuda_, density_cuda_;
-  int width_ = 0, height_ = 0, density_width_ = 0, density_height_ = 0;
+  // The framebuffer's texture as CUDA writes it.
+  std::unique_ptr<InteropTexture> target_cuda_;
+  GLuint registered_target_ = 0;
   std::vector<float> host_accum_, host_density_, host_vertices_;
   bool on_device_ = false;
   double host_ms_ = 0;

@@ -302,6 +302,11 @@ run() {
         done
       done
     done
+    # The 10M frame at t = 6 splatted, through the image check (the teach part draws it with sprites).
+    step picture-10m-splat "$bin/nbodylab" render --scene collision --algo barneshut -n "$huge" --steps-per-frame 10 \
+      --frames 61 --size 1920x1080 --renderer splat --check-picture --benchmark --warmup 2 \
+      --report "$out/picture-10m-splat.json" --script "$root/assets/scripts/last-frame-screenshot.json"
+    [[ -f last-frame.png ]] && mv last-frame.png "$out/picture-10m-t6-splat.png"
     for path in sprites splat; do
       step "frame-picture-$path" "$bin/nbodylab" render --scene collision --algo barneshut -n "$big" --frames 2 \
         --steps-per-frame 300 --size 1920x1080 --renderer "$path" --out "$out/frame-picture-$path" --overwrite --check-picture

@@ -74,6 +74,16 @@ TEST(SplatModel, BodiesOutsideTheViewBehindTheEyeOrNotANumberAreNotDrawn) {
   EXPECT_FALSE(splat_body(behind, centre, 0, 0, kPalette.data(), nullptr).visible);
 }
 
+TEST(SplatModel, TheQuarterDensityIsTheMeanOfFourByFourPixels) {
+  // 8x4 pixels, quarter 2x1: one pixel of 16 bodies in the left block, 2 bodies everywhere in the right.
+  std::vector<float> full(8 * 4 * 4, 0.0f);
+  full[4 * (1 * 8 + 2) + 3] = 16.0f;
+  for (int y = 0; y < 4; ++y)
+    for (int x = 4; x < 8; ++x) full[4 * (y * 8 + x) + 3] = 2.0f;
+  EXPECT_FLOAT_EQ(quarter_density(full.data(), 8, 4, 2, 1, 0, 0), 1.0f);
+  EXPECT_FLOAT_EQ(quarter_density(full.data(), 8, 4, 2, 1, 1, 0), 2.0f);
+}
+
 TEST(SplatModel, GalaxyOfOriginPicksThePaletteByIndex) {
   SplatView v = identity_view();
   v.palette_count = 2;
