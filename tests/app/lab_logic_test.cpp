@@ -13,6 +13,8 @@
 #include "sim/resources.hpp"
 #include "sim/settings_io.hpp"
 #include "sim/settings.hpp"
+#include "sim/diagnostics.hpp"
+#include "sim/tipsy.hpp"
 
 namespace nbl {
 namespace {
@@ -187,6 +189,30 @@ TEST(TextFormat, GroupsThousands) {
   EXPECT_EQ(with_commas(999), "999");
   EXPECT_EQ(with_commas(1048576), "1,048,576");
   EXPECT_EQ(with_commas(-12345), "-12,345");
+}
+
+}  // namespace
+}  // namespace nbl
+
+namespace nbl {
+namespace {
+
+// The shipped bookmarks are the default collision's key moments, in order (docs/window.md, "Bookmarks"):
+// first passage, tidal tails, merger; each the default scene's N, finite, with its settings file beside it.
+TEST(ShippedBookmarks, MarkTheDefaultCollisionsMomentsInOrder) {
+  const std::vector<std::pair<std::string, double>> moments = {
+      {"collision-first-passage", 3.0}, {"collision-tails", 6.0}, {"collision-merger", 54.0}};
+  for (const auto& [name, time] : moments) {
+    SCOPED_TRACE(name);
+    const std::filesystem::path tipsy = find_resource("assets/bookmarks/" + name + ".tipsy");
+    const TipsySnapshot snapshot = read_tipsy(tipsy);
+    EXPECT_NEAR(snapshot.time, time, 0.05);
+    EXPECT_EQ(snapshot.bodies.size(), 65536u);
+    EXPECT_TRUE(all_finite(snapshot.bodies));
+    const Settings settings = load_settings(find_resource("assets/bookmarks/" + name + ".json"));
+    EXPECT_EQ(settings.scene, Scene::collision);
+    EXPECT_EQ(settings.body_count.value_or(0), 65536);
+  }
 }
 
 }  // namespace
