@@ -82,14 +82,19 @@ PictureDetail picture_detail(const Image& image) {
   return d;
 }
 
-bool passes(const PictureDetail& d) { return d.local_contrast >= kMinLocalContrast && d.content_share >= kMinContentShare; }
+bool passes(const PictureDetail& d) {
+  return d.local_contrast >= kMinLocalContrast && d.contrast_by_scale[2] >= kMinStructureContrast &&
+         d.content_share >= kMinContentShare;
+}
 
 std::string describe(const PictureDetail& d) {
-  char text[256];
+  char text[320];
   std::snprintf(text, sizeof text,
-                "local contrast %.4f (needs >= %.3f; boxes 3/7/15: %.4f %.4f %.4f), content %.1f%% of the frame (needs >= %.0f%%): %s",
+                "local contrast %.4f (needs >= %.3f; boxes 3/7/15: %.4f %.4f %.4f), structure (box 15) %.4f (needs >= "
+                "%.3f), content %.1f%% of the frame (needs >= %.0f%%): %s",
                 d.local_contrast, kMinLocalContrast, d.contrast_by_scale[0], d.contrast_by_scale[1], d.contrast_by_scale[2],
-                100 * d.content_share, 100 * kMinContentShare, passes(d) ? "PASS" : "FAIL");
+                d.contrast_by_scale[2], kMinStructureContrast, 100 * d.content_share, 100 * kMinContentShare,
+                passes(d) ? "PASS" : "FAIL");
   return text;
 }
 

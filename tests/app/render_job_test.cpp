@@ -197,6 +197,7 @@ TEST(RenderJob, MidCollisionAt65kHoldsDetail) {
   const RenderReport report = render_frames(job, log);
   ASSERT_TRUE(report.picture);
   EXPECT_TRUE(passes(*report.picture)) << describe(*report.picture);
+  std::printf("%s\n", describe(*report.picture).c_str());
 }
 
 }  // namespace
