@@ -159,6 +159,45 @@ if fig["steady_p95_ms"] and fig["toggling_p95_ms"]:
     fig["p95_ratio"] = fig["toggling_p95_ms"] / fig["steady_p95_ms"]
 if fig["steady_median_ms"] and t:
     fig["max_over_steady_median"] = max(t) / fig["steady_median_ms"]
+# The issue's "from release to swap, no frame longer than 1.5x a steady one", with "steady" taken from the
+# same run and variant around each swap: the median of up to 10 frames before the release (after the
+# previous swap) for the frames the old variant draws, and of up to 10 frames after the swap (before the
+# next release) for the swap frame and the one after. A whole-run median would charge a slower variant
+# (1/sqrt against rsqrtf), or a denser moment of the collision, to the swap. The same statistic on
+# windows of the steady run is the noise floor.
+def iv(x): return float(x["interval_ms"])
+def windows(r):
+    out, release = [], None
+    for i, x in enumerate(r):
+        if x["script"]: release = i
+        if x["swap"] == "accepted" and release is not None:
+            out.append((release, i)); release = None
+    return out
+def local_worst(r, k=10):
+    w, res = windows(r), []
+    for j, (rel, sw) in enumerate(w):
+        lo = max(1, rel - k, w[j - 1][1] + 2 if j > 0 else 1)
+        hi = min(sw + 2 + k, w[j + 1][0] if j + 1 < len(w) else len(r))
+        before, after = [iv(x) for x in r[lo:rel]], [iv(x) for x in r[sw + 2:hi]]
+        if len(before) < 3 or len(after) < 3: continue
+        b, a = statistics.median(before), statistics.median(after)
+        res.append(max([iv(r[i]) / b for i in range(rel, sw)] + [iv(r[i]) / a for i in range(sw, min(sw + 2, len(r)))]))
+    return res
+def noise(r, span, k=10):
+    return [max(iv(r[i]) / statistics.median(iv(x) for x in r[s - k:s]) for i in range(s, s + span))
+            for s in range(k + 1, len(r) - span - k, 60)]
+lw = local_worst(cold) + local_worst(disk)
+if lw:
+    spans = [sw - rel + 2 for rel, sw in windows(cold) + windows(disk)]
+    nz = noise(steady, int(statistics.median(spans))) if steady else []
+    fig["swap_windows"] = len(lw)
+    fig["swap_window_worst_median"] = statistics.median(lw)
+    fig["swap_window_worst_p90"] = q(lw, 0.9)
+    fig["swap_window_worst_max"] = max(lw)
+    fig["swap_windows_over_1_5"] = sum(1 for x in lw if x > 1.5)
+    if nz:
+        fig["steady_window_worst_p90"] = q(nz, 0.9)
+        fig["steady_window_worst_max"] = max(nz)
 c, d = swaps(cold), swaps(disk)
 fig["swaps"] = len(c)
 fig["refused"] = sum(1 for x in cold if x["swap"] == "refused")
@@ -182,7 +221,12 @@ worst = "n/a" if f.get("max_over_steady_median") is None else f"{f['max_over_ste
 print(f"steady {ms('steady_median_ms')}/{ms('steady_p95_ms')} ms, toggling {ms('toggling_median_ms')}/{ms('toggling_p95_ms')} ms "
       f"(median/p95); p95 ratio {ratio} (target <= 1.5x); slowest frame {worst} the steady median; "
       f"swap cold {s('cold_swap_s')}, warm {s('warm_swap_median_s')} (median of {max(f.get('swaps', 0) - 1, 0)}), "
-      f"from disk {s('disk_first_swap_s')}" + (f"; {f['refused']} refused" if f.get("refused") else ""))
+      f"from disk {s('disk_first_swap_s')}" + (f"; {f['refused']} refused" if f.get("refused") else "")
+      + (f"; release-to-swap worst frame / the variant's local steady: median {f['swap_window_worst_median']:.2f}x, "
+         f"p90 {f['swap_window_worst_p90']:.2f}x, max {f['swap_window_worst_max']:.2f}x, "
+         f"{f['swap_windows_over_1_5']} of {f['swap_windows']} windows over 1.5x "
+         f"(steady run, same windows: p90 {f.get('steady_window_worst_p90', 0):.2f}x, max {f.get('steady_window_worst_max', 0):.2f}x)"
+         if f.get("swap_windows") else ""))
 EOF
 }
 
