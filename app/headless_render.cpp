@@ -109,7 +109,7 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
   std::snprintf(head, sizeof head, "  FPS %.1f: wall-clock frame interval %.3f ms median, p95 %.3f ms%s\n", r.fps(),
                 r.interval.median, r.interval.p95, job.out.empty() ? "" : " (with readback and encode)");
   log << head;
-  log << "  frames " << (r.overlapped ? "overlapped: the next step runs on the GPU while this frame is drawn"
+  log << "  frames " << (r.overlapped ? "overlapped: the next step runs while the GPU draws this frame"
                                       : "sequential: each part runs to its end before the next")
       << (r.overlapped || !job.overlap ? "" : " (a script's entries act on exact frames)")
       << "\n  bodies drawn as " << r.body_path << "\n";
