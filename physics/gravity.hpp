@@ -34,6 +34,53 @@ NBL_HD inline void accumulate_acceleration(T dx, T dy, T dz, T mass_j, T eps2, T
   az += dz * scale;
 }
 
+// A cell's quadrupole moment about its centre of mass, traceless and symmetric:
+//   Q = sum_k m_k (3 d_k d_k^T - |d_k|^2 I),  d_k = x_k - com
+// stored as five numbers (Q_zz = -Q_xx - Q_yy). From the cell's second moments about its centre of mass
+// (S = sum_k m_k d_k d_k^T): Q = 3 S - tr(S) I.
+struct Quadrupole {
+  float xx, yy, xy, xz, yz;
+};
+
+template <typename T>
+NBL_HD inline Quadrupole quadrupole_from_second_moments(T sxx, T syy, T szz, T sxy, T sxz, T syz) {
+  const T trace = sxx + syy + szz;
+  return {static_cast<float>(T(3) * sxx - trace), static_cast<float>(T(3) * syy - trace), static_cast<float>(T(3) * sxy),
+          static_cast<float>(T(3) * sxz), static_cast<float>(T(3) * syz)};
+}
+
+// Acceleration that a cell (mass m at its centre of mass, quadrupole Q about it) adds to a body at
+// offset (dx, dy, dz) = com - body: the monopole above plus the quadrupole's term, the next order of
+// the multipole expansion (the dipole vanishes about the centre of mass). With r^2 = |d|^2 + eps^2:
+//   a = m d / r^3 - Q d / r^5 + (5/2) (d.Q.d) d / r^7
+// (minus the gradient of the potential -m/r - d.Q.d / (2 r^5)). Softening enters every power of r the
+// same way, as in the monopole: the cells that use it are far from the body, where eps barely counts.
+// The monopole's error for a cell of edge s at distance d is of order (s/d)^2 of its pull, the
+// quadrupole's of order (s/d)^3: the same accuracy at a larger opening angle.
+template <bool FastRsqrt = false, typename T>
+NBL_HD inline void accumulate_quadrupole(T dx, T dy, T dz, T mass, T qxx, T qyy, T qxy, T qxz, T qyz, T eps2, T& ax,
+                                         T& ay, T& az) {
+  const T qzz = -(qxx + qyy);
+  const T dist2 = dx * dx + (dy * dy + (dz * dz + eps2));
+  T inv;
+  if constexpr (FastRsqrt) {
+    inv = nbl_rsqrt_fast(dist2);
+  } else {
+    inv = T(1) / nbl_sqrt(dist2);
+  }
+  const T inv2 = inv * inv;
+  const T inv3 = inv2 * inv;
+  const T inv5 = inv3 * inv2;
+  const T qdx = qxx * dx + (qxy * dy + qxz * dz);  // Q d
+  const T qdy = qxy * dx + (qyy * dy + qyz * dz);
+  const T qdz = qxz * dx + (qyz * dy + qzz * dz);
+  const T dqd = dx * qdx + (dy * qdy + dz * qdz);  // d.Q.d
+  const T radial = mass * inv3 + T(2.5) * dqd * inv5 * inv2;
+  ax += dx * radial - qdx * inv5;
+  ay += dy * radial - qdy * inv5;
+  az += dz * radial - qdz * inv5;
+}
+
 // Softened pair potential energy of bodies i and j: -m_i m_j / sqrt(|d|^2 + eps^2). Consistent with the
 // force above (the force is minus its gradient), so total energy is conserved by the exact dynamics.
 template <typename T>

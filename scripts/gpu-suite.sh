@@ -390,6 +390,19 @@ run() {
   # Barnes-Hut on hard geometry (issue 14): each case against the Plummer sphere it is made from, both
   # builds, at 1M (the far outlier's target) and 10k (coincident bodies), and a long collision run
   # whose step time must stay within +5% as ejecta spread.
+  # Nsight Compute on the Barnes-Hut force kernel at 1M (issue 15): where its time goes (issue slots,
+  # stall reasons, occupancy, shared-memory traffic). --clock-control none: the card's clocks as found.
+  if want profile && command -v ncu >/dev/null; then
+    for moments in ${PROFILE_MOMENTS:-monopole}; do
+      step "ncu-force-1m-$moments" ncu --clock-control none --kernel-name bh_force --launch-skip 3 --launch-count 1 \
+        --set full --import-source no --export "$out/ncu-force-1m-$moments" --force-overwrite \
+        "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" --steps 2 --warmup 1 \
+        --error-sample 0 ${PROFILE_ARGS:-} $( [[ $moments != monopole ]] && echo "--bh_moments $moments" )
+      ncu -i "$out/ncu-force-1m-$moments.ncu-rep" --page source --csv --print-source sass \
+        >"$out/ncu-force-1m-$moments-source.csv" 2>"$out/ncu-force-1m-$moments-source.err" &&
+        step "ncu-hotspots-1m-$moments" python3 "$root/scripts/ncu_hotspots.py" "$out/ncu-force-1m-$moments-source.csv"
+    done
+  fi
   if want geometry; then
     for build in morton insertion; do
       step "geometry-1m-$build" "$bin/nbodylab" bench geometry --backend gpu -n 1048575 --bh_build "$build" \

@@ -87,6 +87,10 @@ inline constexpr std::array<ToggleChoice, 3> bh_traversal{{
     {"warp", "warp walks the union (vote)"},
     {"group", "group interaction lists"},
 }};
+inline constexpr std::array<ToggleChoice, 2> bh_moments{{
+    {"monopole", "monopole (mass at the centre of mass)"},
+    {"quadrupole", "quadrupole (and the mass's spread)"},
+}};
 }  // namespace toggle_choices
 
 inline constexpr std::span<const ToggleChoice> kNoChoices{};
@@ -180,6 +184,17 @@ inline constexpr std::array kToggles = {
     kNoChoices, "NBL_BH_LEAF_CAPACITY",
     "Morton build: a cell holding at most this many bodies is not split further. 1 is the classic "
     "octree (one body per leaf); larger leaves mean fewer, shallower cells.", ""},
+  ToggleDef{"bh_moments", "Cell moments", Algorithm::barneshut, "Force", ToggleKind::choice, 0, 0, 1, 1,
+    toggle_choices::bh_moments, "NBL_BH_MOMENTS",
+    "What a far cell stands in for its bodies with: their total mass at its centre of mass (monopole), or "
+    "that plus their quadrupole moment, how the mass spreads about the centre. The quadrupole costs about "
+    "twice the arithmetic per cell interaction and cuts the error from order theta^2 to theta^3, so the "
+    "same accuracy comes at a larger theta with fewer interactions.", ""},
+  ToggleDef{"bh_group_size", "Group size", Algorithm::barneshut, "Force", ToggleKind::integer, 32, 32, 64, 32,
+    kNoChoices, "NBL_BH_GROUP_SIZE",
+    "Group walk: bodies that share one tree walk and one interaction list, a warp of 32 lanes each taking "
+    "group size / 32 of them. Larger groups walk the tree half as often per body and reuse every list entry "
+    "from registers, for slightly longer lists.", ""},
   ToggleDef{"bh_rsqrt", "rsqrtf", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_RSQRT",
     "Hardware reciprocal square root in the force walk.",
