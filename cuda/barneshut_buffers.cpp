@@ -27,6 +27,7 @@ struct Sizes {
   std::size_t common_bytes() const {
     return (n + cells) * sizeof(float4) + 2 * n * sizeof(float4)  // node, vel, acc
            + cells * (8 + 3) * sizeof(int)                         // child, depth, count, start
+           + cells * (sizeof(float4) + sizeof(float2))             // second moments
            + 2 * n * sizeof(int)                                    // sorted, body_depth
            + (groups ? n * sizeof(int2) : 0) + bounds_blocks * 6 * sizeof(float) + sizeof(bh::Control);
   }
@@ -36,7 +37,7 @@ struct Sizes {
     return 2 * n * sizeof(unsigned long long) + n * sizeof(int)  // keys (unsorted, sorted), unsorted ids
            + 5 * radix_nodes * sizeof(int)                       // first, last, prefix bits, cells, offset
            + (2 * n - 1) * sizeof(int)                           // parent
-           + 2 * n * sizeof(double4_32a);                        // moments and their prefix sums
+           + 6 * n * sizeof(double4_32a);                        // three moments and their prefix sums
   }
 };
 
@@ -78,8 +79,7 @@ void BarnesHutBuffers::fit_variant(const BarnesHutVariant& variant) {
   ids_unsorted_.resize(keyed);
   for (auto* b : {&first_, &last_, &prefix_bits_, &cells_, &offset_}) b->resize(radix);
   parent_.resize(s.morton ? 2 * n_ - 1 : 0);
-  moments_.resize(keyed);
-  sums_.resize(keyed);
+  for (auto* b : {&moments_, &moments2_, &moments3_, &sums_, &sums2_, &sums3_}) b->resize(keyed);
 }
 
 void BarnesHutBuffers::grow_cells(int cells, cudaStream_t stream) {
@@ -93,12 +93,16 @@ void BarnesHutBuffers::grow_cells(int cells, cudaStream_t stream) {
   depth_.resize(cells);
   count_.resize(cells);
   start_.resize(cells);
+  second_.resize(cells);
+  second_xz_yz_.resize(cells);
   max_cells_ = cells;
 }
 
 std::size_t BarnesHutBuffers::bytes() const {
   std::size_t total = node_.bytes() + vel_.bytes() + acc_.bytes() + groups_.bytes() + block_bounds_.bytes() +
-                      control_.bytes() + keys_unsorted_.bytes() + keys_.bytes() + moments_.bytes() + sums_.bytes();
+                      control_.bytes() + keys_unsorted_.bytes() + keys_.bytes() + second_.bytes() +
+                      second_xz_yz_.bytes();
+  for (const auto* b : {&moments_, &moments2_, &moments3_, &sums_, &sums2_, &sums3_}) total += b->bytes();
   for (const auto* b : {&child_, &depth_, &count_, &start_, &sorted_, &body_depth_, &rank_, &next_, &ids_unsorted_,
                         &first_, &last_, &prefix_bits_, &parent_, &cells_, &offset_})
     total += b->bytes();
@@ -125,6 +129,8 @@ bh::Tree BarnesHutBuffers::tree(const BarnesHutPhysics& physics) {
   t.dt = physics.dt;
   t.eps2 = physics.eps2;
   t.theta = physics.theta;
+  t.second = second_.data();
+  t.second_xz_yz = second_xz_yz_.data();
   return t;
 }
 
@@ -138,6 +144,8 @@ bh::Morton BarnesHutBuffers::morton() {
   m.cells = cells_.data();
   m.offset = offset_.data();
   m.sums = sums_.data();
+  m.sums2 = sums2_.data();
+  m.sums3 = sums3_.data();
   m.ctl = control_.data();
   return m;
 }

@@ -48,7 +48,11 @@ class BarnesHutBuffers {
   // Where the Morton build's keys and ids go before the sort (the sort's input).
   unsigned long long* unsorted_keys() { return keys_unsorted_.data(); }
   int* unsorted_ids() { return ids_unsorted_.data(); }
+  // The Morton build's per-body moments before their prefix sums: first (mass and mass-weighted
+  // position) and second (two arrays), as bh_gather_moments writes them.
   double4_32a* moments() { return moments_.data(); }
+  double4_32a* moments2() { return moments2_.data(); }
+  double4_32a* moments3() { return moments3_.data(); }
   int* rank();  // tree position of each body (colour modes), allocated on first use
 
   // Bodies (the first n entries of `node`) and velocities.
@@ -71,6 +75,8 @@ class BarnesHutBuffers {
   const DeviceBuffer<int>& sorted_buffer() const { return sorted_; }
   const DeviceBuffer<int>& next_buffer() const { return next_; }
   const DeviceBuffer<int2>& groups_buffer() const { return groups_; }
+  const DeviceBuffer<float4>& second_buffer() const { return second_; }
+  const DeviceBuffer<float2>& second_xz_yz_buffer() const { return second_xz_yz_; }
 
  private:
   std::size_t n_ = 0;
@@ -82,6 +88,8 @@ class BarnesHutBuffers {
   DeviceBuffer<float4> node_, vel_, acc_;
   DeviceBuffer<int> child_, depth_, count_, start_, sorted_, body_depth_, rank_;
   DeviceBuffer<int2> groups_;
+  DeviceBuffer<float4> second_;        // per cell: second moments about the centre of mass
+  DeviceBuffer<float2> second_xz_yz_;
   DeviceBuffer<float> block_bounds_;
   DeviceBuffer<bh::Control> control_;
   PinnedBuffer<bh::Control> control_host_;
@@ -90,7 +98,7 @@ class BarnesHutBuffers {
   // Morton build.
   DeviceBuffer<unsigned long long> keys_unsorted_, keys_;
   DeviceBuffer<int> ids_unsorted_, first_, last_, prefix_bits_, parent_, cells_, offset_;
-  DeviceBuffer<double4_32a> moments_, sums_;
+  DeviceBuffer<double4_32a> moments_, moments2_, moments3_, sums_, sums2_, sums3_;
 };
 
 }  // namespace nbl

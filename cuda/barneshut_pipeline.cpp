@@ -25,7 +25,8 @@ void record(const bh::Control& ctl, const BarnesHutVariant& v, std::size_t n, St
   tree.nodes_touched.avg = n ? static_cast<double>(ctl.touched_sum) / static_cast<double>(n) : 0;
   if (ctl.overflow_bodies > 0)
     stats.notices.push_back(std::to_string(ctl.overflow_bodies) + " bodies share cells at the maximum depth (" +
-                            std::to_string(bh::kMaxDepth) + "); such cells act as one point mass");
+                            std::to_string(bh::kMaxDepth) + "), closer together than the root cube's 2^-21; each such cell is never "
+                            "opened and acts on everything as one point mass");
 }
 
 }  // namespace
@@ -101,10 +102,14 @@ void BarnesHutPipeline::build_tree(BarnesHutBuffers& b, const BarnesHutPhysics& 
     });
     run_stage(timer, Stage::summarize, [&] {
       if (n <= 1) return;
-      bh::Morton gather = m;
+      bh::Morton gather = m;  // the gather writes each body's moments; the prefix sums go to m's arrays
       gather.sums = b.moments();
+      gather.sums2 = b.moments2();
+      gather.sums3 = b.moments3();
       launch(build, bh::kGatherMomentsKernel, streaming(n), stream, t, gather);
       primitives_.inclusive_sum(b.moments(), m.sums, count, stream);
+      primitives_.inclusive_sum(b.moments2(), m.sums2, count, stream);
+      primitives_.inclusive_sum(b.moments3(), m.sums3, count, stream);
       launch(build, bh::kOctreeSummarizeKernel, streaming(n), stream, t, m);
     });
   } else {

@@ -66,6 +66,12 @@ BarnesHutTreeCopy copy_tree(BarnesHutBuffers& buffers, const BarnesHutVariant& v
   copy.start = buffers.start_buffer().to_host(stream);
   copy.order = buffers.sorted_buffer().to_host(stream);
   if (!variant.morton_build) copy.next = buffers.next_buffer().to_host(stream);
+  const std::vector<float4> second = buffers.second_buffer().to_host(stream);
+  const std::vector<float2> second_xz_yz = buffers.second_xz_yz_buffer().to_host(stream);
+  copy.second.reserve(second.size() * 6);
+  for (std::size_t c = 0; c < second.size(); ++c)
+    copy.second.insert(copy.second.end(), {second[c].x, second[c].y, second[c].z, second[c].w, second_xz_yz[c].x,
+                                           second_xz_yz[c].y});
   copy.has_groups = buffers.groups_buffer().size() > 0;
   if (copy.has_groups) {
     copy.groups = ctl.groups;

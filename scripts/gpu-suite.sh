@@ -403,6 +403,19 @@ run() {
         step "ncu-hotspots-1m-$moments" python3 "$root/scripts/ncu_hotspots.py" "$out/ncu-force-1m-$moments-source.csv"
     done
   fi
+  # The force pass's shapes at 1M (issue 15): moment order x group size x group formation x theta, each a
+  # plain bench run (time per step and force error against the double direct sum on 1000 bodies).
+  if want bhsweep; then
+    local -a shapes=(${BHSWEEP:-"monopole 32 cells 0.5" "monopole 32 runs 0.5" "monopole 64 cells 0.5"
+      "monopole 64 runs 0.5" "monopole 64 runs 0.55" "quadrupole 32 cells 0.6" "quadrupole 32 cells 0.7"
+      "quadrupole 32 runs 0.65" "quadrupole 64 runs 0.6" "quadrupole 64 runs 0.7" "quadrupole 64 cells 0.7"})
+    for shape in "${shapes[@]}"; do
+      read -r moments size grouping theta <<<"$shape"
+      step "bhsweep-$moments-$size-$grouping-$theta" "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer \
+        -n "$big" --theta "$theta" --bh_moments "$moments" --bh_group_size "$size" --bh_grouping "$grouping" \
+        --steps 5 --warmup 1 --error-sample 1000 --json "$out/bhsweep-$moments-$size-$grouping-$theta.json"
+    done
+  fi
   if want geometry; then
     for build in morton insertion; do
       step "geometry-1m-$build" "$bin/nbodylab" bench geometry --backend gpu -n 1048575 --bh_build "$build" \
@@ -487,6 +500,22 @@ run() {
       "$(figure "$out/$ab.json" "A/B on the same state" stage force speedup_low)" \
       "$(figure "$out/$ab.json" "A/B on the same state" stage force speedup_high)" \
       "$(figure "$out/$ab.json" "A/B forces" quantity "B vs A: ||aB - aA|| / ||aA|| (median)" value)"
+  done
+  for f in "$out"/bhsweep-*.json; do
+    [[ -f $f ]] || continue
+    printf '%-58s %s\n' "$(basename "$f" .json): total/force ms, p99, max, inter./body" \
+      "$(python3 -c '
+import json, sys
+tables = json.load(open(sys.argv[1]))
+def val(title, key_col, key, col):
+    for t in tables:
+        if title in t["title"]:
+            for r in t["rows"]:
+                if str(r.get(key_col)) == key: return r.get(col)
+total = val("Per stage", "stage", "total", "ms"); force = val("Per stage", "stage", "force", "ms")
+p99 = val("Summary", "quantity", "force error: 99th percentile", "value"); mx = val("Summary", "quantity", "force error: max", "value")
+inter = val("Summary", "quantity", "interactions per step", "value"); n = val("Summary", "quantity", "bodies", "value")
+print("%.3f / %.3f ms, p99 %.2e, max %.2e, %.0f" % (total, force, float(p99), float(mx), float(inter) / float(n)))' "$f" 2>/dev/null)"
   done
   if want splat; then
     for n in "$big" "$huge"; do

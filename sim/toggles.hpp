@@ -87,6 +87,10 @@ inline constexpr std::array<ToggleChoice, 3> bh_traversal{{
     {"warp", "warp walks the union (vote)"},
     {"group", "group interaction lists"},
 }};
+inline constexpr std::array<ToggleChoice, 2> bh_grouping{{
+    {"cells", "runs within a cell"},
+    {"runs", "runs of the tree order"},
+}};
 inline constexpr std::array<ToggleChoice, 2> bh_moments{{
     {"monopole", "monopole (mass at the centre of mass)"},
     {"quadrupole", "quadrupole (and the mass's spread)"},
@@ -195,6 +199,11 @@ inline constexpr std::array kToggles = {
     "Group walk: bodies that share one tree walk and one interaction list, a warp of 32 lanes each taking "
     "group size / 32 of them. Larger groups walk the tree half as often per body and reuse every list entry "
     "from registers, for slightly longer lists.", ""},
+  ToggleDef{"bh_grouping", "Group formation", Algorithm::barneshut, "Force", ToggleKind::choice, 0, 0, 1, 1,
+    toggle_choices::bh_grouping, "NBL_BH_GROUPING",
+    "Group walk: cut the groups from the tree's cells (a group never leaves its cell, so its box stays "
+    "small, but many groups are part-full and leave lanes idle), or take plain runs of consecutive bodies "
+    "in tree order (every warp full, some boxes straddle two cells and their lists grow).", ""},
   ToggleDef{"bh_rsqrt", "rsqrtf", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_RSQRT",
     "Hardware reciprocal square root in the force walk.",

@@ -6,9 +6,14 @@
 // One macro per toggle from the switchboard, plus NBL_BH_SOFTENED (softening > 0: a body's
 // interaction with itself is exactly zero, so no test is needed).
 #if !defined(NBL_BH_RSQRT) || !defined(NBL_BH_AVOID_VOLATILE) || !defined(NBL_BH_SORT) || \
-    !defined(NBL_BH_SOFTENED) || !defined(NBL_BH_BLOCK_SIZE)
-#error "the force kernels need NBL_BH_RSQRT, _AVOID_VOLATILE, _SORT, _SOFTENED and _BLOCK_SIZE from the switchboard"
+    !defined(NBL_BH_SOFTENED) || !defined(NBL_BH_BLOCK_SIZE) || !defined(NBL_BH_MOMENTS) ||      \
+    !defined(NBL_BH_MOMENTS_QUADRUPOLE)
+#error "the force kernels need NBL_BH_RSQRT, _AVOID_VOLATILE, _SORT, _SOFTENED, _BLOCK_SIZE and _MOMENTS from the switchboard"
 #endif
+
+// bh_moments: a far cell acts through its monopole (mass at the centre of mass) or also through its
+// quadrupole (physics/gravity.hpp, accumulate_quadrupole).
+#define NBL_BH_QUADRUPOLE (NBL_BH_MOMENTS == NBL_BH_MOMENTS_QUADRUPOLE)
 
 namespace nbl::bh {
 
@@ -52,10 +57,16 @@ __device__ __forceinline__ bool is_far(const float* size2, int level, float thet
   return size2[level] < theta2 * dist2;
 }
 
-// A cell at kMaxDepth that must be opened has no child cells: its bodies are visited directly, as the
-// range [start, start + count) of the tree order.
-__device__ __forceinline__ int2 body_range(const Tree& t, int cell) {
-  return make_int2(__ldg(&t.start[cell - t.n]), __ldg(&t.count[cell - t.n]));
+// A cell at kMaxDepth has no child cells and is never opened: its bodies lie closer together than the
+// root cube's 2^-21, and they act on everything as one point mass at their centre of mass (k coincident
+// bodies cost O(k), not O(k^2); their pulls on each other, softened at such distances, are negligible).
+__device__ __forceinline__ bool never_opened(int level) { return level >= kMaxDepth; }
+
+// A cell's quadrupole from the second moments summarize wrote (bh_tree.hpp, Tree::second).
+__device__ __forceinline__ nbl::Quadrupole cell_quadrupole(const Tree& t, int cell) {
+  const float4 s = __ldg(&t.second[cell - t.n]);
+  const float2 r = __ldg(&t.second_xz_yz[cell - t.n]);
+  return quadrupole_from_second_moments(s.x, s.y, s.z, s.w, r.x, r.y);
 }
 
 __device__ __forceinline__ void interact(float4 other, float px, float py, float pz, float eps2, float& ax,
@@ -67,6 +78,27 @@ __device__ __forceinline__ void interact(float4 other, float px, float py, float
   // Without softening a body meeting itself (distance 0) must add nothing rather than 0 * inf.
   const float dist2 = dx * dx + (dy * dy + dz * dz);
   if (dist2 > 0.0f) accumulate_acceleration<NBL_BH_RSQRT != 0, true>(dx, dy, dz, other.w, 0.0f, ax, ay, az);
+#endif
+}
+
+// A cell with its quadrupole. Without softening, a cell at the body's own position (a deepest cell it
+// belongs to) adds nothing rather than 0 * inf, as interact() does for a body meeting itself.
+__device__ __forceinline__ void interact_quadrupole(float4 cell, const nbl::Quadrupole& q, float px, float py,
+                                                    float pz, float eps2, float& ax, float& ay, float& az) {
+  const float dx = cell.x - px, dy = cell.y - py, dz = cell.z - pz;
+#if !NBL_BH_SOFTENED
+  if (!(dx * dx + (dy * dy + dz * dz) > 0.0f)) return;
+#endif
+  accumulate_quadrupole<NBL_BH_RSQRT != 0>(dx, dy, dz, cell.w, q.xx, q.yy, q.xy, q.xz, q.yz, eps2, ax, ay, az);
+}
+
+// What a cell the walk accepts adds to a body: its monopole, or with NBL_BH_QUADRUPOLE its quadrupole too.
+__device__ __forceinline__ void interact_cell(const Tree& t, int cell, float4 node, float px, float py, float pz,
+                                              float eps2, float& ax, float& ay, float& az) {
+#if NBL_BH_QUADRUPOLE
+  interact_quadrupole(node, cell_quadrupole(t, cell), px, py, pz, eps2, ax, ay, az);
+#else
+  interact(node, px, py, pz, eps2, ax, ay, az);
 #endif
 }
 

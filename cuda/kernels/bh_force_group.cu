@@ -1,19 +1,23 @@
 // Barnes-Hut kernel 5 of 6, group interaction lists (beyond the tutorial; the idea of Barnes 1990 and
-// of the Bonsai GPU code). A warp takes a group of up to 32 bodies that share a cell (bh_groups.cu
-// forms them from the tree, so a group never straddles empty space); it walks the tree ONCE for the
-// group, opening a cell unless it is far from the group's whole bounding box (so it is far for every
-// body: the same cell_is_far test, applied to the nearest point of the box). The walk
-// handles 32 nodes per step, one per lane, so 32 independent loads are in flight instead of one; the
-// cells and bodies it accepts go into an interaction list in shared memory, which the warp then
-// evaluates like the all-pairs kernel: every lane reads the same entry (a broadcast) and runs the
-// plain force law, about 13 instructions per interaction.
-// Shared memory per warp: the list (NBL_BH_LIST_CAP float4) and the stack of nodes still to visit.
+// of the Bonsai GPU code). A warp takes a group of up to NBL_BH_GROUP_SIZE bodies that are neighbours
+// in tree order, NBL_BH_GROUP_SIZE / 32 per lane; it walks the tree ONCE for the group, opening a cell
+// unless it is far from the group's whole bounding box (so it is far for every body: the same
+// cell_is_far test, applied to the nearest point of the box). The walk handles 32 nodes per step, one
+// per lane, so 32 independent loads are in flight instead of one; the cells and bodies it accepts go
+// into interaction lists in shared memory, which the warp then evaluates like the all-pairs kernel:
+// every lane reads the same entry (a broadcast) and applies it to each of its bodies from registers
+// (register blocking, as the all-pairs kernel's bodies per thread).
+// Lists: one of point masses (bodies, and with monopoles the cells' monopoles), and with quadrupoles
+// (NBL_BH_MOMENTS) one of cells with their quadrupoles. Groups (NBL_BH_GROUPING): the runs that
+// bh_groups.cu cuts from the tree's cells, or plain runs of NBL_BH_GROUP_SIZE consecutive bodies in tree
+// order (full warps, slightly larger boxes).
 #include "bh_force_common.cuh"
 
 using namespace nbl::bh;
 
-#if !defined(NBL_BH_LIST_CAP) || !defined(NBL_BH_STACK_CAP)
-#error "bh_force_group.cu needs NBL_BH_LIST_CAP and NBL_BH_STACK_CAP from the switchboard"
+#if !defined(NBL_BH_LIST_CAP) || !defined(NBL_BH_CELL_CAP) || !defined(NBL_BH_STACK_CAP) || \
+    !defined(NBL_BH_GROUP_SIZE) || !defined(NBL_BH_GROUPING) || !defined(NBL_BH_GROUPING_RUNS)
+#error "bh_force_group.cu needs NBL_BH_LIST_CAP, _CELL_CAP, _STACK_CAP, _GROUP_SIZE and _GROUPING from the switchboard"
 #endif
 
 namespace {
@@ -21,18 +25,50 @@ namespace {
 constexpr unsigned kAll = 0xffffffffu;
 constexpr int kWarps = NBL_BH_BLOCK_SIZE / 32;
 constexpr int kListCap = NBL_BH_LIST_CAP;
+constexpr int kCellCap = NBL_BH_CELL_CAP;  // 0 with monopoles: a cell's monopole is a point mass
 constexpr int kStackCap = NBL_BH_STACK_CAP;
 constexpr int kStackAlloc = group_stack_entries(kStackCap);  // with the slack that rules out overflow
+constexpr int kGroupSize = NBL_BH_GROUP_SIZE;
+constexpr int kPerLane = kGroupSize / 32;
+static_assert(kGroupSize % 32 == 0 && kPerLane >= 1 && kGroupSize <= kMaxGroupSize, "group size: 32 or 64");
+static_assert(kListCap >= 64 && (!NBL_BH_QUADRUPOLE || kCellCap >= 64), "lists must hold two steps' entries");
+// Groups straight from the tree order: the sorted bodies cut into runs (or memory order unsorted).
+constexpr bool kRuns = NBL_BH_GROUPING == NBL_BH_GROUPING_RUNS || !NBL_BH_SORT;
 
-__device__ __forceinline__ void evaluate(const float4* list, int count, float px, float py, float pz, float eps2,
-                                         float& ax, float& ay, float& az) {
-#pragma unroll 8
-  for (int j = 0; j < count; ++j) interact(list[j], px, py, pz, eps2, ax, ay, az);
+// The lane's bodies of its group, and what acts on them so far.
+struct LaneBodies {
+  float x[kPerLane], y[kPerLane], z[kPerLane];
+  float ax[kPerLane], ay[kPerLane], az[kPerLane];
+};
+
+__device__ __forceinline__ void evaluate_points(const float4* list, int count, LaneBodies& b, float eps2) {
+#pragma unroll 4
+  for (int j = 0; j < count; ++j) {
+    const float4 e = list[j];
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k) interact(e, b.x[k], b.y[k], b.z[k], eps2, b.ax[k], b.ay[k], b.az[k]);
+  }
 }
+
+#if NBL_BH_QUADRUPOLE
+__device__ __forceinline__ void evaluate_cells(const float4* cells, const float4* quads, const float* quads_yz,
+                                               int count, LaneBodies& b, float eps2) {
+#pragma unroll 2
+  for (int j = 0; j < count; ++j) {
+    const float4 c = cells[j], q = quads[j];
+    const nbl::Quadrupole quad{q.x, q.y, q.z, q.w, quads_yz[j]};
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k)
+      interact_quadrupole(c, quad, b.x[k], b.y[k], b.z[k], eps2, b.ax[k], b.ay[k], b.az[k]);
+  }
+}
+#endif
 
 }  // namespace
 
-// Dynamic shared memory: kWarps lists of kListCap float4, then kWarps stacks of kStackAlloc ints.
+// Dynamic shared memory, per warp (kWarps of each, in this order): the point list (kListCap float4),
+// the cell list (kCellCap float4 positions and masses, kCellCap float4 and kCellCap float of quadrupole),
+// the node stack (kStackAlloc ints). bh_tree.hpp's group_shared_bytes_per_warp gives the same total.
 extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
   extern __shared__ float4 shared[];
   __shared__ float size2[kMaxDepth + 1];
@@ -42,50 +78,70 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   __syncthreads();
   const int warp = threadIdx.x >> 5;
   const unsigned lane = lane_id();
-  float4* list = shared + warp * kListCap;
-  int* stack = reinterpret_cast<int*>(shared + kWarps * kListCap) + warp * kStackAlloc;
+  float4* points = shared + warp * kListCap;
+  [[maybe_unused]] float4* cells = shared + kWarps * kListCap + warp * kCellCap;
+  [[maybe_unused]] float4* quads = shared + kWarps * (kListCap + kCellCap) + warp * kCellCap;
+  float* after_quads = reinterpret_cast<float*>(shared + kWarps * (kListCap + 2 * kCellCap));
+  [[maybe_unused]] float* quads_yz = after_quads + warp * kCellCap;
+  int* stack = reinterpret_cast<int*>(after_quads + kWarps * kCellCap) + warp * kStackAlloc;
   const int n = t.n;
   const int root = ctl->root;
   const float theta2 = t.theta * t.theta;
+  const float eps2 = t.eps2;
   const unsigned lanes_below = (1u << lane) - 1u;
   unsigned long long interactions = 0;
 
-#if NBL_BH_SORT
-  const int groups = ctl->groups;
-#else
-  const int groups = (n + kGroupSize - 1) / kGroupSize;  // unsorted: 32 bodies in memory order
-#endif
+  const int groups = kRuns ? (n + kGroupSize - 1) / kGroupSize : ctl->groups;
   for (int g = blockIdx.x * kWarps + warp; g < groups; g += gridDim.x * kWarps) {
-#if NBL_BH_SORT
-    const int2 group = __ldg(&t.groups[g]);
-#else
-    const int2 group = make_int2(g * kGroupSize, min(kGroupSize, n - g * kGroupSize));
-#endif
-    const bool valid = static_cast<int>(lane) < group.y;
-    const int i = body_for(t, group.x + (valid ? static_cast<int>(lane) : 0));
-    const float4 p = t.node[i];
-    // The group's bounding box (invalid lanes repeat the first body, which is inside it anyway).
-    const float lo_x = warp_min(p.x), lo_y = warp_min(p.y), lo_z = warp_min(p.z);
-    const float hi_x = warp_max(p.x), hi_y = warp_max(p.y), hi_z = warp_max(p.z);
+    int2 group;
+    if constexpr (kRuns) group = make_int2(g * kGroupSize, min(kGroupSize, n - g * kGroupSize));
+    else group = __ldg(&t.groups[g]);
+    LaneBodies b;
+    int body[kPerLane];
+    bool valid[kPerLane];
+    int mine = 0;  // valid bodies of this lane
+    float lo_x, lo_y, lo_z, hi_x, hi_y, hi_z;
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k) {
+      const int slot = static_cast<int>(lane) + 32 * k;
+      valid[k] = slot < group.y;
+      // Invalid slots repeat the group's first body, which lies inside the box anyway.
+      body[k] = body_for(t, group.x + (valid[k] ? slot : 0));
+      const float4 p = t.node[body[k]];
+      b.x[k] = p.x, b.y[k] = p.y, b.z[k] = p.z;
+      b.ax[k] = b.ay[k] = b.az[k] = 0.0f;
+      mine += valid[k];
+      if (k == 0) {
+        lo_x = hi_x = p.x, lo_y = hi_y = p.y, lo_z = hi_z = p.z;
+      } else {
+        lo_x = fminf(lo_x, p.x), lo_y = fminf(lo_y, p.y), lo_z = fminf(lo_z, p.z);
+        hi_x = fmaxf(hi_x, p.x), hi_y = fmaxf(hi_y, p.y), hi_z = fmaxf(hi_z, p.z);
+      }
+    }
+    // The group's bounding box.
+    lo_x = warp_min(lo_x), lo_y = warp_min(lo_y), lo_z = warp_min(lo_z);
+    hi_x = warp_max(hi_x), hi_y = warp_max(hi_y), hi_z = warp_max(hi_z);
     const float box_x = 0.5f * (lo_x + hi_x), box_y = 0.5f * (lo_y + hi_y), box_z = 0.5f * (lo_z + hi_z);
     const float half_x = 0.5f * (hi_x - lo_x), half_y = 0.5f * (hi_y - lo_y), half_z = 0.5f * (hi_z - lo_z);
 
-    float ax = 0, ay = 0, az = 0;
-    int listed = 0, touched = 0, entries = 0;
+    int listed = 0, celled = 0, touched = 0, entries = 0;
     if (lane == 0) stack[0] = root;
     int top = 1;  // stack height, the same in every lane
     __syncwarp();
     while (top > 0) {
       const int room = (kStackCap - top) >> 3;
       const int take = min(min(32, top), max(1, room));
-      int id = static_cast<int>(lane) < take ? stack[top - take + static_cast<int>(lane)] : kNull;
+      const int id = static_cast<int>(lane) < take ? stack[top - take + static_cast<int>(lane)] : kNull;
       __syncwarp();
       top -= take;
       touched += take;
 
-      bool accept = false, visit_bodies = false;
+      bool accept = false;
       float4 q = make_float4(0, 0, 0, 0);
       int kids[8] = {kNull, kNull, kNull, kNull, kNull, kNull, kNull, kNull};
+#if NBL_BH_QUADRUPOLE
+      nbl::Quadrupole quad{0, 0, 0, 0, 0};
+#endif
       if (id != kNull) {
         q = tree_node(t, id);
         if (id < n) {
@@ -94,39 +150,32 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
           const int level = tree_depth(t, id);
 #pragma unroll
           for (int j = 0; j < 8; ++j) kids[j] = tree_child(t, id, j);  // loaded alongside the node
+#if NBL_BH_QUADRUPOLE
+          quad = cell_quadrupole(t, id);  // most cells visited are accepted: load it in the same round
+#endif
           // Distance from the cell's centre of mass to the nearest point of the group's box.
           const float dx = fmaxf(fabsf(q.x - box_x) - half_x, 0.0f);
           const float dy = fmaxf(fabsf(q.y - box_y) - half_y, 0.0f);
           const float dz = fmaxf(fabsf(q.z - box_z) - half_z, 0.0f);
-          accept = is_far(size2, level, theta2, dx * dx + dy * dy + dz * dz);
-          visit_bodies = !accept && level >= kMaxDepth;  // no child cells: its bodies join the list
+          accept = never_opened(level) || is_far(size2, level, theta2, dx * dx + dy * dy + dz * dz);
         }
       }
-      // Opened cells at the deepest level: the warp appends their bodies, 32 at a time.
-      for (unsigned wide = __ballot_sync(kAll, visit_bodies); wide; wide &= wide - 1) {
-        const int owner = __ffs(wide) - 1;
-        const int2 mine = visit_bodies ? body_range(t, id) : make_int2(0, 0);
-        const int2 range = make_int2(__shfl_sync(kAll, mine.x, owner), __shfl_sync(kAll, mine.y, owner));
-        for (int offset = 0; offset < range.y; offset += 32) {
-          if (listed > kListCap - 32) {
-            evaluate(list, listed, p.x, p.y, p.z, t.eps2, ax, ay, az);
-            entries += listed;
-            listed = 0;
-            __syncwarp();
-          }
-          const bool has = offset + static_cast<int>(lane) < range.y;
-          const unsigned present = __ballot_sync(kAll, has);
-          if (has) list[listed + __popc(present & lanes_below)] = tree_node(t, __ldg(&t.sorted[range.x + offset + lane]));
-          listed += __popc(present);
-          touched += __popc(present);
-          __syncwarp();
-        }
+      // Accepted nodes join their list (compacted with a ballot).
+      const bool as_point = accept && (!NBL_BH_QUADRUPOLE || id < n);
+      const unsigned pointed = __ballot_sync(kAll, as_point);
+      if (as_point) points[listed + __popc(pointed & lanes_below)] = q;
+      listed += __popc(pointed);
+#if NBL_BH_QUADRUPOLE
+      const bool as_cell = accept && id >= n;
+      const unsigned cell_mask = __ballot_sync(kAll, as_cell);
+      if (as_cell) {
+        const int at = celled + __popc(cell_mask & lanes_below);
+        cells[at] = q;
+        quads[at] = make_float4(quad.xx, quad.yy, quad.xy, quad.xz);
+        quads_yz[at] = quad.yz;
       }
-      if (visit_bodies) id = kNull;  // handled: pushes no children
-      // Accepted nodes join the interaction list (compacted with a ballot).
-      const unsigned accepted = __ballot_sync(kAll, accept);
-      if (accept) list[listed + __popc(accepted & lanes_below)] = q;
-      listed += __popc(accepted);
+      celled += __popc(cell_mask);
+#endif
       // Opened cells push their children (an exclusive prefix sum over lanes places them).
       int count = 0;
       if (!accept && id != kNull) {
@@ -146,19 +195,35 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
         if (count && kids[j] != kNull) stack[at++] = kids[j];
       top += pushed;
       __syncwarp();
-      if (listed > kListCap - 32) {  // the next step could overflow the list: evaluate it now
-        evaluate(list, listed, p.x, p.y, p.z, t.eps2, ax, ay, az);
+      // The next step adds at most 32 entries to each list: evaluate a list that could overflow.
+      if (listed > kListCap - 32) {
+        evaluate_points(points, listed, b, eps2);
         entries += listed;
         listed = 0;
         __syncwarp();
       }
+#if NBL_BH_QUADRUPOLE
+      if (celled > kCellCap - 32) {
+        evaluate_cells(cells, quads, quads_yz, celled, b, eps2);
+        entries += celled;
+        celled = 0;
+        __syncwarp();
+      }
+#endif
     }
-    evaluate(list, listed, p.x, p.y, p.z, t.eps2, ax, ay, az);
+    evaluate_points(points, listed, b, eps2);
     entries += listed;
+#if NBL_BH_QUADRUPOLE
+    evaluate_cells(cells, quads, quads_yz, celled, b, eps2);
+    entries += celled;
+#endif
     __syncwarp();
-    if (valid) t.acc[i] = make_float4(ax, ay, az, 0.0f);
-    interactions += valid ? entries : 0;
-    add_touched_stats(t.ctl, touched, valid);
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k) {
+      if (valid[k]) t.acc[body[k]] = make_float4(b.ax[k], b.ay[k], b.az[k], 0.0f);
+      add_touched_stats(t.ctl, touched, valid[k]);
+    }
+    interactions += static_cast<unsigned long long>(mine) * entries;
   }
   for (int offset = 16; offset > 0; offset >>= 1) interactions += __shfl_xor_sync(kAll, interactions, offset);
   if (lane == 0) atomicAdd(&t.ctl->interactions, interactions);

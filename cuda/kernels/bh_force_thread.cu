@@ -38,19 +38,9 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       }
       const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
       const int level = tree_depth(t, id);
-      if (is_far(size2, level, theta2, dx * dx + dy * dy + dz * dz)) {
-        interact(q, p.x, p.y, p.z, t.eps2, ax, ay, az);
+      if (never_opened(level) || is_far(size2, level, theta2, dx * dx + dy * dy + dz * dz)) {
+        interact_cell(t, id, q, p.x, p.y, p.z, t.eps2, ax, ay, az);
         ++interactions;
-        continue;
-      }
-      if (level >= kMaxDepth) {
-        const int2 range = body_range(t, id);
-        for (int k = range.x; k < range.x + range.y; ++k) {
-          const int b = __ldg(&t.sorted[k]);
-          if (NBL_BH_SOFTENED || b != i) interact(tree_node(t, b), p.x, p.y, p.z, t.eps2, ax, ay, az);
-        }
-        interactions += range.y;
-        touched += range.y;
         continue;
       }
       for (int j = 0; j < 8; ++j) {

@@ -56,19 +56,15 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       if (!approximate) {
         const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
         level = tree_depth(t, id);
-        const bool far = !valid || is_far(size2, level, theta2, dx * dx + dy * dy + dz * dz);
+        const bool far = !valid || never_opened(level) || is_far(size2, level, theta2, dx * dx + dy * dy + dz * dz);
         approximate = __all_sync(kAll, far);
       }
-      if (!approximate && level >= kMaxDepth) {  // no child cells: every lane visits the bodies
-        const int2 range = body_range(t, id);
-        for (int k = range.x; k < range.x + range.y; ++k) {
-          const int b = __ldg(&t.sorted[k]);
-          if (valid && (NBL_BH_SOFTENED || b != i)) interact(tree_node(t, b), p.x, p.y, p.z, t.eps2, ax, ay, az);
+      if (approximate) {
+        if (id < n) {
+          if (valid && (NBL_BH_SOFTENED || id != i)) interact(q, p.x, p.y, p.z, t.eps2, ax, ay, az);
+        } else if (valid) {
+          interact_cell(t, id, q, p.x, p.y, p.z, t.eps2, ax, ay, az);
         }
-        warp_interactions += range.y;
-        touched += range.y;
-      } else if (approximate) {
-        if (valid && (NBL_BH_SOFTENED || id != i)) interact(q, p.x, p.y, p.z, t.eps2, ax, ay, az);
         ++warp_interactions;
       } else {
         ++depth;

@@ -1,14 +1,22 @@
-// Force groups for the group-list traversal (bh_force_group.cu): runs of at most kGroupSize bodies
-// that are contiguous in tree order AND share a cell, so a group's bounding box is never larger than
-// that cell. A cell with more than kGroupSize bodies packs its children (in slot order, which is tree
-// order) into runs; a child too big for a group gets its own turn; a cell at the deepest level, which
-// has no child cells, is cut into runs of kGroupSize. Each group is found by exactly one cell: the
-// smallest enclosing cell with more than kGroupSize bodies (or the root, when all bodies fit in one).
+// Force groups for the group-list traversal (bh_force_group.cu), with bh_grouping = cells: runs of at
+// most NBL_BH_GROUP_SIZE bodies that are contiguous in tree order AND share a cell, so a group's
+// bounding box is never larger than that cell. A cell with more than the group size packs its children
+// (in slot order, which is tree order) into runs; a child too big for a group gets its own turn; a cell
+// at the deepest level, which has no child cells, is cut into runs of the group size. Each group is
+// found by exactly one cell: the smallest enclosing cell with more bodies than a group holds (or the
+// root, when all bodies fit in one).
 #include "bh_common.cuh"
 
 using namespace nbl::bh;
 
+#ifndef NBL_BH_GROUP_SIZE
+#error "bh_groups.cu needs NBL_BH_GROUP_SIZE from the switchboard"
+#endif
+
 namespace {
+
+constexpr int kGroupSize = NBL_BH_GROUP_SIZE;
+static_assert(kGroupSize >= 32 && kGroupSize <= kMaxGroupSize, "group size out of range");
 
 __device__ __forceinline__ void emit(const Tree& t, int first, int count) {
   const int g = atomicAdd(&t.ctl->groups, 1);

@@ -7,8 +7,8 @@
 // 4. bh_octree_count / (host) scan / bh_octree_emit / bh_octree_attach: a radix node whose common
 //    prefix crosses multiples of 3 bits stands for that many octree cells (Karras, section 4); cells of
 //    at most NBL_BH_LEAF_CAPACITY bodies become leaves.
-// 5. bh_octree_summarize: each cell's mass and centre of mass from prefix sums over tree order
-//    (computed in double, so a small cell deep in the tree does not lose its digits).
+// 5. bh_octree_summarize: each cell's mass, centre of mass and second moments from prefix sums over
+//    tree order (computed in double, so a small cell deep in the tree does not lose its digits).
 // Produces the same tree layout as the lock-based build (bh_tree.hpp), so kernels 5 and 6 are shared.
 #include "bh_common.cuh"
 
@@ -217,36 +217,70 @@ extern "C" __global__ void bh_octree_single(Tree t) {
   t.child[0] = t.sorted[0];
   t.body_depth[t.sorted[0]] = 0;
   t.node[t.n] = t.node[t.sorted[0]];
+  t.second[0] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);  // one point: no spread
+  t.second_xz_yz[0] = make_float2(0.0f, 0.0f);
 }
 
-// (m, m x, m y, m z) of each body in tree order, for the prefix sums.
+// Each body's moments in tree order, for the prefix sums: (m, m x, m y, m z) in `sums`, and the second
+// moments about the root's centre (m x x, m y y, m z z, m x y) in `sums2`, (m x z, m y z, 0, 0) in
+// `sums3` (the host points these at scratch arrays and scans them into the Morton struct's own).
 extern "C" __global__ void bh_gather_moments(Tree t, Morton m) {
-  if (tree_failed(t.ctl)) return;  // the sorted ids or the cells are not there
+  const Control* ctl = t.ctl;
+  if (tree_failed(ctl)) return;  // the sorted ids or the cells are not there
+  const double ox = ctl->root_x, oy = ctl->root_y, oz = ctl->root_z;
   for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < t.n; k += blockDim.x * gridDim.x) {
     const float4 p = t.node[t.sorted[k]];
     const double w = p.w;
     m.sums[k] = make_double4_32a(w, w * p.x, w * p.y, w * p.z);
+    const double x = p.x - ox, y = p.y - oy, z = p.z - oz;
+    m.sums2[k] = make_double4_32a(w * x * x, w * y * y, w * z * z, w * x * y);
+    m.sums3[k] = make_double4_32a(w * x * z, w * y * z, 0.0, 0.0);
   }
 }
 
-// Mass and centre of mass of every cell from the prefix sums over its range of bodies.
+namespace {
+
+// The sum of a prefix-summed quantity over positions [first, last].
+__device__ __forceinline__ double4_32a range_sum(const double4_32a* sums, int first, int last) {
+  double4_32a s = sums[last];
+  if (first > 0) {
+    const double4_32a before = sums[first - 1];
+    s.x -= before.x, s.y -= before.y, s.z -= before.z, s.w -= before.w;
+  }
+  return s;
+}
+
+}  // namespace
+
+// Mass, centre of mass and second moments about it of every cell, from the prefix sums over its range
+// of bodies. The second moments about the root's centre minus the mass at the centre of mass give
+// them about the centre of mass (parallel axes), in double: a small cell far from the root's centre
+// keeps its digits.
 extern "C" __global__ void bh_octree_summarize(Tree t, Morton m) {
   const int n = t.n;
   const Control* ctl = t.ctl;
   if (tree_failed(ctl)) return;
   const int cells = ctl->cells;
+  const double ox = ctl->root_x, oy = ctl->root_y, oz = ctl->root_z;
   unsigned long long used = 0;
   for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += blockDim.x * gridDim.x) {
     const int first = t.start[c], last = first + t.count[c] - 1;
-    double4_32a s = m.sums[last];
-    if (first > 0) {
-      const double4_32a before = m.sums[first - 1];
-      s.x -= before.x, s.y -= before.y, s.z -= before.z, s.w -= before.w;
-    }
+    const double4_32a s = range_sum(m.sums, first, last);
     float4 com = t.node[t.sorted[first]];
-    if (s.x > 0) com = make_float4(s.y / s.x, s.z / s.x, s.w / s.x, 0.0f);
+    double cx = com.x - ox, cy = com.y - oy, cz = com.z - oz;  // about the root's centre
+    if (s.x > 0) {
+      com = make_float4(s.y / s.x, s.z / s.x, s.w / s.x, 0.0f);
+      cx = s.y / s.x - ox, cy = s.z / s.x - oy, cz = s.w / s.x - oz;
+    }
     com.w = static_cast<float>(s.x);
     t.node[n + c] = com;
+    const double4_32a s2 = range_sum(m.sums2, first, last);
+    const double4_32a s3 = range_sum(m.sums3, first, last);
+    const double mass = s.x;
+    t.second[c] = make_float4(static_cast<float>(fmax(s2.x - mass * cx * cx, 0.0)),
+                              static_cast<float>(fmax(s2.y - mass * cy * cy, 0.0)),
+                              static_cast<float>(fmax(s2.z - mass * cz * cz, 0.0)), static_cast<float>(s2.w - mass * cx * cy));
+    t.second_xz_yz[c] = make_float2(static_cast<float>(s3.x - mass * cx * cz), static_cast<float>(s3.y - mass * cy * cz));
     for (int j = 0; j < 8; ++j) used += t.child[c * 8 + j] != kNull;
   }
   for (int offset = 16; offset > 0; offset >>= 1) used += __shfl_xor_sync(0xffffffffu, used, offset);

@@ -1,5 +1,7 @@
 // Barnes-Hut kernel 3 of 6, after the lock-based build: summarize every cell's subtree into a mass, a
-// centre of mass and a body count (reference 000, Part II, "Kernel 3: summarize subtrees").
+// centre of mass, a body count (reference 000, Part II, "Kernel 3: summarize subtrees") and the second
+// moments of its mass about the centre of mass (the quadrupole's source, from the children's by
+// parallel axes).
 // Bottom-up without locks or atomics: cells are scanned from the lowest id upward (children have
 // lower ids than their parents), a cell's mass doubles as its "ready" flag (published after a fence,
 // behind its centre of mass), and empty child slots are moved to the back so the force walk can stop
@@ -39,6 +41,34 @@ __device__ __forceinline__ void add_cell(const Tree& t, int cell, Sum& s) {
   const float4 p = make_float4(load_volatile(&node->x), load_volatile(&node->y), load_volatile(&node->z),
                                load_volatile(&node->w));
   s.add(p, load_volatile(&t.count[cell - t.n]));
+}
+
+// Second moments of mass about a point, sum of m d d^T.
+struct Second {
+  float xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;
+  __device__ void add(float m, float dx, float dy, float dz) {
+    xx += m * dx * dx, yy += m * dy * dy, zz += m * dz * dz;
+    xy += m * dx * dy, xz += m * dx * dz, yz += m * dy * dz;
+  }
+};
+
+__device__ __forceinline__ void add_bodies_second(const Tree& t, int body, float4 com, Second& s) {
+  for (int b = body; b >= 0; b = t.next[b]) {
+    const float4 p = t.node[b];
+    s.add(p.w, p.x - com.x, p.y - com.y, p.z - com.z);
+  }
+}
+
+// A summarized child cell: its own second moments plus its mass at its centre of mass (parallel axes).
+__device__ __forceinline__ void add_cell_second(const Tree& t, int cell, float4 com, Second& s) {
+  const float4* node = t.node + cell;
+  const float4 p = make_float4(load_volatile(&node->x), load_volatile(&node->y), load_volatile(&node->z),
+                               load_volatile(&node->w));
+  const float* m2 = reinterpret_cast<const float*>(t.second + (cell - t.n));
+  const float* r2 = reinterpret_cast<const float*>(t.second_xz_yz + (cell - t.n));
+  s.xx += load_volatile(m2 + 0), s.yy += load_volatile(m2 + 1), s.zz += load_volatile(m2 + 2);
+  s.xy += load_volatile(m2 + 3), s.xz += load_volatile(r2 + 0), s.yz += load_volatile(r2 + 1);
+  s.add(p.w, p.x - com.x, p.y - com.y, p.z - com.z);
 }
 
 extern "C" __global__ void __launch_bounds__(kSummarizeThreads) bh_summarize(Tree t) {
@@ -108,6 +138,15 @@ extern "C" __global__ void __launch_bounds__(kSummarizeThreads) bh_summarize(Tre
       const float inv = 1.0f / s.m;
       com.x = s.x * inv, com.y = s.y * inv, com.z = s.z * inv;
     }
+    // Second moments about the centre of mass: every child is summarized by now (and fenced).
+    Second second;
+    for (int j = 0; j < used; ++j) {
+      const int c = slots[j];
+      if (c < n) add_bodies_second(t, c, com, second);
+      else add_cell_second(t, c, com, second);
+    }
+    t.second[k - n] = make_float4(second.xx, second.yy, second.zz, second.xy);
+    t.second_xz_yz[k - n] = make_float2(second.xz, second.yz);
     float4* node = t.node + k;
     store_volatile(&node->x, com.x);
     store_volatile(&node->y, com.y);

@@ -31,8 +31,9 @@ inline constexpr int kSummarizeThreads = 256;  // kernel 3
 inline constexpr int kSortThreads = 256;       // kernel 4
 inline constexpr int kStreamThreads = 256;     // the streaming kernels: integrate, Morton keys and radix tree, groups
 
-// Bodies per force group: one warp, one body per lane.
-inline constexpr int kGroupSize = 32;
+// Bodies per force group: at most kMaxGroupSize, one warp of 32 lanes with group size / 32 bodies each
+// (the bh_group_size toggle, NBL_BH_GROUP_SIZE in bh_groups.cu and bh_force_group.cu).
+inline constexpr int kMaxGroupSize = 64;
 
 // Child slot values besides node ids.
 inline constexpr int kNull = -1;
@@ -80,12 +81,18 @@ struct Tree {
   int* sorted;    // [n] body ids in tree order (depth first): neighbours in space, neighbours here
   int* next;      // [n] insertion build: bodies chained in one slot of a kMaxDepth cell, -1 ends
   int* body_depth;  // [n] level of the cell that holds each body (colour by tree depth)
-  int2* groups;     // [n] force groups: (first position in `sorted`, bodies), at most kGroupSize each
+  int2* groups;     // [n] force groups: (first position in `sorted`, bodies), at most the group size each
   float* block_bounds;  // [6 * blocks] bounding-box partial results (min xyz, max xyz)
   Control* ctl;
   float dt;         // time step
   float eps2;       // softening length squared
   float theta;      // opening angle
+  int pad;
+  // Second moments of each cell's mass about its centre of mass (sum of m dx dx, m dy dy, m dz dz, m dx dy
+  // in `second`; m dx dz, m dy dz in `second_xz_yz`), written by summarize in both builds: the
+  // quadrupole the walks use with bh_moments = quadrupole (physics/gravity.hpp) comes from them.
+  float4* second;        // [max_cells]
+  float2* second_xz_yz;  // [max_cells]
 };
 
 // Scratch arrays of the Morton build: sorted keys, the binary radix tree over them (Karras 2012) and
@@ -100,15 +107,21 @@ struct Morton {
   int* offset;      // [n - 1] exclusive prefix sum of `cells`: where a node's cells start
   double4_32a* sums;    // [n] inclusive prefix sums of (m, m x, m y, m z) in tree order
   const Control* ctl;   // Tree::ctl, for the kernels that take no Tree: they too stop on a NaN
+  // [n] inclusive prefix sums of the second moments about the root's centre, (m x x, m y y, m z z, m x y)
+  // and (m x z, m y z, 0, 0): a cell's moments about its centre of mass follow from two differences.
+  double4_32a* sums2;
+  double4_32a* sums3;
 };
 
 // The group walk's shared memory per warp (bh_force_group.cu): an interaction list of `list_cap`
-// float4 entries and a node stack. A step pops up to 32 nodes and pushes up to 8 children for each;
-// while the stack is fuller than stack_cap - 8 a step pops one node only (a pure depth-first step),
-// which can push the stack at most 7 entries deeper per level: the slack makes overflow impossible.
+// float4 entries (bodies, and cells' monopoles), with quadrupoles a list of `cell_cap` cells (a float4
+// position and mass, a float4 and a float of quadrupole: 36 bytes), and a node stack. A step pops up to
+// 32 nodes and pushes up to 8 children for each; while the stack is fuller than stack_cap - 8 a step
+// pops one node only (a pure depth-first step), which can push the stack at most 7 entries deeper per
+// level: the slack makes overflow impossible.
 NBL_HD inline constexpr int group_stack_entries(int stack_cap) { return stack_cap + 7 * (kMaxDepth + 1) + 8; }
-NBL_HD inline constexpr int group_shared_bytes_per_warp(int list_cap, int stack_cap) {
-  return list_cap * 16 + group_stack_entries(stack_cap) * 4;
+NBL_HD inline constexpr int group_shared_bytes_per_warp(int list_cap, int cell_cap, int stack_cap) {
+  return list_cap * 16 + cell_cap * 36 + group_stack_entries(stack_cap) * 4;
 }
 
 // What bh_write_vertices needs to turn a body into a colour key (physics/color_keys.hpp).
@@ -143,13 +156,14 @@ inline constexpr KernelSignature<Tree, int*> kRankKernel{"bh_rank"};
 // field that one compiler pads differently stops that side's build (NVRTC has no offsetof; the host
 // also checks a few offsets).
 static_assert(sizeof(Control) == 88 && alignof(Control) == 8, "bh::Control changed: update the sizes here on purpose");
-static_assert(sizeof(Tree) == 128 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
-static_assert(sizeof(Morton) == 72 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
+static_assert(sizeof(Tree) == 144 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
+static_assert(sizeof(Morton) == 88 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
 static_assert(sizeof(VertexScales) == 16, "bh::VertexScales changed: update the size here on purpose");
 #if !defined(__CUDACC_RTC__)
 static_assert(__builtin_offsetof(Control, interactions) == 56 && __builtin_offsetof(Control, child_slots_used) == 80 &&
               __builtin_offsetof(Tree, ctl) == 104 && __builtin_offsetof(Tree, theta) == 120 &&
-              __builtin_offsetof(Morton, sums) == 56);
+              __builtin_offsetof(Tree, second) == 128 && __builtin_offsetof(Morton, sums) == 56 &&
+              __builtin_offsetof(Morton, sums3) == 80);
 #endif
 
 }  // namespace nbl::bh

@@ -21,6 +21,7 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
   std::vector<int> seen(static_cast<std::size_t>(n), 0);
   struct Sum {
     double m = 0, x = 0, y = 0, z = 0;
+    double xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;  // second moments about the origin
     long long count = 0;
   };
   // Post-order over an explicit stack: children's sums first.
@@ -57,6 +58,8 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
       ++direct_bodies;
       ++seen[static_cast<std::size_t>(b)];
       add(s, node(b, 3), node(b, 0), node(b, 1), node(b, 2));
+      const double m = node(b, 3), x = node(b, 0), y = node(b, 1), z = node(b, 2);
+      s.xx += m * x * x, s.yy += m * y * y, s.zz += m * z * z, s.xy += m * x * y, s.xz += m * x * z, s.yz += m * y * z;
       add(local, node(b, 3), node(b, 0), node(b, 1), node(b, 2));
       ++s.count;
     };
@@ -70,6 +73,7 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
         if (id >= n) {
           const Sum& cs = sums[static_cast<std::size_t>(id - lo)];
           s.m += cs.m, s.x += cs.x, s.y += cs.y, s.z += cs.z, s.count += cs.count;
+          s.xx += cs.xx, s.yy += cs.yy, s.zz += cs.zz, s.xy += cs.xy, s.xz += cs.xz, s.yz += cs.yz;
           add(local, node(id, 3), node(id, 0), node(id, 1), node(id, 2));
         } else {
           for (int b = id; b >= 0; b = t.morton_build ? -1 : t.next[static_cast<std::size_t>(b)]) add_body(b);
@@ -92,6 +96,34 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
         problem("cell " + std::to_string(c) + " centre of mass differs from its children's");
     }
   }
+  // Second moments about each cell's stored centre of mass, from the direct sums over its bodies (in
+  // double, about the origin, shifted): S = sum m x x^T - c (sum m x)^T - (sum m x) c^T + M c c^T.
+  if (!t.second.empty()) {
+    for (int c = lo; c <= hi; ++c) {
+      const Sum& s = sums[static_cast<std::size_t>(c - lo)];
+      if (s.count == 0) continue;  // not reached from the root (reported above)
+      const double cx = node(c, 0), cy = node(c, 1), cz = node(c, 2);
+      const double expected[6] = {s.xx - 2 * cx * s.x + s.m * cx * cx, s.yy - 2 * cy * s.y + s.m * cy * cy,
+                                  s.zz - 2 * cz * s.z + s.m * cz * cz, s.xy - cx * s.y - cy * s.x + s.m * cx * cy,
+                                  s.xz - cx * s.z - cz * s.x + s.m * cx * cz, s.yz - cy * s.z - cz * s.y + s.m * cy * cz};
+      const double trace = std::max(0.0, expected[0] + expected[1] + expected[2]);
+      // Float storage and float centres of mass: relative to the cell's own spread, plus the part a
+      // centre of mass off by a float rounding of the root's size adds.
+      // The Morton build takes them as differences of prefix sums over all bodies (in double), which
+      // leaves an absolute rounding of about 1e-16 of the whole tree's second moment.
+      const double scale = 1e-6 * t.root_size;
+      const double whole = sums[static_cast<std::size_t>(t.root - lo)].m * t.root_size * t.root_size;
+      const double tolerance = 2e-3 * trace + s.m * scale * scale + 1e-12 * whole + 1e-30;
+      for (int k = 0; k < 6; ++k) {
+        const double stored = t.second[static_cast<std::size_t>(c - n) * 6 + static_cast<std::size_t>(k)];
+        if (!(std::fabs(stored - expected[k]) <= tolerance)) {
+          problem("cell " + std::to_string(c) + " second moment " + std::to_string(k) + " is " + std::to_string(stored) +
+                  ", its bodies' direct sum " + std::to_string(expected[k]));
+          break;
+        }
+      }
+    }
+  }
   for (int b = 0; b < n; ++b)
     if (seen[static_cast<std::size_t>(b)] != 1)
       problem("body " + std::to_string(b) + " appears " + std::to_string(seen[static_cast<std::size_t>(b)]) +
@@ -111,7 +143,7 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
     std::vector<int> in_group(static_cast<std::size_t>(n), 0);
     for (int g = 0; g < t.groups; ++g) {
       const int first = t.group_first[static_cast<std::size_t>(g)], size = t.group_size[static_cast<std::size_t>(g)];
-      if (size < 1 || size > bh::kGroupSize) problem("group " + std::to_string(g) + " has " + std::to_string(size) + " bodies");
+      if (size < 1 || size > bh::kMaxGroupSize) problem("group " + std::to_string(g) + " has " + std::to_string(size) + " bodies");
       for (int k = first; k < first + size; ++k)
         if (k >= 0 && k < n) ++in_group[static_cast<std::size_t>(t.order[static_cast<std::size_t>(k)])];
     }
