@@ -27,7 +27,7 @@ struct Sizes {
   std::size_t common_bytes() const {
     return (n + cells) * sizeof(float4) + 2 * n * sizeof(float4)  // node, vel, acc
            + cells * (8 + 3) * sizeof(int)                         // child, depth, count, start
-           + cells * (sizeof(float4) + sizeof(float2))             // second moments
+           + cells * (2 * sizeof(float4) + sizeof(float2) + sizeof(float))  // second moments, box, opening size
            + 2 * n * sizeof(int)                                    // sorted, body_depth
            + (groups ? n * sizeof(int2) : 0) + bounds_blocks * 6 * sizeof(float) + sizeof(bh::Control);
   }
@@ -95,13 +95,15 @@ void BarnesHutBuffers::grow_cells(int cells, cudaStream_t stream) {
   start_.resize(cells);
   second_.resize(cells);
   second_xz_yz_.resize(cells);
+  open_size2_.resize(cells);
+  box_.resize(cells);
   max_cells_ = cells;
 }
 
 std::size_t BarnesHutBuffers::bytes() const {
   std::size_t total = node_.bytes() + vel_.bytes() + acc_.bytes() + groups_.bytes() + block_bounds_.bytes() +
                       control_.bytes() + keys_unsorted_.bytes() + keys_.bytes() + second_.bytes() +
-                      second_xz_yz_.bytes();
+                      second_xz_yz_.bytes() + open_size2_.bytes() + box_.bytes();
   for (const auto* b : {&moments_, &moments2_, &moments3_, &sums_, &sums2_, &sums3_}) total += b->bytes();
   for (const auto* b : {&child_, &depth_, &count_, &start_, &sorted_, &body_depth_, &rank_, &next_, &ids_unsorted_,
                         &first_, &last_, &prefix_bits_, &parent_, &cells_, &offset_})
@@ -131,6 +133,8 @@ bh::Tree BarnesHutBuffers::tree(const BarnesHutPhysics& physics) {
   t.theta = physics.theta;
   t.second = second_.data();
   t.second_xz_yz = second_xz_yz_.data();
+  t.open_size2 = open_size2_.data();
+  t.box = box_.data();
   return t;
 }
 

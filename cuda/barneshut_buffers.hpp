@@ -77,6 +77,7 @@ class BarnesHutBuffers {
   const DeviceBuffer<int2>& groups_buffer() const { return groups_; }
   const DeviceBuffer<float4>& second_buffer() const { return second_; }
   const DeviceBuffer<float2>& second_xz_yz_buffer() const { return second_xz_yz_; }
+  const DeviceBuffer<float4>& box_buffer() const { return box_; }
 
  private:
   std::size_t n_ = 0;
@@ -90,6 +91,8 @@ class BarnesHutBuffers {
   DeviceBuffer<int2> groups_;
   DeviceBuffer<float4> second_;        // per cell: second moments about the centre of mass
   DeviceBuffer<float2> second_xz_yz_;
+  DeviceBuffer<float> open_size2_;     // per cell: its size in the opening criterion, squared
+  DeviceBuffer<float4> box_;           // per cell: its cube (centre, edge)
   DeviceBuffer<float> block_bounds_;
   DeviceBuffer<bh::Control> control_;
   PinnedBuffer<bh::Control> control_host_;

@@ -23,6 +23,12 @@ void record(const bh::Control& ctl, const BarnesHutVariant& v, std::size_t n, St
   tree.nodes_touched.min = ctl.touched_min == std::numeric_limits<int>::max() ? 0 : ctl.touched_min;
   tree.nodes_touched.max = ctl.touched_max;
   tree.nodes_touched.avg = n ? static_cast<double>(ctl.touched_sum) / static_cast<double>(n) : 0;
+  if (ctl.split && ctl.outer_bodies > 0)
+    stats.notices.push_back(std::to_string(ctl.outer_bodies) + (ctl.outer_bodies == 1 ? " body lies" : " bodies lie") +
+                            " far outside the bulk (the bodies' cube is more than " +
+                            std::to_string(static_cast<int>(bh::kSplitRatio)) +
+                            " times the bulk's): the tree resolves the bulk in a cube of its own and those "
+                            "bodies in a subtree beside it");
   if (ctl.overflow_bodies > 0)
     stats.notices.push_back(std::to_string(ctl.overflow_bodies) + " bodies share cells at the maximum depth (" +
                             std::to_string(bh::kMaxDepth) + "), closer together than the root cube's 2^-21; each such cell is never "

@@ -20,24 +20,18 @@ std::vector<CellBox> overlay_cells(BarnesHutBuffers& buffers, const BarnesHutVar
   if (last < first) return {};
   const std::size_t count = static_cast<std::size_t>(last - first + 1);
   std::vector<int> depth(count);
-  std::vector<float4> com(count);
+  std::vector<float4> cube(count);
   NBL_CUDA_CHECK(cudaMemcpyAsync(depth.data(), buffers.depth_buffer().data() + first, count * sizeof(int),
                                  cudaMemcpyDeviceToHost, stream));
-  NBL_CUDA_CHECK(cudaMemcpyAsync(com.data(), buffers.node_buffer().data() + n + first, count * sizeof(float4),
+  NBL_CUDA_CHECK(cudaMemcpyAsync(cube.data(), buffers.box_buffer().data() + first, count * sizeof(float4),
                                  cudaMemcpyDeviceToHost, stream));
   NBL_CUDA_CHECK(cudaStreamSynchronize(stream));
-  // A cell's centre of mass lies inside the cell, so snapping it to the grid of the cell's level
-  // recovers the cell's box (cell centres are not stored: kernel 2 recomputes them on the way down).
-  const float lo[3] = {ctl.root_x - 0.5f * ctl.root_size, ctl.root_y - 0.5f * ctl.root_size,
-                       ctl.root_z - 0.5f * ctl.root_size};
   std::vector<CellBox> boxes;
   for (std::size_t c = 0; c < count; ++c) {
     if (depth[c] > max_depth) continue;
-    const float size = std::ldexp(ctl.root_size, -depth[c]);
-    const float p[3] = {com[c].x, com[c].y, com[c].z};
     CellBox box{};
-    for (int k = 0; k < 3; ++k) box.center[k] = lo[k] + (std::floor((p[k] - lo[k]) / size) + 0.5f) * size;
-    box.half_size = 0.5f * size;
+    box.center[0] = cube[c].x, box.center[1] = cube[c].y, box.center[2] = cube[c].z;
+    box.half_size = 0.5f * cube[c].w;
     box.depth = depth[c];
     boxes.push_back(box);
   }

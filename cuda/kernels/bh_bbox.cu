@@ -2,6 +2,9 @@
 // A min/max reduction: coalesced grid-stride loads, warp shuffles, one shared-memory step per block;
 // the last block to finish (a ticket counter) combines the blocks' results and sets up the root cube.
 // It also catches NaN/inf positions before the tree build can trip over them.
+// Beyond the tutorial (issue 14): the last block also finds the bulk's cube from quantiles of a sample
+// of the bodies (bh_tree.hpp, Control::core_*), so one body at x = 1e20 does not make every other body
+// share one cell at the deepest level.
 #include "bh_common.cuh"
 
 using namespace nbl::bh;
@@ -10,10 +13,53 @@ using namespace nbl::bh;
 #error "bh_bbox.cu needs NBL_BH_BUILD from the switchboard"
 #endif
 
+namespace {
+
+// Sorts kBulkSamples floats in shared memory, ascending (bitonic network: a fixed number of passes,
+// every thread of the block takes part; NaN never swaps, so it cannot stall anything).
+__device__ void sort_samples(float* s) {
+  for (int size = 2; size <= kBulkSamples; size <<= 1) {
+    for (int stride = size >> 1; stride > 0; stride >>= 1) {
+      for (int i = threadIdx.x; i < kBulkSamples / 2; i += blockDim.x) {
+        const int lo = 2 * i - (i & (stride - 1)), hi = lo + stride;
+        const bool ascending = (lo & size) == 0;
+        const float a = s[lo], b = s[hi];
+        if ((a > b) == ascending) s[lo] = b, s[hi] = a;
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// The 0.1% and 99.9% quantiles of each coordinate over a strided sample of the bodies (all of them
+// below kBulkSamples), into lo[3] and hi[3] of thread 0. Every thread of the block calls it.
+__device__ void bulk_quantiles(const Tree& t, float* samples, float* lo, float* hi) {
+  const int n = t.n;
+  const int taken = min(n, kBulkSamples);
+  const int skip = taken / 1000;  // sorted samples left out at each end
+  for (int axis = 0; axis < 3; ++axis) {
+    for (int k = threadIdx.x; k < kBulkSamples; k += blockDim.x) {
+      float v = 3.0e38f;  // padding sorts to the end
+      if (k < taken) {
+        const float4 p = t.node[static_cast<long long>(k) * n / taken];
+        v = axis == 0 ? p.x : axis == 1 ? p.y : p.z;
+      }
+      samples[k] = v;
+    }
+    __syncthreads();
+    sort_samples(samples);
+    if (threadIdx.x == 0) lo[axis] = samples[skip], hi[axis] = samples[taken - 1 - skip];
+    __syncthreads();
+  }
+}
+
+}  // namespace
+
 extern "C" __global__ void __launch_bounds__(kBoundsThreads) bh_bounding_box(Tree t) {
   constexpr int kWarps = kBoundsThreads / 32;
   __shared__ float s_bounds[6][kWarps];
   __shared__ bool s_last;
+  __shared__ float s_samples[kBulkSamples];
   float b[6] = {3.0e38f, 3.0e38f, 3.0e38f, -3.0e38f, -3.0e38f, -3.0e38f};
   bool bad = false;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < t.n; i += blockDim.x * gridDim.x) {
@@ -57,6 +103,8 @@ extern "C" __global__ void __launch_bounds__(kBoundsThreads) bh_bounding_box(Tre
   if (lane_id() == 0)
     for (int k = 0; k < 6; ++k) s_bounds[k][warp] = b[k];
   __syncthreads();
+  float q_lo[3], q_hi[3];
+  bulk_quantiles(t, s_samples, q_lo, q_hi);
   if (threadIdx.x != 0) return;
   for (int k = 0; k < 6; ++k) {
     b[k] = s_bounds[k][0];
@@ -72,15 +120,44 @@ extern "C" __global__ void __launch_bounds__(kBoundsThreads) bh_bounding_box(Tre
   ctl->root_size = size;
   ctl->touched_min = 0x7fffffff;
   ctl->blocks_done = 0;
+  // The bulk's cube: twice the widest quantile range about the quantiles' centre (the sample's extreme
+  // 0.1% at each end left out), never narrower than floats resolve there.
+  float core_half = 0.0f, core[3];
+  for (int k = 0; k < 3; ++k) {
+    core[k] = 0.5f * (q_lo[k] + q_hi[k]);
+    core_half = fmaxf(core_half, q_hi[k] - q_lo[k]);
+  }
+  core_half = fmaxf(core_half, fmaxf(1e-30f, 1e-6f * fmaxf(fabsf(core[0]), fmaxf(fabsf(core[1]), fabsf(core[2])))));
+  const int split = size > kSplitRatio * 2.0f * core_half;
+  ctl->split = split;
+  ctl->core_x = split ? core[0] : ctl->root_x;
+  ctl->core_y = split ? core[1] : ctl->root_y;
+  ctl->core_z = split ? core[2] : ctl->root_z;
+  ctl->core_size = split ? 2.0f * core_half : size;
 #if NBL_BH_BUILD == NBL_BH_BUILD_INSERTION
-  // Lock-based build: the root is the highest cell id; cells are handed out below it.
+  // Lock-based build: the root is the highest cell id; cells are handed out below it. Split: the root's
+  // slot 0 holds the bulk's cube and slot 1 the whole cube again for the rest, both made here.
   const int root = t.n + t.max_cells - 1;
   ctl->root = root;
-  ctl->bottom = root;
-  for (int k = 0; k < 8; ++k) t.child[(root - t.n) * 8 + k] = kNull;
-  t.depth[root - t.n] = 0;
-  t.start[root - t.n] = 0;
-  t.node[root] = make_float4(ctl->root_x, ctl->root_y, ctl->root_z, -1.0f);
+  ctl->bottom = split ? root - 2 : root;
+  auto make_cell = [&](int cell, int level, float x, float y, float z, float edge) {
+    for (int k = 0; k < 8; ++k) t.child[(cell - t.n) * 8 + k] = kNull;
+    t.depth[cell - t.n] = level;
+    t.start[cell - t.n] = level == 0 ? 0 : -1;
+    t.box[cell - t.n] = make_float4(x, y, z, edge);
+    t.node[cell] = make_float4(x, y, z, -1.0f);
+  };
+  make_cell(root, 0, ctl->root_x, ctl->root_y, ctl->root_z, size);
+  if (split) {
+    if (t.max_cells < 3) {
+      atomicOr(&ctl->error, kErrorPoolExhausted);
+    } else {
+      make_cell(root - 1, 1, ctl->core_x, ctl->core_y, ctl->core_z, ctl->core_size);
+      make_cell(root - 2, 1, ctl->root_x, ctl->root_y, ctl->root_z, size);
+      t.child[(root - t.n) * 8 + 0] = root - 1;
+      t.child[(root - t.n) * 8 + 1] = root - 2;
+    }
+  }
 #endif
   __threadfence();
 }

@@ -30,14 +30,16 @@ __device__ __forceinline__ void enter_octant(int oct, float half, float& cx, flo
   cz += (oct & 4) ? q : -q;
 }
 
-// Allocates a cell at `level` centred at (cx, cy, cz) with empty slots; -1 when the pool is exhausted.
-__device__ __forceinline__ int new_cell(const Tree& t, int level, float cx, float cy, float cz) {
+// Allocates a cell at `level` centred at (cx, cy, cz) with edge `edge` and empty slots; -1 when the
+// pool is exhausted.
+__device__ __forceinline__ int new_cell(const Tree& t, int level, float cx, float cy, float cz, float edge) {
   const int cell = atomicSub(&t.ctl->bottom, 1) - 1;
   if (cell < t.n) return -1;
   int* slots = t.child + (cell - t.n) * 8;
   for (int k = 0; k < 8; ++k) slots[k] = kNull;
   t.depth[cell - t.n] = level;
   t.start[cell - t.n] = -1;
+  t.box[cell - t.n] = make_float4(cx, cy, cz, edge);
   t.node[cell] = make_float4(cx, cy, cz, -1.0f);  // mass < 0: not summarized yet
 #if !NBL_BH_COMBINED_FENCE
   __threadfence();
@@ -52,6 +54,10 @@ extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tre
   const int root = ctl->root;
   const float root_half = 0.5f * ctl->root_size;
   const int stride = blockDim.x * gridDim.x;
+  // Split root (bh_tree.hpp, Control::split): a body starts in the bulk's cube (the root's slot 0) when
+  // it lies inside it, else in the whole cube again (slot 1), one level down; both cells exist already.
+  const bool split = ctl->split;
+  const float core_x = ctl->core_x, core_y = ctl->core_y, core_z = ctl->core_z, core_half = 0.5f * ctl->core_size;
 
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   bool active = i < n;
@@ -73,6 +79,13 @@ extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tre
       level = 0;
       cx = ctl->root_x, cy = ctl->root_y, cz = ctl->root_z;
       half = root_half;
+      if (split) {
+        const bool bulk = fabsf(p.x - core_x) < core_half && fabsf(p.y - core_y) < core_half && fabsf(p.z - core_z) < core_half;
+        cell = root - (bulk ? 1 : 2);
+        level = 1;
+        if (bulk) cx = core_x, cy = core_y, cz = core_z, half = core_half;
+        else atomicAdd(&ctl->outer_bodies, 1);
+      }
       fresh = false;
       spins = 0;
     }
@@ -110,7 +123,7 @@ extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tre
         enter_octant(sub_oct, sub_half, sx, sy, sz);
         sub_half *= 0.5f;
         ++sub_level;
-        const int c = new_cell(t, sub_level, sx, sy, sz);
+        const int c = new_cell(t, sub_level, sx, sy, sz, 2.0f * sub_half);
         if (c < 0) {
           exhausted = true;
           break;

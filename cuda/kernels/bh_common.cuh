@@ -47,6 +47,18 @@ __device__ __forceinline__ float cell_size_at(float root_size, int level) {
   return ldexpf(root_size, -level);
 }
 
+// The squared size a summarized cell counts as in the opening criterion (Tree::open_size2): its edge,
+// stretched when its mass lies along a line or in a plane (physics/gravity.hpp, opening_stretch, the
+// rule the CPU backend uses too), from its second moments about the centre of mass. The effective
+// number of bodies is taken as the count (exact for equal masses; unequal ones stretch a little more).
+// A cell at the deepest level is never opened: -1.
+__device__ __forceinline__ float opening_size2(int level, float edge, float mass, int count, float sxx, float syy,
+                                               float szz, float sxy, float sxz, float syz) {
+  if (level >= kMaxDepth) return -1.0f;
+  const float size = edge * nbl::opening_stretch(sxx, syy, szz, sxy, sxz, syz, mass, static_cast<float>(count), edge);
+  return size * size;
+}
+
 __device__ __forceinline__ float warp_min(float v) {
   for (int offset = 16; offset > 0; offset >>= 1) v = fminf(v, __shfl_xor_sync(0xffffffffu, v, offset));
   return v;

@@ -23,7 +23,7 @@ namespace nbl::bh {
 #if NBL_BH_AVOID_VOLATILE
 __device__ __forceinline__ float4 tree_node(const Tree& t, int id) { return __ldg(&t.node[id]); }
 __device__ __forceinline__ int tree_child(const Tree& t, int cell, int slot) { return __ldg(&t.child[(cell - t.n) * 8 + slot]); }
-__device__ __forceinline__ int tree_depth(const Tree& t, int cell) { return __ldg(&t.depth[cell - t.n]); }
+__device__ __forceinline__ float tree_open_size2(const Tree& t, int cell) { return __ldg(&t.open_size2[cell - t.n]); }
 #else
 __device__ __forceinline__ float4 tree_node(const Tree& t, int id) {
   const volatile float4* p = t.node + id;
@@ -32,7 +32,9 @@ __device__ __forceinline__ float4 tree_node(const Tree& t, int id) {
 __device__ __forceinline__ int tree_child(const Tree& t, int cell, int slot) {
   return load_volatile(&t.child[(cell - t.n) * 8 + slot]);
 }
-__device__ __forceinline__ int tree_depth(const Tree& t, int cell) { return load_volatile(&t.depth[cell - t.n]); }
+__device__ __forceinline__ float tree_open_size2(const Tree& t, int cell) {
+  return load_volatile(&t.open_size2[cell - t.n]);
+}
 #endif
 
 // Which body the k-th thread computes: tree order when sorted (NBL_BH_SORT), memory order otherwise.
@@ -44,23 +46,15 @@ __device__ __forceinline__ int body_for(const Tree& t, int k) {
 #endif
 }
 
-// Squared edge length of a cell at each level, so the opening test per node is one multiply and one
-// compare: far when size^2 < theta^2 * distance^2 (physics/gravity.hpp, cell_is_far).
-__device__ __forceinline__ void fill_level_sizes(float* size2, const Control* ctl) {
-  for (int level = threadIdx.x; level <= kMaxDepth; level += blockDim.x) {
-    const float s = cell_size_at(ctl->root_size, level);
-    size2[level] = s * s;
-  }
+// The opening test per cell, one multiply and one compare: far when size^2 < theta^2 * distance^2
+// (physics/gravity.hpp, cell_is_far), with the size summarize wrote for the cell (Tree::open_size2: its
+// edge, stretched for rods and sheets). A cell at kMaxDepth has size2 = -1 and is far from everything:
+// its bodies lie closer together than the root cube's 2^-21 and act as one point mass at their centre
+// of mass (k coincident bodies cost O(k), not O(k^2); their pulls on each other, softened at such
+// distances, are negligible).
+__device__ __forceinline__ bool is_far(float open_size2, float theta2, float dist2) {
+  return open_size2 < theta2 * dist2;
 }
-
-__device__ __forceinline__ bool is_far(const float* size2, int level, float theta2, float dist2) {
-  return size2[level] < theta2 * dist2;
-}
-
-// A cell at kMaxDepth has no child cells and is never opened: its bodies lie closer together than the
-// root cube's 2^-21, and they act on everything as one point mass at their centre of mass (k coincident
-// bodies cost O(k), not O(k^2); their pulls on each other, softened at such distances, are negligible).
-__device__ __forceinline__ bool never_opened(int level) { return level >= kMaxDepth; }
 
 // A cell's quadrupole from the second moments summarize wrote (bh_tree.hpp, Tree::second).
 __device__ __forceinline__ nbl::Quadrupole cell_quadrupole(const Tree& t, int cell) {

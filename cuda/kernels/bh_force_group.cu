@@ -71,11 +71,8 @@ __device__ __forceinline__ void evaluate_cells(const float4* cells, const float4
 // the node stack (kStackAlloc ints). bh_tree.hpp's group_shared_bytes_per_warp gives the same total.
 extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
   extern __shared__ float4 shared[];
-  __shared__ float size2[kMaxDepth + 1];
   const Control* ctl = t.ctl;
   if (tree_failed(ctl)) return;
-  fill_level_sizes(size2, ctl);
-  __syncthreads();
   const int warp = threadIdx.x >> 5;
   const unsigned lane = lane_id();
   float4* points = shared + warp * kListCap;
@@ -147,7 +144,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
         if (id < n) {
           accept = true;
         } else {
-          const int level = tree_depth(t, id);
+          const float open_size2 = tree_open_size2(t, id);
 #pragma unroll
           for (int j = 0; j < 8; ++j) kids[j] = tree_child(t, id, j);  // loaded alongside the node
 #if NBL_BH_QUADRUPOLE
@@ -157,7 +154,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
           const float dx = fmaxf(fabsf(q.x - box_x) - half_x, 0.0f);
           const float dy = fmaxf(fabsf(q.y - box_y) - half_y, 0.0f);
           const float dz = fmaxf(fabsf(q.z - box_z) - half_z, 0.0f);
-          accept = never_opened(level) || is_far(size2, level, theta2, dx * dx + dy * dy + dz * dz);
+          accept = is_far(open_size2, theta2, dx * dx + dy * dy + dz * dz);
         }
       }
       // Accepted nodes join their list (compacted with a ballot).

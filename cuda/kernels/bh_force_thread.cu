@@ -7,11 +7,8 @@
 using namespace nbl::bh;
 
 extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
-  __shared__ float size2[kMaxDepth + 1];
   const Control* ctl = t.ctl;
   if (tree_failed(ctl)) return;
-  fill_level_sizes(size2, ctl);
-  __syncthreads();
   const int n = t.n;
   const int root = ctl->root;
   const float theta2 = t.theta * t.theta;
@@ -37,8 +34,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
         continue;
       }
       const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
-      const int level = tree_depth(t, id);
-      if (never_opened(level) || is_far(size2, level, theta2, dx * dx + dy * dy + dz * dz)) {
+      if (is_far(tree_open_size2(t, id), theta2, dx * dx + dy * dy + dz * dz)) {
         interact_cell(t, id, q, p.x, p.y, p.z, t.eps2, ax, ay, az);
         ++interactions;
         continue;

@@ -12,13 +12,10 @@ using namespace nbl::bh;
 extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
   constexpr int kWarps = NBL_BH_BLOCK_SIZE / 32;
   constexpr unsigned kAll = 0xffffffffu;
-  __shared__ float size2[kMaxDepth + 1];
   __shared__ int s_cell[kWarps][kMaxDepth + 1];  // the cell being scanned at each depth
   __shared__ int s_slot[kWarps][kMaxDepth + 1];  // the next child slot to visit at each depth
   const Control* ctl = t.ctl;
   if (tree_failed(ctl)) return;
-  fill_level_sizes(size2, ctl);
-  __syncthreads();
   const int n = t.n;
   const int root = ctl->root;
   const float theta2 = t.theta * t.theta;
@@ -52,11 +49,9 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       ++touched;
       const float4 q = tree_node(t, id);
       bool approximate = id < n;
-      int level = 0;
       if (!approximate) {
         const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
-        level = tree_depth(t, id);
-        const bool far = !valid || never_opened(level) || is_far(size2, level, theta2, dx * dx + dy * dy + dz * dz);
+        const bool far = !valid || is_far(tree_open_size2(t, id), theta2, dx * dx + dy * dy + dz * dz);
         approximate = __all_sync(kAll, far);
       }
       if (approximate) {

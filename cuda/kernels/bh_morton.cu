@@ -24,6 +24,16 @@ namespace {
 constexpr int kLeafCapacity = NBL_BH_LEAF_CAPACITY;
 static_assert(kLeafCapacity >= 1 && kLeafCapacity <= 8, "leaf capacity must lie in [1, 8]");
 
+__device__ __forceinline__ unsigned compact_bits(unsigned long long x) {  // every third bit -> 21 bits
+  x &= 0x1249249249249249ull;
+  x = (x | x >> 2) & 0x10c30c30c30c30c3ull;
+  x = (x | x >> 4) & 0x100f00f00f00f00full;
+  x = (x | x >> 8) & 0x1f0000ff0000ffull;
+  x = (x | x >> 16) & 0x1f00000000ffffull;
+  x = (x | x >> 32) & 0x1fffffull;
+  return static_cast<unsigned>(x);
+}
+
 __device__ __forceinline__ unsigned long long spread_bits(unsigned v) {  // 21 bits -> every third bit
   unsigned long long x = v & 0x1fffffu;
   x = (x | x << 32) & 0x1f00000000ffffull;
@@ -64,21 +74,41 @@ __device__ __forceinline__ int chain_holding(const Morton& m, int node, int leve
 
 }  // namespace
 
+// The Morton key of a position inside a cube (lowest corner x0, y0, z0; `scale` = 2^levels / edge),
+// `levels` bits per axis.
+__device__ __forceinline__ unsigned long long cube_key(float4 p, float x0, float y0, float z0, float scale,
+                                                       unsigned top) {
+  const unsigned qx = min(static_cast<unsigned>(fmaxf((p.x - x0) * scale, 0.0f)), top);
+  const unsigned qy = min(static_cast<unsigned>(fmaxf((p.y - y0) * scale, 0.0f)), top);
+  const unsigned qz = min(static_cast<unsigned>(fmaxf((p.z - z0) * scale, 0.0f)), top);
+  return spread_bits(qz) << 2 | spread_bits(qy) << 1 | spread_bits(qx);
+}
+
 // Writes unsorted keys and body ids to `keys` / `ids`; the host sorts them into m.keys / t.sorted.
+// A split root (Control::split) gives the level-1 digit to the bulk's cube (0) or the rest (1), and the
+// 20 levels below it to the position inside that cube; otherwise 21 levels span the root cube.
 extern "C" __global__ void bh_morton_keys(Tree t, unsigned long long* keys, int* ids) {
-  const Control* ctl = t.ctl;
+  Control* ctl = t.ctl;
   if (bodies_not_finite(ctl)) return;
-  const float scale = 2097152.0f / ctl->root_size;  // 2^21 steps across the root cube
+  const bool split = ctl->split;
+  const int levels = split ? kMaxDepth - 1 : kMaxDepth;
+  const unsigned top = (1u << levels) - 1u;
+  const float root_scale = ldexpf(1.0f, levels) / ctl->root_size;
   const float x0 = ctl->root_x - 0.5f * ctl->root_size, y0 = ctl->root_y - 0.5f * ctl->root_size,
               z0 = ctl->root_z - 0.5f * ctl->root_size;
+  const float core_half = 0.5f * ctl->core_size, core_scale = ldexpf(1.0f, levels) / ctl->core_size;
+  const float cx = ctl->core_x, cy = ctl->core_y, cz = ctl->core_z;
+  int outside = 0;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < t.n; i += blockDim.x * gridDim.x) {
     const float4 p = t.node[i];
-    const unsigned qx = min(static_cast<unsigned>(fmaxf((p.x - x0) * scale, 0.0f)), 2097151u);
-    const unsigned qy = min(static_cast<unsigned>(fmaxf((p.y - y0) * scale, 0.0f)), 2097151u);
-    const unsigned qz = min(static_cast<unsigned>(fmaxf((p.z - z0) * scale, 0.0f)), 2097151u);
-    keys[i] = spread_bits(qz) << 2 | spread_bits(qy) << 1 | spread_bits(qx);
+    const bool bulk = !split || (fabsf(p.x - cx) < core_half && fabsf(p.y - cy) < core_half && fabsf(p.z - cz) < core_half);
+    keys[i] = bulk ? cube_key(p, cx - core_half, cy - core_half, cz - core_half, core_scale, top)
+                   : 1ull << (3 * (kMaxDepth - 1)) | cube_key(p, x0, y0, z0, root_scale, top);
+    outside += !bulk;
     ids[i] = i;
   }
+  outside = warp_sum(outside);
+  if (lane_id() == 0 && outside) atomicAdd(&ctl->outer_bodies, outside);
 }
 
 // Karras 2012, algorithm 2: internal node i covers a range with i at one end; the direction, the
@@ -219,6 +249,9 @@ extern "C" __global__ void bh_octree_single(Tree t) {
   t.node[t.n] = t.node[t.sorted[0]];
   t.second[0] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);  // one point: no spread
   t.second_xz_yz[0] = make_float2(0.0f, 0.0f);
+  const float edge = ctl->root_size;
+  t.box[0] = make_float4(ctl->root_x, ctl->root_y, ctl->root_z, edge);
+  t.open_size2[0] = edge * edge;
 }
 
 // Each body's moments in tree order, for the prefix sums: (m, m x, m y, m z) in `sums`, and the second
@@ -252,6 +285,26 @@ __device__ __forceinline__ double4_32a range_sum(const double4_32a* sums, int fi
 
 }  // namespace
 
+// A cell's cube (centre and edge) from the key of any of its bodies and its level: the level's leading
+// digits of the key, in the cube they refer to (bh_morton_keys).
+__device__ __forceinline__ float4 cell_cube(const Control* ctl, unsigned long long key, int level) {
+  float cx = ctl->root_x, cy = ctl->root_y, cz = ctl->root_z, edge = ctl->root_size;
+  if (level == 0) return make_float4(cx, cy, cz, edge);
+  int levels = kMaxDepth, below = level;  // the key's levels in its cube, and this cell's level there
+  if (ctl->split) {
+    levels = kMaxDepth - 1, below = level - 1;
+    const bool bulk = (key >> (3 * levels)) == 0;  // the level-1 digit
+    key &= (1ull << (3 * levels)) - 1;             // the position inside that cube
+    if (bulk) cx = ctl->core_x, cy = ctl->core_y, cz = ctl->core_z, edge = ctl->core_size;
+  }
+  const int shift = levels - below;  // grid steps of the cube below this level
+  const float size = ldexpf(edge, -below);
+  const float x0 = cx - 0.5f * edge, y0 = cy - 0.5f * edge, z0 = cz - 0.5f * edge;
+  const unsigned ix = compact_bits(key) >> shift, iy = compact_bits(key >> 1) >> shift, iz = compact_bits(key >> 2) >> shift;
+  return make_float4(x0 + (static_cast<float>(ix) + 0.5f) * size, y0 + (static_cast<float>(iy) + 0.5f) * size,
+                     z0 + (static_cast<float>(iz) + 0.5f) * size, size);
+}
+
 // Mass, centre of mass and second moments about it of every cell, from the prefix sums over its range
 // of bodies. The second moments about the root's centre minus the mass at the centre of mass give
 // them about the centre of mass (parallel axes), in double: a small cell far from the root's centre
@@ -277,10 +330,18 @@ extern "C" __global__ void bh_octree_summarize(Tree t, Morton m) {
     const double4_32a s2 = range_sum(m.sums2, first, last);
     const double4_32a s3 = range_sum(m.sums3, first, last);
     const double mass = s.x;
-    t.second[c] = make_float4(static_cast<float>(fmax(s2.x - mass * cx * cx, 0.0)),
-                              static_cast<float>(fmax(s2.y - mass * cy * cy, 0.0)),
-                              static_cast<float>(fmax(s2.z - mass * cz * cz, 0.0)), static_cast<float>(s2.w - mass * cx * cy));
-    t.second_xz_yz[c] = make_float2(static_cast<float>(s3.x - mass * cx * cz), static_cast<float>(s3.y - mass * cy * cz));
+    const float4 second = make_float4(static_cast<float>(fmax(s2.x - mass * cx * cx, 0.0)),
+                                      static_cast<float>(fmax(s2.y - mass * cy * cy, 0.0)),
+                                      static_cast<float>(fmax(s2.z - mass * cz * cz, 0.0)),
+                                      static_cast<float>(s2.w - mass * cx * cy));
+    const float2 second_xz_yz = make_float2(static_cast<float>(s3.x - mass * cx * cz), static_cast<float>(s3.y - mass * cy * cz));
+    t.second[c] = second;
+    t.second_xz_yz[c] = second_xz_yz;
+    const int level = t.depth[c];
+    const float4 cube = cell_cube(ctl, m.keys[first], level);
+    t.box[c] = cube;
+    t.open_size2[c] = opening_size2(level, cube.w, com.w, t.count[c], second.x, second.y, second.z, second.w,
+                                    second_xz_yz.x, second_xz_yz.y);
     for (int j = 0; j < 8; ++j) used += t.child[c * 8 + j] != kNull;
   }
   for (int offset = 16; offset > 0; offset >>= 1) used += __shfl_xor_sync(0xffffffffu, used, offset);

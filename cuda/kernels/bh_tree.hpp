@@ -19,7 +19,8 @@
 namespace nbl::bh {
 
 // Deepest level the tree may reach. Below it, bodies share a cell that is never opened (it acts as one
-// point mass): coincident or nearly coincident bodies end the subdivision instead of recursing forever.
+// point mass in every walk): coincident or nearly coincident bodies end the subdivision instead of
+// recursing forever, and k of them cost O(k), not O(k^2).
 // 21 levels is also all that a 63-bit Morton key (21 bits per axis) resolves.
 inline constexpr int kMaxDepth = 21;
 
@@ -58,7 +59,7 @@ struct Control {
   int overflow_bodies;  // bodies that share a cell at kMaxDepth with others
   int cells;       // cells in the tree
   int groups;      // force groups (group interaction lists): contiguous runs of the tree order
-  float root_x, root_y, root_z;  // centre of the root cube
+  float root_x, root_y, root_z;  // centre of the root cube (every body's bounding cube)
   float root_size;               // edge length of the root cube
   unsigned blocks_done;          // bounding-box kernel: blocks finished (last one reduces)
   int pad;
@@ -66,7 +67,22 @@ struct Control {
   unsigned long long touched_sum;      // nodes touched, summed over bodies
   int touched_min, touched_max;        // nodes touched per body
   unsigned long long child_slots_used;  // non-empty child slots (children per cell = this / cells)
+  // The bulk's cube (issue 14): from quantiles of a sample of the bodies, so a few bodies far outside
+  // do not stretch the cube the bulk is resolved in. When the bodies' own cube is more than
+  // kSplitRatio times the bulk's (`split`), the root has two children of level 1: the bulk's cube (slot
+  // 0) and the whole cube again for the bodies outside it (slot 1), each subdivided on its own; else
+  // the bulk's cube is the root's and the tree is the classic one.
+  float core_x, core_y, core_z;  // centre of the bulk's cube
+  float core_size;               // its edge
+  int split;                     // 1: the root splits into the bulk and the rest (above)
+  int outer_bodies;              // bodies outside the bulk's cube (with `split`)
 };
+
+// A split pays when the whole cube is this many times the bulk's: below it, the few levels the bulk
+// loses to a larger cube cost less than the extra level and subtree.
+inline constexpr float kSplitRatio = 8.0f;
+// Samples of the bodies' coordinates the bulk's quantiles come from (a power of two: bitonic sort).
+inline constexpr int kBulkSamples = 4096;
 
 struct Tree {
   int n;          // bodies
@@ -93,6 +109,13 @@ struct Tree {
   // quadrupole the walks use with bh_moments = quadrupole (physics/gravity.hpp) comes from them.
   float4* second;        // [max_cells]
   float2* second_xz_yz;  // [max_cells]
+  // The size each cell counts as in the opening criterion, squared (physics/gravity.hpp,
+  // opening_stretch: its edge, stretched for rods and sheets), written by summarize; -1 for a cell at
+  // kMaxDepth, which is never opened (it acts as one point mass wherever it is seen from).
+  float* open_size2;     // [max_cells]
+  // Each cell's cube: centre and edge (x, y, z, edge). Written by the build (insertion: as cells are
+  // made) or by summarize (Morton: from the keys); the overlay draws it, summarize sizes cells by it.
+  float4* box;           // [max_cells]
 };
 
 // Scratch arrays of the Morton build: sorted keys, the binary radix tree over them (Karras 2012) and
@@ -155,14 +178,15 @@ inline constexpr KernelSignature<Tree, int*> kRankKernel{"bh_rank"};
 // The same layout on both sides: the host (g++) and NVRTC check the same sizes and alignments, so a
 // field that one compiler pads differently stops that side's build (NVRTC has no offsetof; the host
 // also checks a few offsets).
-static_assert(sizeof(Control) == 88 && alignof(Control) == 8, "bh::Control changed: update the sizes here on purpose");
-static_assert(sizeof(Tree) == 144 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
+static_assert(sizeof(Control) == 112 && alignof(Control) == 8, "bh::Control changed: update the sizes here on purpose");
+static_assert(sizeof(Tree) == 160 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
 static_assert(sizeof(Morton) == 88 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
 static_assert(sizeof(VertexScales) == 16, "bh::VertexScales changed: update the size here on purpose");
 #if !defined(__CUDACC_RTC__)
 static_assert(__builtin_offsetof(Control, interactions) == 56 && __builtin_offsetof(Control, child_slots_used) == 80 &&
               __builtin_offsetof(Tree, ctl) == 104 && __builtin_offsetof(Tree, theta) == 120 &&
-              __builtin_offsetof(Tree, second) == 128 && __builtin_offsetof(Morton, sums) == 56 &&
+              __builtin_offsetof(Tree, second) == 128 && __builtin_offsetof(Tree, box) == 152 &&
+              __builtin_offsetof(Control, core_x) == 88 && __builtin_offsetof(Morton, sums) == 56 &&
               __builtin_offsetof(Morton, sums3) == 80);
 #endif
 
