@@ -37,7 +37,7 @@ struct Sizes {
     return 2 * n * sizeof(unsigned long long) + n * sizeof(int)  // keys (unsorted, sorted), unsorted ids
            + 5 * radix_nodes * sizeof(int)                       // first, last, prefix bits, cells, offset
            + (2 * n - 1) * sizeof(int)                           // parent
-           + 6 * n * sizeof(double4_32a);                        // three moments and their prefix sums
+           + 2 * n * sizeof(bh::MassMoments);                    // mass moments and their prefix sums
   }
 };
 
@@ -79,7 +79,8 @@ void BarnesHutBuffers::fit_variant(const BarnesHutVariant& variant) {
   ids_unsorted_.resize(keyed);
   for (auto* b : {&first_, &last_, &prefix_bits_, &cells_, &offset_}) b->resize(radix);
   parent_.resize(s.morton ? 2 * n_ - 1 : 0);
-  for (auto* b : {&moments_, &moments2_, &moments3_, &sums_, &sums2_, &sums3_}) b->resize(keyed);
+  moments_.resize(keyed);
+  sums_.resize(keyed);
 }
 
 void BarnesHutBuffers::grow_cells(int cells, cudaStream_t stream) {
@@ -104,7 +105,7 @@ std::size_t BarnesHutBuffers::bytes() const {
   std::size_t total = node_.bytes() + vel_.bytes() + acc_.bytes() + groups_.bytes() + block_bounds_.bytes() +
                       control_.bytes() + keys_unsorted_.bytes() + keys_.bytes() + second_.bytes() +
                       second_xz_yz_.bytes() + open_size2_.bytes() + box_.bytes();
-  for (const auto* b : {&moments_, &moments2_, &moments3_, &sums_, &sums2_, &sums3_}) total += b->bytes();
+  total += moments_.bytes() + sums_.bytes();
   for (const auto* b : {&child_, &depth_, &count_, &start_, &sorted_, &body_depth_, &rank_, &next_, &ids_unsorted_,
                         &first_, &last_, &prefix_bits_, &parent_, &cells_, &offset_})
     total += b->bytes();
@@ -148,8 +149,6 @@ bh::Morton BarnesHutBuffers::morton() {
   m.cells = cells_.data();
   m.offset = offset_.data();
   m.sums = sums_.data();
-  m.sums2 = sums2_.data();
-  m.sums3 = sums3_.data();
   m.ctl = control_.data();
   return m;
 }

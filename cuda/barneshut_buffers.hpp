@@ -48,11 +48,8 @@ class BarnesHutBuffers {
   // Where the Morton build's keys and ids go before the sort (the sort's input).
   unsigned long long* unsorted_keys() { return keys_unsorted_.data(); }
   int* unsorted_ids() { return ids_unsorted_.data(); }
-  // The Morton build's per-body moments before their prefix sums: first (mass and mass-weighted
-  // position) and second (two arrays), as bh_gather_moments writes them.
-  double4_32a* moments() { return moments_.data(); }
-  double4_32a* moments2() { return moments2_.data(); }
-  double4_32a* moments3() { return moments3_.data(); }
+  // The Morton build's per-body mass moments before their prefix sums, as bh_gather_moments writes them.
+  bh::MassMoments* moments() { return moments_.data(); }
   int* rank();  // tree position of each body (colour modes), allocated on first use
 
   // Bodies (the first n entries of `node`) and velocities.
@@ -101,7 +98,7 @@ class BarnesHutBuffers {
   // Morton build.
   DeviceBuffer<unsigned long long> keys_unsorted_, keys_;
   DeviceBuffer<int> ids_unsorted_, first_, last_, prefix_bits_, parent_, cells_, offset_;
-  DeviceBuffer<double4_32a> moments_, moments2_, moments3_, sums_, sums2_, sums3_;
+  DeviceBuffer<bh::MassMoments> moments_, sums_;
 };
 
 }  // namespace nbl

@@ -108,14 +108,10 @@ void BarnesHutPipeline::build_tree(BarnesHutBuffers& b, const BarnesHutPhysics& 
     });
     run_stage(timer, Stage::summarize, [&] {
       if (n <= 1) return;
-      bh::Morton gather = m;  // the gather writes each body's moments; the prefix sums go to m's arrays
+      bh::Morton gather = m;  // the gather writes each body's moments; their prefix sums go to m's array
       gather.sums = b.moments();
-      gather.sums2 = b.moments2();
-      gather.sums3 = b.moments3();
       launch(build, bh::kGatherMomentsKernel, streaming(n), stream, t, gather);
       primitives_.inclusive_sum(b.moments(), m.sums, count, stream);
-      primitives_.inclusive_sum(b.moments2(), m.sums2, count, stream);
-      primitives_.inclusive_sum(b.moments3(), m.sums3, count, stream);
       launch(build, bh::kOctreeSummarizeKernel, streaming(n), stream, t, m);
     });
   } else {

@@ -77,41 +77,48 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
   const char* name = "group lists";
   if (v.traversal == BhTraversal::thread) file = "bh_force_thread.cu", name = "per-thread walk";
   if (v.traversal == BhTraversal::warp) file = "bh_force_warp.cu", name = "warp union (vote)";
-  const bool quadrupole = t.is(Choice{"bh_moments", "quadrupole"});
+  const bool monopole = t.is(Choice{"bh_moments", "monopole"});
   const bool group_walk = v.traversal == BhTraversal::group;
   v.force = group_walk ? source(file,
                                 {"bh_rsqrt", "bh_avoid_volatile", "bh_sort", "bh_block_size", "bh_moments",
-                                 "bh_group_size", "bh_grouping"},
+                                 "bh_group_size"},
                                 t, "")
                        : source(file, {"bh_rsqrt", "bh_avoid_volatile", "bh_sort", "bh_block_size", "bh_moments"}, t, "");
   v.force.macros.emplace_back("NBL_BH_SOFTENED", softened ? "1" : "0");
-  const bool runs = t.is(Choice{"bh_grouping", "runs"});
   if (group_walk) {
-    // Shared memory per warp: the point list (float4 entries), with quadrupoles the cell list (36 bytes
-    // an entry), and the node stack (ints). Big blocks get shorter lists so a block still fits an SM's
-    // 227 KB; with quadrupoles two blocks of 256 threads still fit one SM.
+    // Shared memory per warp: the point list (float4 entries, bh_list_capacity of them), with quadrupoles
+    // a cell list a quarter as long (36 bytes an entry), and the node stack (twice the list, ints).
+    // Big blocks get shorter lists so that one block still fits an SM's 227 KB.
     const int warps = v.force_block / 32;
-    const int list_cap = (quadrupole ? 256 : 512) / (warps <= 8 ? 1 : warps <= 16 ? 2 : 4);
-    const int cell_cap = quadrupole ? std::max(64, 128 / (warps <= 8 ? 1 : 2)) : 0;
-    const int stack_cap = warps <= 16 ? 1024 : 640;
+    int list_cap = t["bh_list_capacity"];
+    auto cells_for = [&](int list) { return monopole ? 0 : std::max(64, list / 4); };
+    auto bytes_for = [&](int list) {
+      return static_cast<std::size_t>(warps) * bh::group_shared_bytes_per_warp(list, cells_for(list), 2 * list);
+    };
+    while (list_cap > 64 && bytes_for(list_cap) > bh::kForceSharedLimit) list_cap /= 2;
     v.force.macros.emplace_back("NBL_BH_LIST_CAP", std::to_string(list_cap));
-    v.force.macros.emplace_back("NBL_BH_CELL_CAP", std::to_string(cell_cap));
-    v.force.macros.emplace_back("NBL_BH_STACK_CAP", std::to_string(stack_cap));
-    v.force_shared_bytes =
-        static_cast<std::size_t>(warps) * bh::group_shared_bytes_per_warp(list_cap, cell_cap, stack_cap);
-    if (v.sort && !runs) v.groups = source("bh_groups.cu", {"bh_group_size"}, t, "force groups");
+    v.force.macros.emplace_back("NBL_BH_CELL_CAP", std::to_string(cells_for(list_cap)));
+    v.force.macros.emplace_back("NBL_BH_STACK_CAP", std::to_string(2 * list_cap));
+    v.force_shared_bytes = bytes_for(list_cap);
+    v.force_list_capacity = list_cap;
+    if (v.sort) {
+      v.groups = source("bh_groups.cu", {"bh_group_size"}, t, "force groups");
+    } else {
+      v.inert.push_back({"bh_group_size", "unsorted bodies are taken in runs of 32 in memory order: groups need the tree order"});
+    }
   } else {
-    const std::string group_only = "only the group walk forms groups; this traversal walks per thread or per warp";
+    const std::string group_only = "only the group walk forms groups and lists; this traversal walks per thread or per warp";
     v.inert.push_back({"bh_group_size", group_only});
-    v.inert.push_back({"bh_grouping", group_only});
+    v.inert.push_back({"bh_list_capacity", group_only});
   }
-  if (group_walk && !v.sort)
-    v.inert.push_back({"bh_grouping", "unsorted bodies are taken in runs of memory order; grouping needs the tree order"});
   v.force.label = std::string(name) + (v.sort ? ", sorted" : ", unsorted") +
-                  (group_walk ? ", groups of " + std::to_string(t["bh_group_size"]) + (runs || !v.sort ? " (runs)" : "")
-                              : std::string()) +
-                  (quadrupole ? ", quadrupoles" : "") + (t["bh_rsqrt"] ? ", rsqrtf" : ", 1/sqrtf") +
-                  (t["bh_avoid_volatile"] ? "" : ", volatile") + ", " + std::to_string(v.force_block) + " threads";
+                  (group_walk && v.sort ? ", groups of " + std::to_string(t["bh_group_size"]) : std::string()) +
+                  (group_walk ? ", lists of " + std::to_string(v.force_list_capacity) : std::string()) +
+                  (t.is(Choice{"bh_moments", "quadrupole"}) ? ", quadrupoles"
+                   : t.is(Choice{"bh_moments", "adaptive"}) ? ", adaptive quadrupoles"
+                                                              : "") +
+                  (t["bh_rsqrt"] ? ", rsqrtf" : ", 1/sqrtf") + (t["bh_avoid_volatile"] ? "" : ", volatile") + ", " +
+                  std::to_string(v.force_block) + " threads";
   v.integrate = source("bh_integrate.cu", {}, t, "integrate");
   v.label = v.build.label + "; " + v.force.label;
   return v;
@@ -137,17 +144,17 @@ std::vector<ToggleValues> barneshut_toggle_sweep() {
   for (int build = 0; build < 2; ++build)
     for (int traversal = 0; traversal < 3; ++traversal)
       for (int sort = 0; sort < 2; ++sort)
-        for (int moments = 0; moments < 2; ++moments) {
+        for (int moments = 0; moments < 3; ++moments) {
           ToggleValues t;
           t["bh_build"] = build, t["bh_traversal"] = traversal, t["bh_sort"] = sort, t["bh_moments"] = moments;
           if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
         }
-  // The group walk's shapes: both group sizes, both formations, both moment orders.
-  for (int size = 32; size <= 64; size += 32)
-    for (int grouping = 0; grouping < 2; ++grouping)
-      for (int moments = 0; moments < 2; ++moments) {
+  // The group walk's shapes: every group size and a short and a long list, with each moment order.
+  for (int size = 32; size <= 128; size += 32)
+    for (int list : {256, 1024})
+      for (int moments = 0; moments < 3; ++moments) {
         ToggleValues t;
-        t["bh_group_size"] = size, t["bh_grouping"] = grouping, t["bh_moments"] = moments;
+        t["bh_group_size"] = size, t["bh_list_capacity"] = list, t["bh_moments"] = moments;
         if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
       }
   return out;
@@ -187,18 +194,22 @@ std::vector<std::string> barneshut_code_violations(const ToggleValues& t, Kernel
   claim(ptx(flipped("bh_sort").force) != force, "bh_sort changes the force kernel");
   // Quadrupoles: the walk reads the cells' second moments (Tree::second_xz_yz, the only float2 the
   // force kernels load) and evaluates the longer force law.
-  claim((count(force, "ld.global.nc.v2.f32") > 0) == t.is(Choice{"bh_moments", "quadrupole"}),
-        "the cells' second moments are read exactly with bh_moments = quadrupole");
-  claim(ptx(flipped("bh_moments").force) != force, "bh_moments changes the force kernel");
+  claim((count(force, "ld.global.nc.v2.f32") > 0) == !t.is(Choice{"bh_moments", "monopole"}),
+        "the cells' second moments are read exactly with quadrupoles (bh_moments quadrupole or adaptive)");
+  {
+    ToggleValues other = t;
+    other["bh_moments"] = (t["bh_moments"] + 1) % 3;
+    claim(ptx(barneshut_variant(other, true).force) != force, "bh_moments changes the force kernel");
+  }
   if (v.traversal == BhTraversal::group) {
     ToggleValues other = t;
     other["bh_group_size"] = t["bh_group_size"] == 32 ? 64 : 32;
-    claim(ptx(barneshut_variant(other, true).force) != force, "bh_group_size changes the group walk");
-    if (v.sort) {
-      claim(v.groups.file.empty() == t.is(Choice{"bh_grouping", "runs"}),
-            "the groups kernel runs exactly when groups are cut from cells");
-      claim(ptx(flipped("bh_grouping").force) != force, "bh_grouping changes the group walk");
-    }
+    if (v.sort) claim(ptx(barneshut_variant(other, true).force) != force, "bh_group_size changes the group walk");
+    other = t;
+    other["bh_list_capacity"] = t["bh_list_capacity"] == 256 ? 512 : 256;
+    const BarnesHutVariant resized = barneshut_variant(other, true);
+    if (resized.force_list_capacity != v.force_list_capacity)  // big blocks may fit only the shorter list
+      claim(ptx(resized.force) != force, "bh_list_capacity changes the group walk");
   }
   if (v.morton_build) {
     claim(count(ptx(v.build), ".entry bh_radix_tree") == 1, "the Morton build has the radix-tree kernel");

@@ -25,6 +25,7 @@ struct BarnesHutVariant {
   int leaf_capacity = 1;
   int force_block = 256;
   std::size_t force_shared_bytes = 0;  // dynamic shared memory of the force kernel (group lists)
+  int force_list_capacity = 0;         // group walk: entries of the point list (bh_list_capacity, fitted)
 
   KernelSource bounding_box;  // kernel 1
   KernelSource build;         // kernel 2: bh_build_insert.cu or bh_morton.cu

@@ -403,17 +403,20 @@ run() {
         step "ncu-hotspots-1m-$moments" python3 "$root/scripts/ncu_hotspots.py" "$out/ncu-force-1m-$moments-source.csv"
     done
   fi
-  # The force pass's shapes at 1M (issue 15): moment order x group size x group formation x theta, each a
+  # The force pass's shapes at 1M (issue 15): moment order x group size x list capacity x theta, each a
   # plain bench run (time per step and force error against the double direct sum on 1000 bodies).
   if want bhsweep; then
-    local -a shapes=(${BHSWEEP:-"monopole 32 cells 0.5" "monopole 32 runs 0.5" "monopole 64 cells 0.5"
-      "monopole 64 runs 0.5" "monopole 64 runs 0.55" "quadrupole 32 cells 0.6" "quadrupole 32 cells 0.7"
-      "quadrupole 32 runs 0.65" "quadrupole 64 runs 0.6" "quadrupole 64 runs 0.7" "quadrupole 64 cells 0.7"})
+    local -a shapes=(${BHSWEEP:-"monopole 32 512 0.5" "monopole 64 512 0.5" "monopole 64 256 0.5"
+      "monopole 96 256 0.5" "monopole 128 256 0.5" "monopole 64 256 0.55" "adaptive 64 256 0.6"
+      "adaptive 64 256 0.65" "adaptive 64 256 0.7" "adaptive 128 256 0.65" "adaptive 64 512 0.65"
+      "quadrupole 64 256 0.65" "quadrupole 64 256 0.7"})
+    local n_sweep=${BHSWEEP_N:-$big}
     for shape in "${shapes[@]}"; do
-      read -r moments size grouping theta <<<"$shape"
-      step "bhsweep-$moments-$size-$grouping-$theta" "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer \
-        -n "$big" --theta "$theta" --bh_moments "$moments" --bh_group_size "$size" --bh_grouping "$grouping" \
-        --steps 5 --warmup 1 --error-sample 1000 --json "$out/bhsweep-$moments-$size-$grouping-$theta.json"
+      read -r moments size list theta <<<"$shape"
+      step "bhsweep-$n_sweep-$moments-$size-$list-$theta" "$bin/nbodylab" bench --algo barneshut --backend gpu \
+        --scene plummer -n "$n_sweep" --theta "$theta" --bh_moments "$moments" --bh_group_size "$size" \
+        --bh_list_capacity "$list" --steps 5 --warmup 1 --error-sample 1000 \
+        --json "$out/bhsweep-$n_sweep-$moments-$size-$list-$theta.json"
     done
   fi
   if want geometry; then

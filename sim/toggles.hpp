@@ -87,13 +87,10 @@ inline constexpr std::array<ToggleChoice, 3> bh_traversal{{
     {"warp", "warp walks the union (vote)"},
     {"group", "group interaction lists"},
 }};
-inline constexpr std::array<ToggleChoice, 2> bh_grouping{{
-    {"cells", "runs within a cell"},
-    {"runs", "runs of the tree order"},
-}};
-inline constexpr std::array<ToggleChoice, 2> bh_moments{{
+inline constexpr std::array<ToggleChoice, 3> bh_moments{{
     {"monopole", "monopole (mass at the centre of mass)"},
     {"quadrupole", "quadrupole (and the mass's spread)"},
+    {"adaptive", "quadrupole where a monopole errs most"},
 }};
 }  // namespace toggle_choices
 
@@ -188,22 +185,24 @@ inline constexpr std::array kToggles = {
     kNoChoices, "NBL_BH_LEAF_CAPACITY",
     "Morton build: a cell holding at most this many bodies is not split further. 1 is the classic "
     "octree (one body per leaf); larger leaves mean fewer, shallower cells.", ""},
-  ToggleDef{"bh_moments", "Cell moments", Algorithm::barneshut, "Force", ToggleKind::choice, 0, 0, 1, 1,
+  ToggleDef{"bh_moments", "Cell moments", Algorithm::barneshut, "Force", ToggleKind::choice, 0, 0, 2, 1,
     toggle_choices::bh_moments, "NBL_BH_MOMENTS",
     "What a far cell stands in for its bodies with: their total mass at its centre of mass (monopole), or "
     "that plus their quadrupole moment, how the mass spreads about the centre. The quadrupole costs about "
-    "twice the arithmetic per cell interaction and cuts the error from order theta^2 to theta^3, so the "
-    "same accuracy comes at a larger theta with fewer interactions.", ""},
-  ToggleDef{"bh_group_size", "Group size", Algorithm::barneshut, "Force", ToggleKind::integer, 32, 32, 64, 32,
+    "2.5 times the arithmetic of a monopole and cuts the error from order theta^2 to theta^3, so the same "
+    "accuracy comes at a larger theta with fewer interactions. Adaptive: the quadrupole only for the cells "
+    "near the opening limit, where a monopole errs most (those a monopole test at 0.7 theta would open); "
+    "the farther cells stay monopoles.", ""},
+  ToggleDef{"bh_group_size", "Group size", Algorithm::barneshut, "Force", ToggleKind::integer, 64, 32, 128, 32,
     kNoChoices, "NBL_BH_GROUP_SIZE",
     "Group walk: bodies that share one tree walk and one interaction list, a warp of 32 lanes each taking "
-    "group size / 32 of them. Larger groups walk the tree half as often per body and reuse every list entry "
-    "from registers, for slightly longer lists.", ""},
-  ToggleDef{"bh_grouping", "Group formation", Algorithm::barneshut, "Force", ToggleKind::choice, 0, 0, 1, 1,
-    toggle_choices::bh_grouping, "NBL_BH_GROUPING",
-    "Group walk: cut the groups from the tree's cells (a group never leaves its cell, so its box stays "
-    "small, but many groups are part-full and leave lanes idle), or take plain runs of consecutive bodies "
-    "in tree order (every warp full, some boxes straddle two cells and their lists grow).", ""},
+    "group size / 32 of them. Larger groups walk the tree less often per body and reuse every list entry "
+    "from registers, for longer lists and more registers.", ""},
+  ToggleDef{"bh_list_capacity", "List capacity", Algorithm::barneshut, "Force", ToggleKind::integer, 512, 128, 1024, 128,
+    kNoChoices, "NBL_BH_LIST_CAP",
+    "Group walk: entries a warp's interaction list holds in shared memory before it is evaluated (the node "
+    "stack is twice as long). Shorter lists leave room for more warps per SM to hide the walk's memory "
+    "latency, at the cost of more, shorter evaluation rounds.", ""},
   ToggleDef{"bh_rsqrt", "rsqrtf", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_RSQRT",
     "Hardware reciprocal square root in the force walk.",

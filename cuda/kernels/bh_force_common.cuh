@@ -12,10 +12,19 @@
 #endif
 
 // bh_moments: a far cell acts through its monopole (mass at the centre of mass) or also through its
-// quadrupole (physics/gravity.hpp, accumulate_quadrupole).
-#define NBL_BH_QUADRUPOLE (NBL_BH_MOMENTS == NBL_BH_MOMENTS_QUADRUPOLE)
+// quadrupole (physics/gravity.hpp, accumulate_quadrupole): every far cell, or with `adaptive` only the
+// cells a monopole test at kMonopoleShare * theta would open, those closest to the opening limit where a
+// monopole's error is largest (it grows as (size / distance)^2).
+#define NBL_BH_ADAPTIVE (NBL_BH_MOMENTS == NBL_BH_MOMENTS_ADAPTIVE)
+#define NBL_BH_QUADRUPOLE (NBL_BH_MOMENTS == NBL_BH_MOMENTS_QUADRUPOLE || NBL_BH_ADAPTIVE)
 
 namespace nbl::bh {
+
+// Adaptive moments: the far cells that a monopole test at this share of theta accepts too keep their
+// monopole. With an error of order (size/distance)^2 there against the quadrupole's theta^3 at the
+// limit, both errors are of one size near theta = 0.65 (0.45^2 against 0.65^3), and a bit over half the
+// cells a quadrupole walk accepts stay monopoles (the cost of a quadrupole is 2.5 monopoles).
+constexpr float kMonopoleShare = 0.7f;
 
 // The tree no longer changes while forces are computed, so ordinary cached loads are safe
 // (reference 000, Part II: "Minimize volatile accesses"); with the toggle off every read is volatile,
@@ -48,12 +57,21 @@ __device__ __forceinline__ int body_for(const Tree& t, int k) {
 
 // The opening test per cell, one multiply and one compare: far when size^2 < theta^2 * distance^2
 // (physics/gravity.hpp, cell_is_far), with the size summarize wrote for the cell (Tree::open_size2: its
-// edge, stretched for rods and sheets). A cell at kMaxDepth has size2 = -1 and is far from everything:
-// its bodies lie closer together than the root cube's 2^-21 and act as one point mass at their centre
-// of mass (k coincident bodies cost O(k), not O(k^2); their pulls on each other, softened at such
-// distances, are negligible).
+// edge, stretched for rods and sheets). A cell at kMaxDepth whose bodies are unresolved (bh_common.cuh,
+// opening_size2: coincident, or spread over far less than the softening length) has size2 = -1 and is
+// far from everything: it acts as one point mass at their centre of mass, so k coincident bodies cost
+// O(k), not O(k^2), and their pulls on each other, softened at such distances, are negligible.
 __device__ __forceinline__ bool is_far(float open_size2, float theta2, float dist2) {
   return open_size2 < theta2 * dist2;
+}
+
+// A deepest cell whose bodies are resolved apart (open_size2 = +inf: never far) is opened by visiting
+// its bodies: it has no child cells.
+__device__ __forceinline__ bool bodies_to_visit(float open_size2) { return open_size2 == __int_as_float(0x7f800000); }
+
+// Its bodies: the range [start, start + count) of the tree order.
+__device__ __forceinline__ int2 body_range(const Tree& t, int cell) {
+  return make_int2(__ldg(&t.start[cell - t.n]), __ldg(&t.count[cell - t.n]));
 }
 
 // A cell's quadrupole from the second moments summarize wrote (bh_tree.hpp, Tree::second).
@@ -86,9 +104,18 @@ __device__ __forceinline__ void interact_quadrupole(float4 cell, const nbl::Quad
   accumulate_quadrupole<NBL_BH_RSQRT != 0>(dx, dy, dz, cell.w, q.xx, q.yy, q.xy, q.xz, q.yz, eps2, ax, ay, az);
 }
 
-// What a cell the walk accepts adds to a body: its monopole, or with NBL_BH_QUADRUPOLE its quadrupole too.
-__device__ __forceinline__ void interact_cell(const Tree& t, int cell, float4 node, float px, float py, float pz,
-                                              float eps2, float& ax, float& ay, float& az) {
+// What a cell the walk accepts adds to a body: its monopole, or with NBL_BH_QUADRUPOLE its quadrupole too
+// (adaptive: only when a monopole test at kMonopoleShare * theta, squared in `monopole_theta2`, would not
+// accept it at squared distance `dist2`).
+__device__ __forceinline__ void interact_cell(const Tree& t, int cell, float4 node, float open_size2, float dist2,
+                                              float monopole_theta2, float px, float py, float pz, float eps2,
+                                              float& ax, float& ay, float& az) {
+#if NBL_BH_ADAPTIVE
+  if (is_far(open_size2, monopole_theta2, dist2)) {
+    interact(node, px, py, pz, eps2, ax, ay, az);
+    return;
+  }
+#endif
 #if NBL_BH_QUADRUPOLE
   interact_quadrupole(node, cell_quadrupole(t, cell), px, py, pz, eps2, ax, ay, az);
 #else

@@ -6,18 +6,16 @@
 // per lane, so 32 independent loads are in flight instead of one; the cells and bodies it accepts go
 // into interaction lists in shared memory, which the warp then evaluates like the all-pairs kernel:
 // every lane reads the same entry (a broadcast) and applies it to each of its bodies from registers
-// (register blocking, as the all-pairs kernel's bodies per thread).
-// Lists: one of point masses (bodies, and with monopoles the cells' monopoles), and with quadrupoles
-// (NBL_BH_MOMENTS) one of cells with their quadrupoles. Groups (NBL_BH_GROUPING): the runs that
-// bh_groups.cu cuts from the tree's cells, or plain runs of NBL_BH_GROUP_SIZE consecutive bodies in tree
-// order (full warps, slightly larger boxes).
+// (register blocking, as the all-pairs kernel's bodies per thread). The groups are the runs bh_groups.cu
+// cuts from the tree's cells (unsorted: runs of 32 in memory order).
+// Lists: one of point masses (bodies, and cells acting through their monopoles), and with quadrupoles
+// (NBL_BH_MOMENTS) one of cells with their quadrupoles.
 #include "bh_force_common.cuh"
 
 using namespace nbl::bh;
 
-#if !defined(NBL_BH_LIST_CAP) || !defined(NBL_BH_CELL_CAP) || !defined(NBL_BH_STACK_CAP) || \
-    !defined(NBL_BH_GROUP_SIZE) || !defined(NBL_BH_GROUPING) || !defined(NBL_BH_GROUPING_RUNS)
-#error "bh_force_group.cu needs NBL_BH_LIST_CAP, _CELL_CAP, _STACK_CAP, _GROUP_SIZE and _GROUPING from the switchboard"
+#if !defined(NBL_BH_LIST_CAP) || !defined(NBL_BH_CELL_CAP) || !defined(NBL_BH_STACK_CAP) || !defined(NBL_BH_GROUP_SIZE)
+#error "bh_force_group.cu needs NBL_BH_LIST_CAP, _CELL_CAP, _STACK_CAP and _GROUP_SIZE from the switchboard"
 #endif
 
 namespace {
@@ -28,12 +26,10 @@ constexpr int kListCap = NBL_BH_LIST_CAP;
 constexpr int kCellCap = NBL_BH_CELL_CAP;  // 0 with monopoles: a cell's monopole is a point mass
 constexpr int kStackCap = NBL_BH_STACK_CAP;
 constexpr int kStackAlloc = group_stack_entries(kStackCap);  // with the slack that rules out overflow
-constexpr int kGroupSize = NBL_BH_GROUP_SIZE;
+constexpr int kGroupSize = NBL_BH_SORT ? NBL_BH_GROUP_SIZE : 32;  // unsorted: runs of 32 in memory order
 constexpr int kPerLane = kGroupSize / 32;
-static_assert(kGroupSize % 32 == 0 && kPerLane >= 1 && kGroupSize <= kMaxGroupSize, "group size: 32 or 64");
+static_assert(kGroupSize % 32 == 0 && kPerLane >= 1 && kGroupSize <= kMaxGroupSize, "group size: 32 to 128");
 static_assert(kListCap >= 64 && (!NBL_BH_QUADRUPOLE || kCellCap >= 64), "lists must hold two steps' entries");
-// Groups straight from the tree order: the sorted bodies cut into runs (or memory order unsorted).
-constexpr bool kRuns = NBL_BH_GROUPING == NBL_BH_GROUPING_RUNS || !NBL_BH_SORT;
 
 // The lane's bodies of its group, and what acts on them so far.
 struct LaneBodies {
@@ -84,15 +80,22 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   const int n = t.n;
   const int root = ctl->root;
   const float theta2 = t.theta * t.theta;
+  [[maybe_unused]] const float monopole_theta2 = kMonopoleShare * kMonopoleShare * theta2;
   const float eps2 = t.eps2;
   const unsigned lanes_below = (1u << lane) - 1u;
   unsigned long long interactions = 0;
 
-  const int groups = kRuns ? (n + kGroupSize - 1) / kGroupSize : ctl->groups;
+#if NBL_BH_SORT
+  const int groups = ctl->groups;
+#else
+  const int groups = (n + kGroupSize - 1) / kGroupSize;
+#endif
   for (int g = blockIdx.x * kWarps + warp; g < groups; g += gridDim.x * kWarps) {
-    int2 group;
-    if constexpr (kRuns) group = make_int2(g * kGroupSize, min(kGroupSize, n - g * kGroupSize));
-    else group = __ldg(&t.groups[g]);
+#if NBL_BH_SORT
+    const int2 group = __ldg(&t.groups[g]);
+#else
+    const int2 group = make_int2(g * kGroupSize, min(kGroupSize, n - g * kGroupSize));
+#endif
     LaneBodies b;
     int body[kPerLane];
     bool valid[kPerLane];
@@ -133,7 +136,8 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       top -= take;
       touched += take;
 
-      bool accept = false;
+      bool accept = false, visit_bodies = false;
+      [[maybe_unused]] bool as_monopole = true;  // an accepted cell acts through its monopole
       float4 q = make_float4(0, 0, 0, 0);
       int kids[8] = {kNull, kNull, kNull, kNull, kNull, kNull, kNull, kNull};
 #if NBL_BH_QUADRUPOLE
@@ -154,16 +158,49 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
           const float dx = fmaxf(fabsf(q.x - box_x) - half_x, 0.0f);
           const float dy = fmaxf(fabsf(q.y - box_y) - half_y, 0.0f);
           const float dz = fmaxf(fabsf(q.z - box_z) - half_z, 0.0f);
-          accept = is_far(open_size2, theta2, dx * dx + dy * dy + dz * dz);
+          const float dist2 = dx * dx + dy * dy + dz * dz;
+          accept = is_far(open_size2, theta2, dist2);
+          visit_bodies = !accept && bodies_to_visit(open_size2);  // a deepest cell with resolved bodies
+#if NBL_BH_ADAPTIVE
+          as_monopole = is_far(open_size2, monopole_theta2, dist2);
+#elif NBL_BH_QUADRUPOLE
+          as_monopole = false;
+#endif
         }
       }
+      // Opened cells at the deepest level have no child cells: the warp appends their bodies, 32 at a time.
+      for (unsigned wide = __ballot_sync(kAll, visit_bodies); wide; wide &= wide - 1) {
+        const int owner = __ffs(wide) - 1;
+        const int2 mine = visit_bodies ? body_range(t, id) : make_int2(0, 0);
+        const int2 range = make_int2(__shfl_sync(kAll, mine.x, owner), __shfl_sync(kAll, mine.y, owner));
+        for (int offset = 0; offset < range.y; offset += 32) {
+          if (listed > kListCap - 32) {
+            evaluate_points(points, listed, b, eps2);
+            entries += listed;
+            listed = 0;
+            __syncwarp();
+          }
+          const bool has = offset + static_cast<int>(lane) < range.y;
+          const unsigned present = __ballot_sync(kAll, has);
+          if (has) points[listed + __popc(present & lanes_below)] = tree_node(t, __ldg(&t.sorted[range.x + offset + lane]));
+          listed += __popc(present);
+          touched += __popc(present);
+          __syncwarp();
+        }
+      }
+      if (listed > kListCap - 32) {  // room for this step's accepted nodes
+        evaluate_points(points, listed, b, eps2);
+        entries += listed;
+        listed = 0;
+        __syncwarp();
+      }
       // Accepted nodes join their list (compacted with a ballot).
-      const bool as_point = accept && (!NBL_BH_QUADRUPOLE || id < n);
+      const bool as_point = accept && (id < n || as_monopole);
       const unsigned pointed = __ballot_sync(kAll, as_point);
       if (as_point) points[listed + __popc(pointed & lanes_below)] = q;
       listed += __popc(pointed);
 #if NBL_BH_QUADRUPOLE
-      const bool as_cell = accept && id >= n;
+      const bool as_cell = accept && !as_point;
       const unsigned cell_mask = __ballot_sync(kAll, as_cell);
       if (as_cell) {
         const int at = celled + __popc(cell_mask & lanes_below);
@@ -175,7 +212,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
 #endif
       // Opened cells push their children (an exclusive prefix sum over lanes places them).
       int count = 0;
-      if (!accept && id != kNull) {
+      if (!accept && !visit_bodies && id != kNull) {
 #pragma unroll
         for (int j = 0; j < 8; ++j) count += kids[j] != kNull;
       }

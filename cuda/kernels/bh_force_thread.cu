@@ -12,6 +12,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   const int n = t.n;
   const int root = ctl->root;
   const float theta2 = t.theta * t.theta;
+  const float monopole_theta2 = kMonopoleShare * kMonopoleShare * theta2;
   unsigned long long interactions = 0;
   // Depth-first with every opened cell's children pushed: at most 7 per level plus the root's 8.
   int stack[7 * (kMaxDepth + 1) + 8];
@@ -34,9 +35,21 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
         continue;
       }
       const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
-      if (is_far(tree_open_size2(t, id), theta2, dx * dx + dy * dy + dz * dz)) {
-        interact_cell(t, id, q, p.x, p.y, p.z, t.eps2, ax, ay, az);
+      const float open_size2 = tree_open_size2(t, id);
+      const float dist2 = dx * dx + dy * dy + dz * dz;
+      if (is_far(open_size2, theta2, dist2)) {
+        interact_cell(t, id, q, open_size2, dist2, monopole_theta2, p.x, p.y, p.z, t.eps2, ax, ay, az);
         ++interactions;
+        continue;
+      }
+      if (bodies_to_visit(open_size2)) {  // a deepest cell: no child cells, its bodies one by one
+        const int2 range = body_range(t, id);
+        for (int k = range.x; k < range.x + range.y; ++k) {
+          const int b = __ldg(&t.sorted[k]);
+          if (NBL_BH_SOFTENED || b != i) interact(tree_node(t, b), p.x, p.y, p.z, t.eps2, ax, ay, az);
+        }
+        interactions += range.y;
+        touched += range.y;
         continue;
       }
       for (int j = 0; j < 8; ++j) {

@@ -19,6 +19,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   const int n = t.n;
   const int root = ctl->root;
   const float theta2 = t.theta * t.theta;
+  const float monopole_theta2 = kMonopoleShare * kMonopoleShare * theta2;
   const int warp = threadIdx.x >> 5;
   const unsigned lane = lane_id();
   unsigned long long interactions = 0;
@@ -49,16 +50,27 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       ++touched;
       const float4 q = tree_node(t, id);
       bool approximate = id < n;
+      float open_size2 = 0.0f, dist2 = 0.0f;
       if (!approximate) {
         const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
-        const bool far = !valid || is_far(tree_open_size2(t, id), theta2, dx * dx + dy * dy + dz * dz);
+        open_size2 = tree_open_size2(t, id);
+        dist2 = dx * dx + dy * dy + dz * dz;
+        const bool far = !valid || is_far(open_size2, theta2, dist2);
         approximate = __all_sync(kAll, far);
       }
-      if (approximate) {
+      if (!approximate && bodies_to_visit(open_size2)) {  // a deepest cell: every lane visits its bodies
+        const int2 range = body_range(t, id);
+        for (int k = range.x; k < range.x + range.y; ++k) {
+          const int b = __ldg(&t.sorted[k]);
+          if (valid && (NBL_BH_SOFTENED || b != i)) interact(tree_node(t, b), p.x, p.y, p.z, t.eps2, ax, ay, az);
+        }
+        warp_interactions += range.y;
+        touched += range.y;
+      } else if (approximate) {
         if (id < n) {
           if (valid && (NBL_BH_SOFTENED || id != i)) interact(q, p.x, p.y, p.z, t.eps2, ax, ay, az);
         } else if (valid) {
-          interact_cell(t, id, q, p.x, p.y, p.z, t.eps2, ax, ay, az);
+          interact_cell(t, id, q, open_size2, dist2, monopole_theta2, p.x, p.y, p.z, t.eps2, ax, ay, az);
         }
         ++warp_interactions;
       } else {

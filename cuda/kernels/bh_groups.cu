@@ -1,4 +1,4 @@
-// Force groups for the group-list traversal (bh_force_group.cu), with bh_grouping = cells: runs of at
+// Force groups for the group-list traversal (bh_force_group.cu): runs of at
 // most NBL_BH_GROUP_SIZE bodies that are contiguous in tree order AND share a cell, so a group's
 // bounding box is never larger than that cell. A cell with more than the group size packs its children
 // (in slot order, which is tree order) into runs; a child too big for a group gets its own turn; a cell

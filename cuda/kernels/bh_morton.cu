@@ -254,31 +254,28 @@ extern "C" __global__ void bh_octree_single(Tree t) {
   t.open_size2[0] = edge * edge;
 }
 
-// Each body's moments in tree order, for the prefix sums: (m, m x, m y, m z) in `sums`, and the second
-// moments about the root's centre (m x x, m y y, m z z, m x y) in `sums2`, (m x z, m y z, 0, 0) in
-// `sums3` (the host points these at scratch arrays and scans them into the Morton struct's own).
+// Each body's mass moments in tree order, for the prefix sums (the host points m.sums at a scratch
+// array here and scans it into the Morton struct's own): second moments about the root's centre.
 extern "C" __global__ void bh_gather_moments(Tree t, Morton m) {
   const Control* ctl = t.ctl;
   if (tree_failed(ctl)) return;  // the sorted ids or the cells are not there
   const double ox = ctl->root_x, oy = ctl->root_y, oz = ctl->root_z;
   for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < t.n; k += blockDim.x * gridDim.x) {
     const float4 p = t.node[t.sorted[k]];
-    const double w = p.w;
-    m.sums[k] = make_double4_32a(w, w * p.x, w * p.y, w * p.z);
-    const double x = p.x - ox, y = p.y - oy, z = p.z - oz;
-    m.sums2[k] = make_double4_32a(w * x * x, w * y * y, w * z * z, w * x * y);
-    m.sums3[k] = make_double4_32a(w * x * z, w * y * z, 0.0, 0.0);
+    const double w = p.w, x = p.x - ox, y = p.y - oy, z = p.z - oz;
+    m.sums[k] = MassMoments{w, w * p.x, w * p.y, w * p.z, w * x * x, w * y * y, w * z * z, w * x * y, w * x * z, w * y * z};
   }
 }
 
 namespace {
 
-// The sum of a prefix-summed quantity over positions [first, last].
-__device__ __forceinline__ double4_32a range_sum(const double4_32a* sums, int first, int last) {
-  double4_32a s = sums[last];
+// The moments of the bodies at positions [first, last] of the tree order.
+__device__ __forceinline__ MassMoments range_sum(const MassMoments* sums, int first, int last) {
+  MassMoments s = sums[last];
   if (first > 0) {
-    const double4_32a before = sums[first - 1];
-    s.x -= before.x, s.y -= before.y, s.z -= before.z, s.w -= before.w;
+    const MassMoments b = sums[first - 1];
+    s.m -= b.m, s.mx -= b.mx, s.my -= b.my, s.mz -= b.mz;
+    s.xx -= b.xx, s.yy -= b.yy, s.zz -= b.zz, s.xy -= b.xy, s.xz -= b.xz, s.yz -= b.yz;
   }
   return s;
 }
@@ -318,30 +315,28 @@ extern "C" __global__ void bh_octree_summarize(Tree t, Morton m) {
   unsigned long long used = 0;
   for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += blockDim.x * gridDim.x) {
     const int first = t.start[c], last = first + t.count[c] - 1;
-    const double4_32a s = range_sum(m.sums, first, last);
+    const MassMoments s = range_sum(m.sums, first, last);
     float4 com = t.node[t.sorted[first]];
     double cx = com.x - ox, cy = com.y - oy, cz = com.z - oz;  // about the root's centre
-    if (s.x > 0) {
-      com = make_float4(s.y / s.x, s.z / s.x, s.w / s.x, 0.0f);
-      cx = s.y / s.x - ox, cy = s.z / s.x - oy, cz = s.w / s.x - oz;
+    if (s.m > 0) {
+      com = make_float4(s.mx / s.m, s.my / s.m, s.mz / s.m, 0.0f);
+      cx = s.mx / s.m - ox, cy = s.my / s.m - oy, cz = s.mz / s.m - oz;
     }
-    com.w = static_cast<float>(s.x);
+    com.w = static_cast<float>(s.m);
     t.node[n + c] = com;
-    const double4_32a s2 = range_sum(m.sums2, first, last);
-    const double4_32a s3 = range_sum(m.sums3, first, last);
-    const double mass = s.x;
-    const float4 second = make_float4(static_cast<float>(fmax(s2.x - mass * cx * cx, 0.0)),
-                                      static_cast<float>(fmax(s2.y - mass * cy * cy, 0.0)),
-                                      static_cast<float>(fmax(s2.z - mass * cz * cz, 0.0)),
-                                      static_cast<float>(s2.w - mass * cx * cy));
-    const float2 second_xz_yz = make_float2(static_cast<float>(s3.x - mass * cx * cz), static_cast<float>(s3.y - mass * cy * cz));
+    const double mass = s.m;
+    const float4 second = make_float4(static_cast<float>(fmax(s.xx - mass * cx * cx, 0.0)),
+                                      static_cast<float>(fmax(s.yy - mass * cy * cy, 0.0)),
+                                      static_cast<float>(fmax(s.zz - mass * cz * cz, 0.0)),
+                                      static_cast<float>(s.xy - mass * cx * cy));
+    const float2 second_xz_yz = make_float2(static_cast<float>(s.xz - mass * cx * cz), static_cast<float>(s.yz - mass * cy * cz));
     t.second[c] = second;
     t.second_xz_yz[c] = second_xz_yz;
     const int level = t.depth[c];
     const float4 cube = cell_cube(ctl, m.keys[first], level);
     t.box[c] = cube;
     t.open_size2[c] = opening_size2(level, cube.w, com.w, t.count[c], second.x, second.y, second.z, second.w,
-                                    second_xz_yz.x, second_xz_yz.y);
+                                    second_xz_yz.x, second_xz_yz.y, t.eps2, com);
     for (int j = 0; j < 8; ++j) used += t.child[c * 8 + j] != kNull;
   }
   for (int offset = 16; offset > 0; offset >>= 1) used += __shfl_xor_sync(0xffffffffu, used, offset);

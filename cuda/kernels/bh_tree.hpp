@@ -34,7 +34,7 @@ inline constexpr int kStreamThreads = 256;     // the streaming kernels: integra
 
 // Bodies per force group: at most kMaxGroupSize, one warp of 32 lanes with group size / 32 bodies each
 // (the bh_group_size toggle, NBL_BH_GROUP_SIZE in bh_groups.cu and bh_force_group.cu).
-inline constexpr int kMaxGroupSize = 64;
+inline constexpr int kMaxGroupSize = 128;
 
 // Child slot values besides node ids.
 inline constexpr int kNull = -1;
@@ -118,6 +118,13 @@ struct Tree {
   float4* box;           // [max_cells]
 };
 
+// A body's (or a range of bodies') mass moments, summed in double by the Morton build's prefix sums:
+// mass, mass-weighted position, and second moments about the root's centre.
+struct MassMoments {
+  double m, mx, my, mz;
+  double xx, yy, zz, xy, xz, yz;
+};
+
 // Scratch arrays of the Morton build: sorted keys, the binary radix tree over them (Karras 2012) and
 // the octree cells each radix node turns into.
 struct Morton {
@@ -128,12 +135,10 @@ struct Morton {
   int* parent;      // [2n - 1] parent of internal node i at [i], of the leaf at position k at [n - 1 + k]
   int* cells;       // [n - 1] octree cells each radix node emits
   int* offset;      // [n - 1] exclusive prefix sum of `cells`: where a node's cells start
-  double4_32a* sums;    // [n] inclusive prefix sums of (m, m x, m y, m z) in tree order
+  // [n] inclusive prefix sums of the bodies' mass moments in tree order: a cell's follow from two of
+  // them (the difference over its range of bodies).
+  MassMoments* sums;
   const Control* ctl;   // Tree::ctl, for the kernels that take no Tree: they too stop on a NaN
-  // [n] inclusive prefix sums of the second moments about the root's centre, (m x x, m y y, m z z, m x y)
-  // and (m x z, m y z, 0, 0): a cell's moments about its centre of mass follow from two differences.
-  double4_32a* sums2;
-  double4_32a* sums3;
 };
 
 // The group walk's shared memory per warp (bh_force_group.cu): an interaction list of `list_cap`
@@ -142,6 +147,8 @@ struct Morton {
 // 32 nodes and pushes up to 8 children for each; while the stack is fuller than stack_cap - 8 a step
 // pops one node only (a pure depth-first step), which can push the stack at most 7 entries deeper per
 // level: the slack makes overflow impossible.
+// Shared memory one block of the force kernel may take (an SM's 227 KB, less the static part).
+inline constexpr int kForceSharedLimit = 226 * 1024;
 NBL_HD inline constexpr int group_stack_entries(int stack_cap) { return stack_cap + 7 * (kMaxDepth + 1) + 8; }
 NBL_HD inline constexpr int group_shared_bytes_per_warp(int list_cap, int cell_cap, int stack_cap) {
   return list_cap * 16 + cell_cap * 36 + group_stack_entries(stack_cap) * 4;
@@ -180,14 +187,14 @@ inline constexpr KernelSignature<Tree, int*> kRankKernel{"bh_rank"};
 // also checks a few offsets).
 static_assert(sizeof(Control) == 112 && alignof(Control) == 8, "bh::Control changed: update the sizes here on purpose");
 static_assert(sizeof(Tree) == 160 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
-static_assert(sizeof(Morton) == 88 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
+static_assert(sizeof(MassMoments) == 80 && alignof(MassMoments) == 8, "bh::MassMoments changed: update the size here on purpose");
+static_assert(sizeof(Morton) == 72 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
 static_assert(sizeof(VertexScales) == 16, "bh::VertexScales changed: update the size here on purpose");
 #if !defined(__CUDACC_RTC__)
 static_assert(__builtin_offsetof(Control, interactions) == 56 && __builtin_offsetof(Control, child_slots_used) == 80 &&
               __builtin_offsetof(Tree, ctl) == 104 && __builtin_offsetof(Tree, theta) == 120 &&
               __builtin_offsetof(Tree, second) == 128 && __builtin_offsetof(Tree, box) == 152 &&
-              __builtin_offsetof(Control, core_x) == 88 && __builtin_offsetof(Morton, sums) == 56 &&
-              __builtin_offsetof(Morton, sums3) == 80);
+              __builtin_offsetof(Control, core_x) == 88 && __builtin_offsetof(Morton, sums) == 56);
 #endif
 
 }  // namespace nbl::bh

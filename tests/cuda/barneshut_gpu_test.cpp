@@ -122,37 +122,40 @@ TEST_F(BarnesHutGpu, EverySwitchCombinationStaysWithinTheBound) {
 }
 
 // The quadrupole's error is of order theta^3 against the monopole's theta^2 (physics/gravity.hpp): at the
-// same theta every walk gets markedly closer to the direct sum, at either group size and formation.
+// same theta every walk gets markedly closer to the direct sum with quadrupoles, and closer with the
+// adaptive choice (quadrupoles only near the opening limit), at every group size.
 TEST_F(BarnesHutGpu, QuadrupolesCutTheErrorOfEveryWalk) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const Bodies bodies = make_scene(Scene::plummer, 20000, seed);
   struct Shape {
-    int traversal, group_size, grouping;
+    int traversal, group_size;
   };
-  for (const Shape& shape : {Shape{0, 32, 0}, Shape{1, 32, 0}, Shape{2, 32, 0}, Shape{2, 64, 0}, Shape{2, 32, 1}, Shape{2, 64, 1}}) {
+  for (const Shape& shape : {Shape{0, 32}, Shape{1, 32}, Shape{2, 32}, Shape{2, 64}, Shape{2, 128}}) {
     for (double theta : {0.5, 0.7}) {
-      ForceError errors[2];
-      for (int moments = 0; moments < 2; ++moments) {
+      ForceError errors[3];
+      for (int moments = 0; moments < 3; ++moments) {
         Settings s = bh_settings(theta);
         s.toggles["bh_traversal"] = shape.traversal;
         s.toggles["bh_group_size"] = shape.group_size;
-        s.toggles["bh_grouping"] = shape.grouping;
-        s.toggles["bh_moments"] = moments;
+        s.toggles["bh_moments"] = moments;  // monopole, quadrupole, adaptive
         auto backend = std::make_unique<BarnesHutBackend>(s);
         backend->set_bodies(bodies);
         errors[moments] = gpu_force_error(*backend, bodies, 0.01);
         EXPECT_FALSE(errors[moments].non_finite);
       }
-      const std::string where = barneshut_variant(ToggleValues{}, true).label + "; traversal " +
-                                std::to_string(shape.traversal) + ", group " + std::to_string(shape.group_size) +
-                                (shape.grouping ? " runs" : " cells") + ", theta " + std::to_string(theta);
-      EXPECT_LT(errors[1].rms, 0.5 * errors[0].rms)
-          << where << "\n monopole: " << describe(errors[0]) << "\n quadrupole: " << describe(errors[1]);
+      const std::string where = "traversal " + std::to_string(shape.traversal) + ", group " +
+                                std::to_string(shape.group_size) + ", theta " + std::to_string(theta) +
+                                "\n monopole: " + describe(errors[0]) + "\n quadrupole: " + describe(errors[1]) +
+                                "\n adaptive: " + describe(errors[2]);
+      EXPECT_LT(errors[1].rms, 0.5 * errors[0].rms) << where;
+      EXPECT_LT(errors[2].rms, 0.8 * errors[0].rms) << where;
       EXPECT_LT(errors[1].p99, errors[0].p99) << where;
       const ForceErrorBound bound = force_error_bound(Algorithm::barneshut, false, theta);
-      EXPECT_LE(errors[1].p99, bound.p99) << where << ": " << describe(errors[1]);
-      EXPECT_LE(errors[1].normalized_max, bound.max) << where << ": " << describe(errors[1]);
+      for (const ForceError& e : errors) {
+        EXPECT_LE(e.p99, bound.p99) << where;
+        EXPECT_LE(e.normalized_max, bound.max) << where;
+      }
     }
   }
 }
@@ -382,7 +385,9 @@ TEST_F(BarnesHutGpu, HotReloadSwapsInACheckedEditAndKeepsTheOldBuildOtherwise) {
     text.replace(at, from.size(), to);
     std::ofstream(file, std::ios::trunc) << text;
   };
-  const std::string evaluate = "for (int j = 0; j < count; ++j) interact(list[j], px, py, pz, eps2, ax, ay, az);";
+  const std::string evaluate =
+      "for (int k = 0; k < kPerLane; ++k) interact(e, b.x[k], b.y[k], b.z[k], eps2, b.ax[k], b.ay[k], b.az[k]);";
+  const std::string call = "interact(e, b.x[k], b.y[k], b.z[k], eps2, b.ax[k], b.ay[k], b.az[k])";
   const Bodies bodies = make_scene(Scene::plummer, 20000, fresh_seed());
   BarnesHutBackend backend(bh_settings(0.5), BarnesHutBackend::Options{.engine = copy});
   backend.set_bodies(bodies);
@@ -393,23 +398,21 @@ TEST_F(BarnesHutGpu, HotReloadSwapsInACheckedEditAndKeepsTheOldBuildOtherwise) {
   auto force_info = [&] { return backend.kernel_info().front(); };  // bh_force comes first
 
   // 1. Does not compile: the old build runs on, the compiler's log is exposed.
-  rewrite(evaluate, "for (int j = 0; j < count; ++j) interact(list[j], px, py, pz, eps2, ax, ay, az)  // broken");
+  rewrite(evaluate, "for (int k = 0; k < kPerLane; ++k) " + call + "  // broken");
   EXPECT_FALSE(backend.poll_reload(true));
   EXPECT_TRUE(force_info().reload_failed);
   EXPECT_NE(force_info().compile_log.find("error"), std::string::npos);
   EXPECT_LE(gpu_force_error(backend, now, 0.01).p99, kBound.p99);
 
   // 2. Compiles but every far interaction counts twice: refused by the check, with the reason.
-  rewrite("interact(list[j], px, py, pz, eps2, ax, ay, az)  // broken",
-          "{ interact(list[j], px, py, pz, eps2, ax, ay, az); interact(list[j], px, py, pz, eps2, ax, ay, az); }");
+  rewrite(call + "  // broken", "{ " + call + "; " + call + "; }");
   EXPECT_FALSE(backend.poll_reload(true));
   EXPECT_TRUE(force_info().reload_failed);
   EXPECT_NE(force_info().compile_log.find("refused"), std::string::npos) << force_info().compile_log;
   EXPECT_NEAR(gpu_force_error(backend, now, 0.01).p99, good_p99, 1e-3);  // the old build still runs
 
   // 3. A harmless edit: checked and swapped in.
-  rewrite("{ interact(list[j], px, py, pz, eps2, ax, ay, az); interact(list[j], px, py, pz, eps2, ax, ay, az); }",
-          "interact(list[j], px, py, pz, eps2, ax, ay, az);  // edited while running");
+  rewrite("{ " + call + "; " + call + "; }", call + ";  // edited while running");
   EXPECT_TRUE(backend.poll_reload(true));
   EXPECT_FALSE(force_info().reload_failed);
   EXPECT_LE(gpu_force_error(backend, now, 0.01).p99, kBound.p99);
