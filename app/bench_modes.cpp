@@ -335,11 +335,14 @@ Table moments_table(const Settings& base, const BenchOptions& options, const std
                   quadrupole_wins ? best[0].ms / best[1].ms : best[1].ms / best[0].ms, std::min(best[0].ms, best[1].ms),
                   std::max(best[0].ms, best[1].ms));
     t->note(line);
+  } else if (best[0].found != best[1].found) {
+    t->note(std::string("at the thetas listed only ") + (best[1].found ? "quadrupole" : "monopole") +
+            " cells reach that accuracy");
   }
   const bool any_far_cells = std::any_of(thetas.begin(), thetas.end(), [](double theta) { return theta > 0; });
   if (any_far_cells && !orders_differ)
-    t->note("warning: quadrupole and monopole gave the same forces at every theta > 0: this backend does not read "
-            "bh_moments");
+    t->note("warning: quadrupole and monopole rows have the same force errors at every theta > 0: this backend "
+            "does not seem to read bh_moments");
   return *t;
 }
 
