@@ -14,6 +14,7 @@
 #include "app/toggle_state.hpp"
 #include "physics/gravity.hpp"
 #include "cuda/sass_analysis.hpp"
+#include "sim/cpu_backends.hpp"
 #include "sim/ladder.hpp"
 #include "sim/measured_figures.hpp"
 #include "sim/resources.hpp"
@@ -374,7 +375,7 @@ std::vector<LabCommand> Panel::build(const PanelFacts& f, SettingsEditor& editor
     caption(f);
     return commands_;
   }
-  // Open at start on a GPU; on the CPU backend every toggle is inert, so the live numbers get the room.
+  // Open at start on a GPU; on the CPU backend all but one toggle are inert, so the live numbers get the room.
   const ImGuiTreeNodeFlags toggles_open = f.simulation->backend().on_gpu() ? ImGuiTreeNodeFlags_DefaultOpen : 0;
   if (ImGui::CollapsingHeader("Optimizations", toggles_open)) optimizations_section(f, editor);
   if (ImGui::CollapsingHeader("A/B comparison")) ab_section(f, editor);
@@ -566,9 +567,12 @@ void Panel::view_section(const PanelFacts& f, SettingsEditor& editor) {
 void Panel::optimizations_section(const PanelFacts& f, SettingsEditor& editor) {
   const Settings& d = editor.draft();
   const bool on_gpu = f.simulation->backend().on_gpu();
-  if (!on_gpu)
-    wrapped(kMuted, "The CPU backend runs one fixed code path: these toggles shape the GPU kernels, so they are "
-                    "greyed out here. Hover one to read what it does.");
+  if (!on_gpu) {
+    std::string read;  // what the CPU backend reads, by its panel labels
+    for (const ToggleId id : kCpuBarnesHutToggles) read += (read.empty() ? "" : ", ") + std::string(id.def().label);
+    wrapped(kMuted, "The CPU backend reads only " + read + " (Barnes-Hut); the other toggles shape the GPU kernels, "
+                    "so they are greyed out here. Hover one to read what it does.");
+  }
   // Groups in the table's order; each toggle once, under its group.
   std::vector<std::string_view> groups;
   for (const auto& t : kToggles)

@@ -87,7 +87,7 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
   v.force.macros.emplace_back("NBL_BH_SOFTENED", softened ? "1" : "0");
   if (group_walk) {
     // Shared memory per warp: the point list (float4 entries, bh_list_capacity of them), with quadrupoles
-    // a cell list a quarter as long (36 bytes an entry), and the node stack (twice the list, ints).
+    // a cell list a quarter as long (40 bytes an entry), and the node stack (twice the list, ints).
     // Big blocks get shorter lists so that one block still fits an SM's 227 KB.
     const int warps = v.force_block / 32;
     int list_cap = t["bh_list_capacity"];

@@ -36,31 +36,42 @@ NBL_HD inline void accumulate_acceleration(T dx, T dy, T dz, T mass_j, T eps2, T
 
 // A cell's quadrupole moment about its centre of mass, traceless and symmetric:
 //   Q = sum_k m_k (3 d_k d_k^T - |d_k|^2 I),  d_k = x_k - com
-// stored as five numbers (Q_zz = -Q_xx - Q_yy). From the cell's second moments about its centre of mass
-// (S = sum_k m_k d_k d_k^T): Q = 3 S - tr(S) I.
+// stored as five numbers (Q_zz = -Q_xx - Q_yy), and the trace of its second moments, sum_k m_k |d_k|^2,
+// which the traceless Q drops and softening needs (accumulate_quadrupole). From the cell's second
+// moments about its centre of mass (S = sum_k m_k d_k d_k^T): Q = 3 S - tr(S) I.
 struct Quadrupole {
   float xx, yy, xy, xz, yz;
+  float trace;  // tr(S) = sum_k m_k |d_k|^2
 };
 
 template <typename T>
 NBL_HD inline Quadrupole quadrupole_from_second_moments(T sxx, T syy, T szz, T sxy, T sxz, T syz) {
   const T trace = sxx + syy + szz;
   return {static_cast<float>(T(3) * sxx - trace), static_cast<float>(T(3) * syy - trace), static_cast<float>(T(3) * sxy),
-          static_cast<float>(T(3) * sxz), static_cast<float>(T(3) * syz)};
+          static_cast<float>(T(3) * sxz), static_cast<float>(T(3) * syz), static_cast<float>(trace)};
 }
 
-// Acceleration that a cell (mass m at its centre of mass, quadrupole Q about it) adds to a body at
-// offset (dx, dy, dz) = com - body: the monopole above plus the quadrupole's term, the next order of
-// the multipole expansion (the dipole vanishes about the centre of mass). With r^2 = |d|^2 + eps^2:
-//   a = m d / r^3 - Q d / r^5 + (5/2) (d.Q.d) d / r^7
-// (minus the gradient of the potential -m/r - d.Q.d / (2 r^5)). Softening enters every power of r the
-// same way, as in the monopole: the cells that use it are far from the body, where eps barely counts.
-// The monopole's error for a cell of edge s at distance d is of order (s/d)^2 of its pull, the
-// quadrupole's of order (s/d)^3: the same accuracy at a larger opening angle.
+// Acceleration that a cell (mass m at its centre of mass, quadrupole Q and trace tr(S) about it) adds
+// to a body at offset (dx, dy, dz) = com - body: the monopole above plus the quadrupole's term, the
+// next order of the multipole expansion of the softened potential (the dipole vanishes about the
+// centre of mass). With r^2 = |d|^2 + eps^2:
+//   a = m d / r^3 - Q d / r^5 + (5/2) (d.Q.d - tr(S) eps^2) d / r^7
+// minus the gradient of the potential -m/r - (d.Q.d - tr(S) eps^2) / (2 r^5), which is the second-order
+// Taylor term of sum_k m_k phi(d + d_k) for the Plummer-softened phi = -1/sqrt(|x|^2 + eps^2). The
+// tr(S) eps^2 term is softening's own: without it (the unsoftened law with r softened) a cell a few eps
+// away gets a quadrupole correction wrong by order eps^2/r^2 of itself, and on the CPU backend bodies
+// on a plane were then no more accurate than with monopoles (RMS-normalized p99 3.1e-3 against 4.9e-3 at
+// theta 0.5; 6.0e-4 with it). The monopole's error for a cell of edge s at distance d is of order
+// (s/d)^2 of its pull, the quadrupole's of order (s/d)^3: the same accuracy at a larger opening angle.
+//
+// Evaluated as a = w [u (m + (5/2) w (u.Q.u - tr(S) eps^2 w)) - w Q u] with u = d / r and w = 1 / r^2:
+// every factor inside the brackets stays of the order of the cell's mass (|u| <= 1, and w Q is of order
+// m (s/r)^2), so nothing overflows where the monopole does not, far (w underflows to 0) or near. Written with d^5 and d^7 instead, a
+// far outlier (d = 1e20, d^2 overflows float) gave (d.Q.d) = inf times 1/r^7 = 0: NaN, where the
+// monopole gives 0. About 35 instructions on the GPU against the monopole's 13.
 template <bool FastRsqrt = false, typename T>
-NBL_HD inline void accumulate_quadrupole(T dx, T dy, T dz, T mass, T qxx, T qyy, T qxy, T qxz, T qyz, T eps2, T& ax,
-                                         T& ay, T& az) {
-  const T qzz = -(qxx + qyy);
+NBL_HD inline void accumulate_quadrupole(T dx, T dy, T dz, T mass, T qxx, T qyy, T qxy, T qxz, T qyz, T trace, T eps2,
+                                         T& ax, T& ay, T& az) {
   const T dist2 = dx * dx + (dy * dy + (dz * dz + eps2));
   T inv;
   if constexpr (FastRsqrt) {
@@ -68,18 +79,25 @@ NBL_HD inline void accumulate_quadrupole(T dx, T dy, T dz, T mass, T qxx, T qyy,
   } else {
     inv = T(1) / nbl_sqrt(dist2);
   }
-  const T inv2 = inv * inv;
-  const T inv3 = inv2 * inv;
-  const T inv5 = inv3 * inv2;
-  const T qdx = qxx * dx + (qxy * dy + qxz * dz);  // Q d
-  const T qdy = qxy * dx + (qyy * dy + qyz * dz);
-  const T qdz = qxz * dx + (qyz * dy + qzz * dz);
-  const T dqd = dx * qdx + (dy * qdy + dz * qdz);  // d.Q.d
-  const T radial = mass * inv3 + T(2.5) * dqd * inv5 * inv2;
-  ax += dx * radial - qdx * inv5;
-  ay += dy * radial - qdy * inv5;
-  az += dz * radial - qdz * inv5;
+  const T w = inv * inv;                                // 1 / r^2
+  const T ux = dx * inv, uy = dy * inv, uz = dz * inv;  // d / r
+  const T qzz = -(qxx + qyy);
+  const T qux = qxx * ux + (qxy * uy + qxz * uz);  // Q u
+  const T quy = qxy * ux + (qyy * uy + qyz * uz);
+  const T quz = qxz * ux + (qyz * uy + qzz * uz);
+  const T uqu = ux * qux + (uy * quy + uz * quz);  // u.Q.u
+  const T radial = mass + T(2.5) * w * (uqu - trace * eps2 * w);
+  ax += w * (ux * radial - w * qux);  // the Q u term carries one more 1/r^2
+  ay += w * (uy * radial - w * quy);
+  az += w * (uz * radial - w * quz);
 }
+
+// Adaptive moments (the bh_moments toggle's third choice): a far cell keeps its monopole when the
+// opening test at this share of theta accepts it too, and adds its quadrupole only otherwise, near the
+// opening limit, where a monopole errs most (its error grows as (size / distance)^2). Both errors are of
+// one size near theta = 0.65 (0.45^2 against 0.65^3), and a bit over half the cells a quadrupole walk
+// accepts stay monopoles (a quadrupole costs about 2.5 monopoles). One constant for both backends.
+inline constexpr float kAdaptiveMonopoleShare = 0.7f;
 
 // Softened pair potential energy of bodies i and j: -m_i m_j / sqrt(|d|^2 + eps^2). Consistent with the
 // force above (the force is minus its gradient), so total energy is conserved by the exact dynamics.

@@ -184,8 +184,8 @@ std::size_t cpu_bytes_per_body(Algorithm algorithm) {
   constexpr std::size_t common = 3 * state + 3 * sizeof(float) + 5 * sizeof(float) + 4 * sizeof(double);
   // Barnes-Hut adds bodies in tree order twice (build scratch), point masses, per-body leaf depth, and
   // fewer than two cells per body (every cell that is not a leaf has at least two children), each
-  // 32 bytes for the walk, 48 of geometry and 88 of mass moments.
-  constexpr std::size_t tree = 2 * 20 + 16 + 2 + 2 * (32 + 48 + 88);
+  // 32 bytes for the walk, 48 of geometry, 88 of mass moments and 24 of quadrupole.
+  constexpr std::size_t tree = 2 * 20 + 16 + 2 + 2 * (32 + 48 + 88 + 24);
   return algorithm == Algorithm::barneshut ? common + tree : common;
 }
 

@@ -1,7 +1,9 @@
 // Barnes-Hut on the CPU (reference 000, Part II, as a host program): bounding box, octree build,
 // summarize (mass, centre of mass and second moments per cell), force walk with the shared opening
-// criterion and softening, and the shared leapfrog. Bodies walk the tree in groups of neighbours in
-// tree order, as the GPU's sorted bodies do a warp at a time; OpenMP hands the groups to threads.
+// criterion and softening, and the shared leapfrog. Far cells act as monopoles or, with the toggle
+// bh_moments at quadrupole, through their quadrupole moments too (physics/gravity.hpp). Bodies walk
+// the tree in groups of neighbours in tree order, as the GPU's sorted bodies do a warp at a time;
+// OpenMP hands the groups to threads.
 // Any geometry costs about what a Plummer sphere does (build_node, make_leaf, opening_stretch; see
 // docs/barneshut.md, "Any geometry").
 #include <algorithm>
@@ -111,10 +113,11 @@ class Octree {
   }
 
   // Mass, centre of mass and second moments of every cell, children before parents (reverse
-  // preorder), and from them each cell's size in the opening criterion.
+  // preorder), and from them each cell's size in the opening criterion and its quadrupole moment.
   void summarize() {
     const std::size_t count = nodes_.size();
     moments_.resize(count);
+    quadrupoles_.resize(count);
 #pragma omp parallel for schedule(dynamic, 256)
     for (std::size_t i = 0; i < count; ++i) {
       const Node& node = nodes_[i];
@@ -168,6 +171,8 @@ class Octree {
       const double edge = 2 * g.half;
       node.edge = static_cast<float>(edge * opening_stretch(m2[0], m2[1], m2[2], m2[3], m2[4], m2[5], mo.mass,
                                                             effective_count, edge));
+      // From the double moments, rounded to float once: a few flops per cell, so every walk has them.
+      quadrupoles_[k] = quadrupole_from_second_moments(m2[0], m2[1], m2[2], m2[3], m2[4], m2[5]);
     }
   }
 
@@ -180,21 +185,39 @@ class Octree {
   static constexpr std::size_t kGroupSize = 32;
   const std::vector<Group>& groups() const { return groups_; }
 
-  // What one group walk gathers: the point masses (far cells' monopoles and opened leaves' bodies)
-  // that act on the group, one array per coordinate.
+  // What one group walk gathers, one array per quantity: the point masses that act on the group (far
+  // cells' monopoles and opened leaves' bodies), and, with quadrupole moments, the far cells with their
+  // quadrupoles, summed in a loop of their own.
   struct InteractionList {
-    std::vector<float> x, y, z, mass;
+    struct Points {
+      std::vector<float> x, y, z, mass;
+    } points;
+    struct Cells {
+      std::vector<float> x, y, z, mass, qxx, qyy, qxy, qxz, qyz, trace;
+    } cells;
     void clear() {
-      x.clear();
-      y.clear();
-      z.clear();
-      mass.clear();
+      for (auto* v : {&points.x, &points.y, &points.z, &points.mass}) v->clear();
+      for (auto* v : {&cells.x, &cells.y, &cells.z, &cells.mass, &cells.qxx, &cells.qyy, &cells.qxy, &cells.qxz,
+                      &cells.qyz, &cells.trace})
+        v->clear();
     }
-    void add(float px, float py, float pz, float m) {
-      x.push_back(px);
-      y.push_back(py);
-      z.push_back(pz);
-      mass.push_back(m);
+    void add_point(float px, float py, float pz, float m) {
+      points.x.push_back(px);
+      points.y.push_back(py);
+      points.z.push_back(pz);
+      points.mass.push_back(m);
+    }
+    void add_cell(const Node& node, const Quadrupole& q) {
+      cells.x.push_back(node.com_x);
+      cells.y.push_back(node.com_y);
+      cells.z.push_back(node.com_z);
+      cells.mass.push_back(node.mass);
+      cells.qxx.push_back(q.xx);
+      cells.qyy.push_back(q.yy);
+      cells.qxy.push_back(q.xy);
+      cells.qxz.push_back(q.xz);
+      cells.qyz.push_back(q.yz);
+      cells.trace.push_back(q.trace);
     }
   };
 
@@ -204,8 +227,15 @@ class Octree {
   // each at its own distance, so no body is approximated more coarsely than it would be walking
   // alone. The walk only gathers what acts on the group; each body then sums that list in one long
   // vector loop, the all-pairs kernel in miniature, instead of branching through the tree itself.
+  // Quadrupoles: far cells go to the list of cells with their quadrupole moments, and cost one
+  // interaction each like a monopole (at about twice its arithmetic); opened leaves' bodies stay
+  // point masses either way.
+  // Adaptive: only cells that the opening test at kAdaptiveMonopoleShare * theta would open take their
+  // quadrupole (physics/gravity.hpp); the rest keep their monopole.
+  template <bool Quadrupoles, bool Adaptive = false>
   void walk(const Group& group, float theta, float eps2, InteractionList& list, float* out_x, float* out_y,
             float* out_z, WalkCounts& counts) const {
+    const float monopole_theta = kAdaptiveMonopoleShare * theta;
     const std::size_t g = group.end - group.begin;
     float px[kGroupSize], py[kGroupSize], pz[kGroupSize];
     float lo[3] = {std::numeric_limits<float>::max(), std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
@@ -255,7 +285,15 @@ class Octree {
           }
         }
         if (all_far) {
-          list.add(node.com_x, node.com_y, node.com_z, node.mass);
+          if constexpr (Quadrupoles) {
+            if (Adaptive && cell_is_far(near2, node.edge, monopole_theta)) {
+              list.add_point(node.com_x, node.com_y, node.com_z, node.mass);
+            } else {
+              list.add_cell(node, quadrupoles_[i]);
+            }
+          } else {
+            list.add_point(node.com_x, node.com_y, node.com_z, node.mass);
+          }
           ++cells;
           i = node.skip;
           continue;
@@ -263,7 +301,7 @@ class Octree {
       }
       if (node.point_begin >= 0) {
         for (std::int32_t j = node.point_begin; j < node.point_end; ++j) {
-          list.add(point_x_[j], point_y_[j], point_z_[j], point_mass_[j]);
+          list.add_point(point_x_[j], point_y_[j], point_z_[j], point_mass_[j]);
         }
         points += node.point_end - node.point_begin;
         i = node.skip;
@@ -272,18 +310,24 @@ class Octree {
       ++i;
     }
 
-    const float* x = list.x.data();
-    const float* y = list.y.data();
-    const float* z = list.z.data();
-    const float* m = list.mass.data();
-    const std::size_t length = list.mass.size();
+    const InteractionList::Points& p = list.points;
+    const InteractionList::Cells& c = list.cells;
+    const std::size_t length = p.mass.size();
     for (std::size_t b = 0; b < g; ++b) {
       float ax = 0, ay = 0, az = 0;
       if (eps2 > 0) {
         // With softening a body's term on itself is exactly zero (physics/gravity.hpp): no test.
-        sum_accelerations(x, y, z, m, 0, length, px[b], py[b], pz[b], eps2, ax, ay, az);
+        sum_accelerations(p.x.data(), p.y.data(), p.z.data(), p.mass.data(), 0, length, px[b], py[b], pz[b], eps2, ax,
+                          ay, az);
       } else {
-        sum_accelerations_apart(x, y, z, m, 0, length, px[b], py[b], pz[b], ax, ay, az);
+        sum_accelerations_apart(p.x.data(), p.y.data(), p.z.data(), p.mass.data(), 0, length, px[b], py[b], pz[b], ax,
+                                ay, az);
+      }
+      if constexpr (Quadrupoles) {
+        // Far cells never hold the body, so their distance is never zero, softened or not.
+        sum_quadrupole_accelerations({c.x.data(), c.y.data(), c.z.data(), c.mass.data(), c.qxx.data(), c.qyy.data(),
+                                      c.qxy.data(), c.qxz.data(), c.qyz.data(), c.trace.data()},
+                                     c.mass.size(), px[b], py[b], pz[b], eps2, ax, ay, az);
       }
       const std::uint32_t body = items_[group.begin + b].body;
       out_x[body] = ax;
@@ -297,7 +341,10 @@ class Octree {
   }
 
   std::size_t body_count() const { return items_.size(); }
+  // The caller's index of the body at `position` in tree order.
+  std::uint32_t body_at(std::size_t position) const { return items_[position].body; }
   const std::vector<Node>& nodes() const { return nodes_; }
+  const Quadrupole& quadrupole(std::size_t node) const { return quadrupoles_[node]; }
   const std::vector<NodeGeometry>& geometry() const { return geometry_; }
   int max_depth() const { return max_depth_; }
   int body_depth(std::size_t body) const { return body_depth_[body]; }
@@ -557,6 +604,7 @@ class Octree {
     }
   };
   std::vector<Moments> moments_;
+  std::vector<Quadrupole> quadrupoles_;  // per cell, from moments_ (summarize)
   std::vector<Item> items_, scratch_;
   std::vector<Group> groups_;
   std::vector<std::uint16_t> body_depth_;  // per caller's body: the depth of its leaf
@@ -586,8 +634,12 @@ class CpuBarnesHut final : public CpuBackendBase {
 
  protected:
   bool configure_forces(const Settings& settings) override {
-    const bool changed = settings.opening_angle != opening_angle_;
+    const bool quadrupoles = !settings.toggles.is(Choice{"bh_moments", "monopole"});
+    const bool adaptive = settings.toggles.is(Choice{"bh_moments", "adaptive"});
+    const bool changed = settings.opening_angle != opening_angle_ || quadrupoles != quadrupoles_ || adaptive != adaptive_;
     opening_angle_ = settings.opening_angle;
+    quadrupoles_ = quadrupoles;
+    adaptive_ = adaptive;
     return changed;
   }
 
@@ -644,7 +696,13 @@ class CpuBarnesHut final : public CpuBackendBase {
       for (std::int64_t k = 0; k < group_count; ++k) {
         const auto& group = groups[k];
         WalkCounts counts;
-        tree_.walk(group, theta, eps2, list, out_x, out_y, out_z, counts);
+        if (adaptive_) {
+          tree_.walk<true, true>(group, theta, eps2, list, out_x, out_y, out_z, counts);
+        } else if (quadrupoles_) {
+          tree_.walk<true>(group, theta, eps2, list, out_x, out_y, out_z, counts);
+        } else {
+          tree_.walk<false>(group, theta, eps2, list, out_x, out_y, out_z, counts);
+        }
         body_interactions += counts.body_interactions;
         cell_interactions += counts.cell_interactions;
         // Each body of the group touched every node its group walk touched.
@@ -675,6 +733,8 @@ class CpuBarnesHut final : public CpuBackendBase {
 
  private:
   double opening_angle_ = 0.5;
+  bool quadrupoles_ = false;  // bh_moments: far cells act through their quadrupole moments too
+  bool adaptive_ = false;     // ... only near the opening limit (bh_moments = adaptive)
   Octree tree_;
   bool tree_valid_ = false;
 };
@@ -685,6 +745,21 @@ std::unique_ptr<Backend> make_cpu_barneshut(const Settings& settings) {
   auto backend = std::make_unique<CpuBarnesHut>();
   backend->configure(settings);
   return backend;
+}
+
+std::vector<CpuOctreeCell> cpu_octree_cells(const Bodies& bodies) {
+  Octree tree;
+  std::vector<CpuOctreeCell> cells;
+  if (!tree.build(bodies)) return cells;
+  tree.summarize();
+  for (std::size_t i = 0; i < tree.nodes().size(); ++i) {
+    const Node& node = tree.nodes()[i];
+    const NodeGeometry& g = tree.geometry()[i];
+    CpuOctreeCell cell{node.mass, {node.com_x, node.com_y, node.com_z}, tree.quadrupole(i), {}};
+    for (std::uint32_t s = g.item_begin; s < g.item_end; ++s) cell.bodies.push_back(tree.body_at(s));
+    cells.push_back(std::move(cell));
+  }
+  return cells;
 }
 
 }  // namespace nbl

@@ -64,4 +64,28 @@ void sum_accelerations_apart(const float* __restrict x, const float* __restrict 
   az += sz;
 }
 
+NBL_VECTOR_CLONES
+void sum_quadrupole_accelerations(const QuadrupoleCells& cells, std::size_t count, float xi, float yi, float zi,
+                                  float eps2, float& ax, float& ay, float& az) {
+  const float* __restrict x = cells.x;
+  const float* __restrict y = cells.y;
+  const float* __restrict z = cells.z;
+  const float* __restrict mass = cells.mass;
+  const float* __restrict qxx = cells.qxx;
+  const float* __restrict qyy = cells.qyy;
+  const float* __restrict qxy = cells.qxy;
+  const float* __restrict qxz = cells.qxz;
+  const float* __restrict qyz = cells.qyz;
+  const float* __restrict trace = cells.trace;
+  float sx = 0, sy = 0, sz = 0;
+#pragma omp simd reduction(+ : sx, sy, sz)
+  for (std::size_t j = 0; j < count; ++j) {
+    accumulate_quadrupole(x[j] - xi, y[j] - yi, z[j] - zi, mass[j], qxx[j], qyy[j], qxy[j], qxz[j], qyz[j], trace[j], eps2, sx,
+                          sy, sz);
+  }
+  ax += sx;
+  ay += sy;
+  az += sz;
+}
+
 }  // namespace nbl

@@ -20,11 +20,8 @@
 
 namespace nbl::bh {
 
-// Adaptive moments: the far cells that a monopole test at this share of theta accepts too keep their
-// monopole. With an error of order (size/distance)^2 there against the quadrupole's theta^3 at the
-// limit, both errors are of one size near theta = 0.65 (0.45^2 against 0.65^3), and a bit over half the
-// cells a quadrupole walk accepts stay monopoles (the cost of a quadrupole is 2.5 monopoles).
-constexpr float kMonopoleShare = 0.7f;
+// Adaptive moments: physics/gravity.hpp, kAdaptiveMonopoleShare.
+constexpr float kMonopoleShare = nbl::kAdaptiveMonopoleShare;
 
 // The tree no longer changes while forces are computed, so ordinary cached loads are safe
 // (reference 000, Part II: "Minimize volatile accesses"); with the toggle off every read is volatile,
@@ -101,7 +98,7 @@ __device__ __forceinline__ void interact_quadrupole(float4 cell, const nbl::Quad
 #if !NBL_BH_SOFTENED
   if (!(dx * dx + (dy * dy + dz * dz) > 0.0f)) return;
 #endif
-  accumulate_quadrupole<NBL_BH_RSQRT != 0>(dx, dy, dz, cell.w, q.xx, q.yy, q.xy, q.xz, q.yz, eps2, ax, ay, az);
+  accumulate_quadrupole<NBL_BH_RSQRT != 0>(dx, dy, dz, cell.w, q.xx, q.yy, q.xy, q.xz, q.yz, q.trace, eps2, ax, ay, az);
 }
 
 // What a cell the walk accepts adds to a body: its monopole, or with NBL_BH_QUADRUPOLE its quadrupole too

@@ -47,12 +47,13 @@ __device__ __forceinline__ void evaluate_points(const float4* list, int count, L
 }
 
 #if NBL_BH_QUADRUPOLE
-__device__ __forceinline__ void evaluate_cells(const float4* cells, const float4* quads, const float* quads_yz,
+__device__ __forceinline__ void evaluate_cells(const float4* cells, const float4* quads, const float2* quads_yz,
                                                int count, LaneBodies& b, float eps2) {
 #pragma unroll 2
   for (int j = 0; j < count; ++j) {
     const float4 c = cells[j], q = quads[j];
-    const nbl::Quadrupole quad{q.x, q.y, q.z, q.w, quads_yz[j]};
+    const float2 r = quads_yz[j];
+    const nbl::Quadrupole quad{q.x, q.y, q.z, q.w, r.x, r.y};
 #pragma unroll
     for (int k = 0; k < kPerLane; ++k)
       interact_quadrupole(c, quad, b.x[k], b.y[k], b.z[k], eps2, b.ax[k], b.ay[k], b.az[k]);
@@ -63,8 +64,8 @@ __device__ __forceinline__ void evaluate_cells(const float4* cells, const float4
 }  // namespace
 
 // Dynamic shared memory, per warp (kWarps of each, in this order): the point list (kListCap float4),
-// the cell list (kCellCap float4 positions and masses, kCellCap float4 and kCellCap float of quadrupole),
-// the node stack (kStackAlloc ints). bh_tree.hpp's group_shared_bytes_per_warp gives the same total.
+// the cell list (kCellCap float4 positions and masses, kCellCap float4 and kCellCap float2 of quadrupole
+// and trace), the node stack (kStackAlloc ints). bh_tree.hpp's group_shared_bytes_per_warp gives the same total.
 extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
   extern __shared__ float4 shared[];
   const Control* ctl = t.ctl;
@@ -74,8 +75,8 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   float4* points = shared + warp * kListCap;
   [[maybe_unused]] float4* cells = shared + kWarps * kListCap + warp * kCellCap;
   [[maybe_unused]] float4* quads = shared + kWarps * (kListCap + kCellCap) + warp * kCellCap;
-  float* after_quads = reinterpret_cast<float*>(shared + kWarps * (kListCap + 2 * kCellCap));
-  [[maybe_unused]] float* quads_yz = after_quads + warp * kCellCap;
+  float2* after_quads = reinterpret_cast<float2*>(shared + kWarps * (kListCap + 2 * kCellCap));
+  [[maybe_unused]] float2* quads_yz = after_quads + warp * kCellCap;
   int* stack = reinterpret_cast<int*>(after_quads + kWarps * kCellCap) + warp * kStackAlloc;
   const int n = t.n;
   const int root = ctl->root;
@@ -141,7 +142,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       float4 q = make_float4(0, 0, 0, 0);
       int kids[8] = {kNull, kNull, kNull, kNull, kNull, kNull, kNull, kNull};
 #if NBL_BH_QUADRUPOLE
-      nbl::Quadrupole quad{0, 0, 0, 0, 0};
+      nbl::Quadrupole quad{0, 0, 0, 0, 0, 0};
 #endif
       if (id != kNull) {
         q = tree_node(t, id);
@@ -206,7 +207,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
         const int at = celled + __popc(cell_mask & lanes_below);
         cells[at] = q;
         quads[at] = make_float4(quad.xx, quad.yy, quad.xy, quad.xz);
-        quads_yz[at] = quad.yz;
+        quads_yz[at] = make_float2(quad.yz, quad.trace);
       }
       celled += __popc(cell_mask);
 #endif

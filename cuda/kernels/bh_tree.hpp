@@ -143,7 +143,7 @@ struct Morton {
 
 // The group walk's shared memory per warp (bh_force_group.cu): an interaction list of `list_cap`
 // float4 entries (bodies, and cells' monopoles), with quadrupoles a list of `cell_cap` cells (a float4
-// position and mass, a float4 and a float of quadrupole: 36 bytes), and a node stack. A step pops up to
+// position and mass, a float4 and a float2 of quadrupole and trace: 40 bytes), and a node stack. A step pops up to
 // 32 nodes and pushes up to 8 children for each; while the stack is fuller than stack_cap - 8 a step
 // pops one node only (a pure depth-first step), which can push the stack at most 7 entries deeper per
 // level: the slack makes overflow impossible.
@@ -151,7 +151,7 @@ struct Morton {
 inline constexpr int kForceSharedLimit = 226 * 1024;
 NBL_HD inline constexpr int group_stack_entries(int stack_cap) { return stack_cap + 7 * (kMaxDepth + 1) + 8; }
 NBL_HD inline constexpr int group_shared_bytes_per_warp(int list_cap, int cell_cap, int stack_cap) {
-  return list_cap * 16 + cell_cap * 36 + group_stack_entries(stack_cap) * 4;
+  return list_cap * 16 + cell_cap * 40 + group_stack_entries(stack_cap) * 4;
 }
 
 // What bh_write_vertices needs to turn a body into a colour key (physics/color_keys.hpp).

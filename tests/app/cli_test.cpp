@@ -16,6 +16,8 @@
 #include <sstream>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "png_file.hpp"
 #include "sim/resources.hpp"
 #include "sim/tipsy.hpp"
@@ -390,6 +392,60 @@ TEST_F(Cli, CrossoverReportsTheSpreadOfEveryPointAndWhichAllPairsVariantWon) {
   EXPECT_TRUE(has(r, "--bodies-per-thread 1")) << r.output;
   // Without --steps it measures enough steps for a spread (30), and says so in its help.
   EXPECT_TRUE(has(run("bench crossover --help"), "30 steps")) << run("bench crossover --help").output;
+}
+
+// Issue 15: `bench moments` runs each theta with monopole, quadrupole and adaptive cells on the backend
+// the command names, and says which choice reaches the accuracy target fastest.
+TEST_F(Cli, MomentsComparesBothOrdersAtEachThetaAndNamesTheFastestThatMeetsTheTarget) {
+  const fs::path json = dir_ / "moments.json";
+  const Outcome r = run("bench moments --backend cpu --scene plummer -n 3000 --steps 2 --warmup 0 --thetas 0.5,0.8 "
+                        "--json " + json.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(json);
+  const nlohmann::json tables = nlohmann::json::parse(in);
+  ASSERT_EQ(tables.size(), 1u);
+  const auto& rows = tables[0]["rows"];
+  ASSERT_EQ(rows.size(), 6u) << tables.dump();
+  for (const char* column : {"theta", "moments", "ms", "force_ms", "interactions", "error_p99", "error_max",
+                             "error_rms_p99", "error_rms_max"})
+    EXPECT_TRUE(rows[0].contains(column)) << column << " missing: " << tables.dump();
+  for (std::size_t k = 0; k < 6; k += 3) {
+    const auto& monopole = rows[k];
+    const auto& quadrupole = rows[k + 1];
+    const auto& adaptive = rows[k + 2];
+    EXPECT_EQ(monopole["moments"], "monopole");
+    EXPECT_EQ(quadrupole["moments"], "quadrupole");
+    EXPECT_EQ(adaptive["moments"], "adaptive");
+    EXPECT_EQ(monopole["theta"], quadrupole["theta"]);
+    // The same walk at one theta; the quadrupole's far cells are the more accurate, the adaptive choice's
+    // in between.
+    EXPECT_EQ(monopole["interactions"], quadrupole["interactions"]);
+    EXPECT_EQ(monopole["interactions"], adaptive["interactions"]);
+    EXPECT_LT(quadrupole["error_rms_p99"].get<double>(), monopole["error_rms_p99"].get<double>()) << tables.dump();
+    EXPECT_LT(adaptive["error_rms_p99"].get<double>(), monopole["error_rms_p99"].get<double>()) << tables.dump();
+  }
+  EXPECT_TRUE(has(r, "target: per-body force error p99 <= 0.002 and max <= 0.02")) << r.output;
+  EXPECT_TRUE(has(r, "; monopole: ")) << r.output;
+  EXPECT_TRUE(has(r, "; quadrupole: ")) << r.output;
+  EXPECT_TRUE(has(r, "; adaptive: ")) << r.output;
+  EXPECT_FALSE(has(r, "read bh_moments")) << r.output;
+  EXPECT_TRUE(has(run("bench --help"), "moments")) << run("bench --help").output;
+  const Outcome bad = run("bench moments --backend cpu -n 64 --steps 1 --thetas 0.5,3");
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_TRUE(has(bad, "theta")) << bad.output;
+}
+
+// The CPU Barnes-Hut backend reads bh_moments (issue 15): no inert-toggle warning for it there, and the
+// summary's force error changes with it.
+TEST_F(Cli, CellMomentsIsLiveOnTheCpuBackend) {
+  const std::string base = "bench --backend cpu --algo barneshut --scene plummer -n 2000 --steps 1 --warmup 0 --theta 0.7 ";
+  const Outcome monopole = run(base + "--bh-moments monopole");
+  const Outcome quadrupole = run(base + "--bh-moments quadrupole");
+  ASSERT_EQ(quadrupole.code, 0) << quadrupole.output;
+  EXPECT_FALSE(has(quadrupole, "changes nothing")) << quadrupole.output;
+  const double p99_monopole = std::stod(summary_value(monopole.output, "force error / RMS accel: 99th percentile"));
+  const double p99_quadrupole = std::stod(summary_value(quadrupole.output, "force error / RMS accel: 99th percentile"));
+  EXPECT_LT(p99_quadrupole, p99_monopole) << monopole.output << quadrupole.output;
 }
 
 // ---- NVRTC is loaded at run time: without it the program starts, runs on the CPU, and says what is missing --

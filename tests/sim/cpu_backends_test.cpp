@@ -18,13 +18,14 @@
 namespace nbl {
 namespace {
 
-enum class Kind { allpairs_float, allpairs_double, barneshut };
+enum class Kind { allpairs_float, allpairs_double, barneshut, barneshut_quadrupole };
 
 std::string kind_name(Kind k) {
   switch (k) {
     case Kind::allpairs_float: return "AllPairsFloat";
     case Kind::allpairs_double: return "AllPairsDouble";
     case Kind::barneshut: return "BarnesHut";
+    case Kind::barneshut_quadrupole: return "BarnesHutQuadrupole";
   }
   return "?";
 }
@@ -38,11 +39,18 @@ Settings settings_for(Scene scene, std::size_t n, double theta = 0.5) {
   return s;
 }
 
+// The settings a kind runs with: the quadrupole kind is Barnes-Hut with bh_moments at quadrupole.
+Settings for_kind(Kind kind, Settings s) {
+  if (kind == Kind::barneshut_quadrupole) s.toggles.set({"bh_moments", "quadrupole"});
+  return s;
+}
+
 std::unique_ptr<Backend> make(Kind kind, const Settings& s) {
   switch (kind) {
     case Kind::allpairs_float: return make_cpu_allpairs(s, CpuPrecision::float32);
     case Kind::allpairs_double: return make_cpu_allpairs(s, CpuPrecision::double_accumulate);
     case Kind::barneshut: return make_cpu_barneshut(s);
+    case Kind::barneshut_quadrupole: return make_cpu_barneshut(for_kind(kind, s));
   }
   return nullptr;
 }
@@ -144,13 +152,14 @@ TEST_P(EveryCpuBackend, NewSofteningChangesTheForces) {
   backend->set_bodies(make_scene(Scene::plummer, n, 3));
   const Accelerations before = accelerations_of(*backend);
   s.softening = *s.softening * 4;
-  backend->configure(s);
+  backend->configure(for_kind(GetParam(), s));
   const Accelerations after = accelerations_of(*backend);
   EXPECT_GT(force_error(after, before).relative_norm, 1e-3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, EveryCpuBackend,
-                         ::testing::Values(Kind::allpairs_float, Kind::allpairs_double, Kind::barneshut),
+                         ::testing::Values(Kind::allpairs_float, Kind::allpairs_double, Kind::barneshut,
+                                           Kind::barneshut_quadrupole),
                          [](const auto& info) { return kind_name(info.param); });
 
 class AllPairsPrecision : public ::testing::TestWithParam<Kind> {};
@@ -196,7 +205,8 @@ TEST_P(DefaultCpuBackends, PlummerSphereStartsAndStaysInVirialEquilibrium) {
 }
 
 
-INSTANTIATE_TEST_SUITE_P(Cpu, DefaultCpuBackends, ::testing::Values(Kind::allpairs_float, Kind::barneshut),
+INSTANTIATE_TEST_SUITE_P(Cpu, DefaultCpuBackends,
+                         ::testing::Values(Kind::allpairs_float, Kind::barneshut, Kind::barneshut_quadrupole),
                          [](const auto& info) { return kind_name(info.param); });
 
 TEST(CpuAllPairs, WithoutSofteningSkipsOnlyItself) {
