@@ -36,7 +36,7 @@ __device__ void sort_samples(float* s) {
 __device__ void bulk_quantiles(const Tree& t, float* samples, float* lo, float* hi) {
   const int n = t.n;
   const int taken = min(n, kBulkSamples);
-  const int skip = taken / 1000;  // sorted samples left out at each end
+  const int skip = max(taken / 1000, taken >= kBulkSamples ? 1 : 0);  // sorted samples left out at each end
   for (int axis = 0; axis < 3; ++axis) {
     for (int k = threadIdx.x; k < kBulkSamples; k += blockDim.x) {
       float v = 3.0e38f;  // padding sorts to the end
@@ -120,12 +120,12 @@ extern "C" __global__ void __launch_bounds__(kBoundsThreads) bh_bounding_box(Tre
   ctl->root_size = size;
   ctl->touched_min = 0x7fffffff;
   ctl->blocks_done = 0;
-  // The bulk's cube: twice the widest quantile range about the quantiles' centre (the sample's extreme
-  // 0.1% at each end left out), never narrower than floats resolve there.
+  // The bulk's cube: kBulkMargin times the widest quantile range about the quantiles' centre (the
+  // sample's extreme 0.1% at each end left out), never narrower than floats resolve there.
   float core_half = 0.0f, core[3];
   for (int k = 0; k < 3; ++k) {
     core[k] = 0.5f * (q_lo[k] + q_hi[k]);
-    core_half = fmaxf(core_half, q_hi[k] - q_lo[k]);
+    core_half = fmaxf(core_half, 0.5f * kBulkMargin * (q_hi[k] - q_lo[k]));
   }
   core_half = fmaxf(core_half, fmaxf(1e-30f, 1e-6f * fmaxf(fabsf(core[0]), fmaxf(fabsf(core[1]), fabsf(core[2])))));
   const int split = size > kSplitRatio * 2.0f * core_half;

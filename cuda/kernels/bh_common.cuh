@@ -64,7 +64,9 @@ __device__ __forceinline__ float opening_size2(int level, float edge, float mass
     return sxx + syy + szz <= mass * unresolved2 ? -1.0f : __int_as_float(0x7f800000);
   }
   const float size = edge * nbl::opening_stretch(sxx, syy, szz, sxy, sxz, syz, mass, static_cast<float>(count), edge);
-  return size * size;
+  // A cube wider than 1.8e19 squares past float's range: kept finite, so +inf stays the deepest cells'
+  // mark (such a cell is then far only from cells whose distance squares to inf too).
+  return fminf(size * size, 3.0e38f);
 }
 
 __device__ __forceinline__ float warp_min(float v) {

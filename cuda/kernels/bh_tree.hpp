@@ -78,11 +78,15 @@ struct Control {
   int outer_bodies;              // bodies outside the bulk's cube (with `split`)
 };
 
-// A split pays when the whole cube is this many times the bulk's: below it, the few levels the bulk
-// loses to a larger cube cost less than the extra level and subtree.
+// The bulk's cube is this many times the widest range between the sampled 0.1% and 99.9% quantiles,
+// so the bulk's own sparse outskirts (a Plummer sphere's tail) stay inside it, and a split pays when
+// the whole cube is kSplitRatio times wider still: only bodies many orders of magnitude outside the
+// bulk (a body at 1e20) go to the subtree beside it, where its coarse cells cannot lump them with
+// the bulk's outskirts.
+inline constexpr float kBulkMargin = 256.0f;
 inline constexpr float kSplitRatio = 8.0f;
 // Samples of the bodies' coordinates the bulk's quantiles come from (a power of two: bitonic sort).
-inline constexpr int kBulkSamples = 4096;
+inline constexpr int kBulkSamples = 1024;
 
 struct Tree {
   int n;          // bodies
