@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <utility>
 
@@ -218,7 +219,7 @@ std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
   const bool keep_accelerations = b.variant.real_bytes() == s.state.real_bytes && softening == s.softening;
   s.state.adapt_to(b.variant, s.stream.get());  // layout and precision, on the device
   s.variant = b.variant;
-  s.kernels = std::move(b.kernels);
+  std::unique_ptr<ReloadableKernels> replaced = std::exchange(s.kernels, std::move(b.kernels));
   s.blocks_per_sm = s.pass().force_blocks_per_sm();
   s.softening = softening;
   s.state.eps2 = s.softening * s.softening;
@@ -229,6 +230,9 @@ std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
   s.running = s.pending;
   if (reload) s.notices.push_back(s.variant.source.file + " reloaded: " + b.report);
   else s.prefetch_neighbours(s.pending.toggles);
+  const auto teardown = std::chrono::steady_clock::now();
+  replaced.reset();  // the old build's module: unloaded here, on the frame loop's thread
+  outcome.teardown_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - teardown).count();
   return outcome;
 }
 

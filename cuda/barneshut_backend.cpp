@@ -4,6 +4,7 @@
 #include <vector_functions.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <utility>
 #include <cmath>
@@ -211,8 +212,8 @@ std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
   BarnesHutBuild& b = *finished->build;
   if (s.buffers.size()) s.buffers.fit_variant(b.variant);
   s.variant = b.variant;
-  s.kernels = std::move(b.kernels);
-  s.pipeline = std::move(b.pipeline);
+  std::unique_ptr<BarnesHutPipeline> replaced_pipeline = std::exchange(s.pipeline, std::move(b.pipeline));
+  std::unique_ptr<ReloadableKernels> replaced_kernels = std::exchange(s.kernels, std::move(b.kernels));
   // The last step's accelerations stay valid across a swap of kernels (same positions, same physics,
   // a build that passed the same check): no extra tree build and walk on the swap frame. A new
   // softening or opening angle needs them again, as configure() decides.
@@ -226,6 +227,10 @@ std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
   s.running = s.pending;
   if (reload) s.notices.push_back("edited Barnes-Hut kernels reloaded: " + b.report);
   else s.prefetch_neighbours(s.pending.toggles);
+  const auto teardown = std::chrono::steady_clock::now();
+  replaced_pipeline.reset();  // the old build (its scratch, its modules): released here, on the frame loop's thread
+  replaced_kernels.reset();
+  outcome.teardown_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - teardown).count();
   return outcome;
 }
 
