@@ -69,7 +69,8 @@ bool read_file(const std::filesystem::path& path, std::string& out) {
 
 // The "..." includes of a source text (the kernels use no <...> includes: NVRTC has no system headers).
 std::vector<std::string> quoted_includes(const std::string& text) {
-  static const std::regex include_re(R"(^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\")");
+  // Never destroyed: build workers compile until shutdown, and a static destroyed under them crashed at exit.
+  static const std::regex& include_re = *new std::regex(R"(^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\")");
   std::vector<std::string> names;
   std::istringstream lines(text);
   std::string line;
