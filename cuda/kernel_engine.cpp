@@ -13,6 +13,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
+#include "cuda/kernel_loading.hpp"
 #include "cuda/nvrtc_library.hpp"
 #include "sim/file_util.hpp"
 #include "sim/resources.hpp"
@@ -410,11 +411,22 @@ KernelEngine::Config kernel_config_for(const std::filesystem::path& kernels_dir)
 
 // ---------------------------------------------------------------------------------------------------
 
-KernelModule::KernelModule(std::shared_ptr<const CompiledProgram> program) : program_(std::move(program)) {
+KernelModule::KernelModule(std::shared_ptr<const CompiledProgram> program, Loading loading)
+    : program_(std::move(program)) {
   cudaLibrary_t library = nullptr;
   NBL_CUDA_CHECK(cudaLibraryLoadData(&library, program_->image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   library_ = library;
+  if (loading == Loading::lazy) return;
+  try {
+    max_local_bytes_ = load_every_kernel(library_).max_local_bytes;
+  } catch (...) {
+    cudaLibraryUnload(library);
+    library_ = nullptr;
+    throw;
+  }
 }
+
+std::optional<int> KernelModule::unloaded_kernels() const { return nbl::unloaded_kernels(library_); }
 
 KernelModule::~KernelModule() {
   if (library_) cudaLibraryUnload(static_cast<cudaLibrary_t>(library_));  // never throws from a destructor

@@ -391,6 +391,9 @@ run() {
   if want stall; then
     stall allpairs-65536 allpairs 65536
     stall barneshut-1m barneshut "$big"
+    # The swap path in isolation: every kernel of a swapped-in build loaded before its first launch, and
+    # the swap frame waiting for no other GPU work (a gate kernel on another stream).
+    step stall-swap-test "$bin/cuda_swap_gpu_test"
   fi
   # compute-sanitizer on a small Barnes-Hut run (both builds, every traversal).
   if want sanitizer && command -v compute-sanitizer >/dev/null; then
