@@ -13,7 +13,6 @@
 
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
-#include "cuda/kernel_loading.hpp"
 #include "cuda/nvrtc_library.hpp"
 #include "sim/file_util.hpp"
 #include "sim/resources.hpp"
@@ -416,14 +415,7 @@ KernelModule::KernelModule(std::shared_ptr<const CompiledProgram> program, Loadi
   cudaLibrary_t library = nullptr;
   NBL_CUDA_CHECK(cudaLibraryLoadData(&library, program_->image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   library_ = library;
-  if (loading == Loading::lazy) return;
-  try {
-    max_local_bytes_ = load_every_kernel(library_).max_local_bytes;
-  } catch (...) {
-    cudaLibraryUnload(library);
-    library_ = nullptr;
-    throw;
-  }
+  if (loading == Loading::every_kernel) loading_ = load_every_kernel(library_);
 }
 
 std::optional<int> KernelModule::unloaded_kernels() const { return nbl::unloaded_kernels(library_); }

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "cuda/kernel_loading.hpp"
 #include "cuda/ptx_analysis.hpp"
 #include "sim/backend.hpp"
 #include "sim/error.hpp"
@@ -179,13 +180,14 @@ class KernelModule {
   // How many of its kernels are not loaded into the current context yet (0 once constructed, unless
   // Loading::lazy); nothing when the driver cannot say.
   std::optional<int> unloaded_kernels() const;
-  // The largest per-thread local memory among its kernels (after Loading::every_kernel; else 0).
-  std::size_t max_local_bytes() const { return max_local_bytes_; }
+  // What loading every kernel found (Loading::every_kernel; empty otherwise): the kernels, the largest
+  // per-thread local memory among them, and why some may still load at their first launch.
+  const KernelLoading& loading() const { return loading_; }
 
  private:
   std::shared_ptr<const CompiledProgram> program_;
   void* library_ = nullptr;  // cudaLibrary_t
-  std::size_t max_local_bytes_ = 0;
+  KernelLoading loading_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, const void*, std::less<>> kernels_;
   mutable std::map<std::string, std::vector<unsigned char>, std::less<>> written_globals_;

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "cuda/check.hpp"
 
 namespace nbl {
 
@@ -54,20 +53,6 @@ struct DriverCalls {
   }
 };
 
-std::vector<cudaKernel_t> kernels_of(void* library) {
-  const auto lib = static_cast<cudaLibrary_t>(library);
-  unsigned count = 0;
-  NBL_CUDA_CHECK(cudaLibraryGetKernelCount(&count, lib));
-  std::vector<cudaKernel_t> kernels(count);
-  if (count > 0) NBL_CUDA_CHECK(cudaLibraryEnumerateKernels(kernels.data(), count, lib));
-  return kernels;
-}
-
-void check_driver(CUresult result, const char* call) {
-  if (result != CUDA_SUCCESS)
-    throw Error(std::string("loading a kernel into the context failed: ") + call + " returned " + std::to_string(result));
-}
-
 // The library's functions in the current context, as the driver enumerates them: handles that may be
 // only partly loaded, whose state cuFuncIsLoaded tells without loading them.
 std::optional<std::vector<CUfunction>> functions_in_context(void* library) {
@@ -86,23 +71,48 @@ std::optional<std::vector<CUfunction>> functions_in_context(void* library) {
 }  // namespace
 
 KernelLoading load_every_kernel(void* library) {
-  const DriverCalls& driver = DriverCalls::get();
-  const auto functions = driver.func_load ? functions_in_context(library) : std::nullopt;
-  if (functions)
-    for (CUfunction f : *functions) check_driver(driver.func_load(f), "cuFuncLoad");
   KernelLoading out;
-  for (cudaKernel_t kernel : kernels_of(library)) {
+  auto note = [&out](const std::string& what) {
+    if (out.problem.empty()) out.problem = what;
+  };
+  const DriverCalls& driver = DriverCalls::get();
+  bool by_driver = false;
+  if (driver.func_load) {
+    if (const auto functions = functions_in_context(library)) {
+      by_driver = true;
+      for (CUfunction f : *functions)
+        if (const CUresult r = driver.func_load(f); r != CUDA_SUCCESS) {
+          by_driver = false;
+          note("cuFuncLoad returned " + std::to_string(r));
+        }
+    }
+  }
+  const auto lib = static_cast<cudaLibrary_t>(library);
+  unsigned count = 0;
+  cudaError_t listed = cudaLibraryGetKernelCount(&count, lib);
+  std::vector<cudaKernel_t> kernels(listed == cudaSuccess ? count : 0);
+  if (listed == cudaSuccess && count > 0) listed = cudaLibraryEnumerateKernels(kernels.data(), count, lib);
+  if (listed != cudaSuccess) {
+    cudaGetLastError();  // not sticky: the launches will say what is wrong, if anything
+    note(std::string("the library's kernels cannot be listed: ") + cudaGetErrorString(listed));
+    return out;
+  }
+  for (cudaKernel_t kernel : kernels) {
     ++out.kernels;
-    if (!functions && driver.kernel_get_function && driver.func_load) {
+    if (!by_driver && driver.kernel_get_function && driver.func_load) {
       CUfunction function = nullptr;
-      check_driver(driver.kernel_get_function(&function, reinterpret_cast<CUkernel>(kernel)), "cuKernelGetFunction");
-      check_driver(driver.func_load(function), "cuFuncLoad");
+      if (driver.kernel_get_function(&function, reinterpret_cast<CUkernel>(kernel)) == CUDA_SUCCESS)
+        driver.func_load(function);
     }
     // Loads the kernel where cuFuncLoad is missing (its attributes need a loaded function), and tells
     // its local memory: the context's reservation grows, synchronizing the device, when a launch needs more.
     cudaFuncAttributes attributes{};
-    NBL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel)));
-    out.max_local_bytes = std::max(out.max_local_bytes, attributes.localSizeBytes);
+    if (const cudaError_t r = cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel)); r == cudaSuccess) {
+      out.max_local_bytes = std::max(out.max_local_bytes, attributes.localSizeBytes);
+    } else {
+      cudaGetLastError();
+      note(std::string("cudaFuncGetAttributes: ") + cudaGetErrorString(r));
+    }
   }
   return out;
 }

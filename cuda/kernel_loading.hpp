@@ -8,17 +8,20 @@
 #pragma once
 #include <cstddef>
 #include <optional>
+#include <string>
 
 namespace nbl {
 
 struct KernelLoading {
   int kernels = 0;                  // entry points in the library
   std::size_t max_local_bytes = 0;  // the largest per-thread local memory (stack frame, spills) among them
+  std::string problem;              // why some may still load lazily at their first launch ("" when none)
 };
 
 // Loads every kernel of `library` (a cudaLibrary_t) into the current context: cuFuncLoad on each of
 // the module's functions where the driver has it (12.4 and newer), and cudaFuncGetAttributes on each
-// kernel, which loads it too (older drivers). Throws Error.
+// kernel, which loads it too (older drivers). Best effort, never throws: a kernel it could not load is
+// loaded at its first launch, as without it, and `problem` says why.
 KernelLoading load_every_kernel(void* library);
 
 // How many kernels of `library` are not fully loaded into the current context (cuFuncIsLoaded on the

@@ -206,9 +206,11 @@ TEST_F(SwapGpu, ALazilyLoadedModuleIsObservableAndABuildsModuleIsFullyLoaded) {
     GTEST_SKIP() << "lazy loading is on, yet a fresh module reports every kernel loaded: this driver loads them when asked";
   const KernelModule loaded(program);
   EXPECT_EQ(loaded.unloaded_kernels(), 0) << "KernelModule must load every kernel before its first launch";
-  std::printf("default all-pairs module: %d of its kernels unloaded when left to lazy loading (lazy loading %s); "
+  EXPECT_EQ(loaded.loading().problem, "");
+  std::printf("default all-pairs module: %d of its %d kernels unloaded when left to lazy loading (lazy loading %s); "
               "largest local memory per thread %zu bytes\n",
-              *lazy_unloaded, lazy_mode ? (*lazy_mode ? "on" : "off") : "unknown", loaded.max_local_bytes());
+              *lazy_unloaded, loaded.loading().kernels, lazy_mode ? (*lazy_mode ? "on" : "off") : "unknown",
+              loaded.loading().max_local_bytes);
   if (lazy_mode.value_or(false)) {
     EXPECT_GT(*lazy_unloaded, 0) << "lazy loading is on, but nothing was left to load";
   }
