@@ -33,7 +33,7 @@ std::string optional_number(const std::optional<double>& value, const char* form
 
 const char* FrameTrace::csv_header() {
   return "frame,wall_s,interval_ms,simulate_ms,vertices_ms,render_ms,panel_ms,steps,building,build_state,build_label,"
-         "variant,swap,swap_latency_s,script,ab_b,ab_state,ab_a_ms,ab_b_ms,ab_difference";
+         "variant,swap,swap_latency_s,script,ab_b,ab_state,ab_a_ms,ab_b_ms,ab_difference,swap_ms,teardown_ms";
 }
 
 std::string FrameTrace::csv() const {
@@ -45,7 +45,8 @@ std::string FrameTrace::csv() const {
            (r.building ? "1" : "0") + "," + field(r.build_state) + "," + field(r.build_label) + "," + field(r.variant) +
            "," + field(r.swap) + "," + (r.swap.empty() ? std::string() : number(r.swap_latency_s)) + "," +
            field(r.script) + "," + field(r.ab_b) + "," + field(r.ab_state) + "," + optional_number(r.ab_a_ms) + "," +
-           optional_number(r.ab_b_ms) + "," + optional_number(r.ab_difference, "%.3g") + "\n";
+           optional_number(r.ab_b_ms) + "," + optional_number(r.ab_difference, "%.3g") + "," +
+           optional_number(r.swap_ms) + "," + optional_number(r.teardown_ms) + "\n";
   }
   return out;
 }
@@ -54,12 +55,14 @@ void FrameTrace::write_csv(const std::filesystem::path& file) const { write_file
 
 TraceSummary FrameTrace::summarize() const {
   TraceSummary s;
-  std::vector<double> all, outside, latencies;
+  std::vector<double> all, outside, latencies, swap_ms, teardown_ms;
   for (std::size_t i = 0; i < records_.size(); ++i) {
     const FrameRecord& r = records_[i];
     if (!r.swap.empty()) {
       (r.swap == "accepted" ? s.swaps_accepted : s.swaps_refused)++;
       latencies.push_back(r.swap_latency_s);
+      if (r.swap == "accepted" && r.swap_ms) swap_ms.push_back(*r.swap_ms);
+      if (r.swap == "accepted" && r.teardown_ms) teardown_ms.push_back(*r.teardown_ms);
     }
     if (i == 0) continue;  // the first frame builds fonts, shaders and buffers: start-up, not a frame's cost
     all.push_back(r.interval_ms);
@@ -81,6 +84,14 @@ TraceSummary FrameTrace::summarize() const {
   if (!latencies.empty()) {
     s.median_swap_latency_s = median(latencies);
     s.max_swap_latency_s = *std::max_element(latencies.begin(), latencies.end());
+  }
+  if (!swap_ms.empty()) {
+    s.median_swap_ms = median(swap_ms);
+    s.max_swap_ms = *std::max_element(swap_ms.begin(), swap_ms.end());
+  }
+  if (!teardown_ms.empty()) {
+    s.median_teardown_ms = median(teardown_ms);
+    s.max_teardown_ms = *std::max_element(teardown_ms.begin(), teardown_ms.end());
   }
   // A/B: consecutive frames comparing the same B form one group.
   std::vector<double> a_ms, b_ms, differences;
@@ -130,6 +141,13 @@ void FrameTrace::print_summary(std::ostream& out) const {
   if (s.swaps_accepted + s.swaps_refused > 0) {
     std::snprintf(line, sizeof line, "  builds: %d swapped in, %d refused; request to swap median %.3f s, max %.3f s\n",
                   s.swaps_accepted, s.swaps_refused, s.median_swap_latency_s, s.max_swap_latency_s);
+    out << line;
+  }
+  if (s.swaps_accepted > 0) {
+    std::snprintf(line, sizeof line,
+                  "  swap calls (frame loop): median %.3f ms, max %.3f ms; of that the old build's teardown median %.3f ms, "
+                  "max %.3f ms\n",
+                  s.median_swap_ms, s.max_swap_ms, s.median_teardown_ms, s.max_teardown_ms);
     out << line;
   }
   for (const TraceSummary::Comparison& c : s.comparisons) {

@@ -28,6 +28,11 @@ struct FrameRecord {
   std::string variant;             // the kernel variant (or backend) that ran this frame's steps
   std::string swap;                // "accepted" or "refused": a build's outcome taken at this frame's start
   double swap_latency_s = 0;       // with swap: from the request to this frame
+  // With swap: the frame loop's wall time in the swap call (adopting the build, the layout or buffers it
+  // changes, the old build's teardown), and of that the old build's teardown (handing it to the build
+  // queue's teardown worker). The swap frame's other costs show in its simulate_ms (the new kernels'
+  // first steps) and vertices_ms (their first vertex write).
+  std::optional<double> swap_ms, teardown_ms;
   std::string script;              // the script's actions run in this frame, joined by '+'
   // A/B (sim/comparison.hpp) while B exists: B as its changes from A ("unroll=128", "theta=0.4"), whether it
   // is still building or compared, and this frame's comparison: A's and B's force computation (every
@@ -44,6 +49,8 @@ struct TraceSummary {
   double max_during_builds_ms = 0, max_outside_builds_ms = 0, median_outside_builds_ms = 0;
   int swaps_accepted = 0, swaps_refused = 0;
   double median_swap_latency_s = 0, max_swap_latency_s = 0;
+  // The accepted swaps' own costs on the frame loop's thread (FrameRecord::swap_ms, teardown_ms).
+  double median_swap_ms = 0, max_swap_ms = 0, median_teardown_ms = 0, max_teardown_ms = 0;
   struct Comparison {  // the frames that compared one B (a swap or a new ab_start starts another)
     std::string b;
     std::size_t frames = 0;

@@ -163,7 +163,10 @@ void Lab::apply_settings() {
   if (tour_) tour_->sync(editor_, simulation_);  // the tour's A/B, once the step's algorithm runs
   // A kernel build requested earlier finished on its worker thread: swap it in now, between steps.
   swapped_this_frame_.reset();
+  swap_ms_ = 0;
+  const auto poll_started = Clock::now();
   if (auto outcome = simulation_.poll()) {
+    swap_ms_ = ms_since(poll_started);  // the swap call itself, teardown of the old build included
     swapped_this_frame_ = outcome;
     char latency[32];
     std::snprintf(latency, sizeof latency, "%.2f s", outcome->latency_s);
@@ -783,6 +786,8 @@ void Lab::record_trace() {
   if (swapped_this_frame_) {
     r.swap = swapped_this_frame_->accepted ? "accepted" : "refused";
     r.swap_latency_s = swapped_this_frame_->latency_s;
+    r.swap_ms = swap_ms_;
+    r.teardown_ms = swapped_this_frame_->teardown_ms;
   }
   for (ScriptAction a : script_ran_) r.script += (r.script.empty() ? "" : "+") + std::string(to_string(a));
   if (const auto& b = editor_.comparison()) {

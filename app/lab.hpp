@@ -226,6 +226,7 @@ class Lab : public ScriptTarget {
   // This frame, for the trace.
   int steps_this_frame_ = 0;
   std::optional<ConfigureOutcome> swapped_this_frame_;
+  double swap_ms_ = 0;  // the frame loop's time in the call that took swapped_this_frame_
   std::vector<ScriptAction> script_ran_;
   bool tracing_ = false;  // offscreen, scripted or --trace: every frame is recorded
   FrameTrace trace_;

@@ -5,9 +5,14 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "cuda/background_work.hpp"
 #include "sim/error.hpp"
 
 int main(int argc, char** argv) {
+  // Destroyed when main returns, after the command's objects (the lab, its backends) and before any
+  // static: every worker thread finishes what it runs and is joined (cuda/background_work.hpp).
+  const nbl::BackgroundWork background_work;
+
   CLI::App root{
       "nbodylab - GPU N-body gravity you can take apart.\n"
       "Without a subcommand it opens the interactive window (two colliding galaxies).",

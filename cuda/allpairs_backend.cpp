@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <utility>
 
@@ -14,7 +15,9 @@
 #include "cuda/device.hpp"
 #include "cuda/energy_pass.hpp"
 #include "cuda/kernel_engine.hpp"
+#include "cuda/layout_kernels.hpp"
 #include "cuda/reloadable_kernels.hpp"
+#include "cuda/retire.hpp"
 #include "cuda/stage_timer.hpp"
 #include "sim/accuracy.hpp"
 #include "sim/render_vertices.hpp"
@@ -114,6 +117,15 @@ struct AllPairsBackend::Impl {
     }
   }
 
+  // Hands what a swap replaced to the build queue's teardown worker, after this stream's work so far.
+  void retire(RetiredObjects old) { retire_after(shared_build_queue(), stream.get(), std::move(old)); }
+  void retire_comparison() {
+    if (!comparison) return;
+    RetiredObjects old;
+    old.add(std::move(comparison));
+    retire(std::move(old));
+  }
+
   void ensure_accelerations() {
     if (acc_valid || state.size() == 0) return;
     pass().force(state, state.size(), plan(state.size()), stream.get());
@@ -140,6 +152,7 @@ AllPairsBackend::AllPairsBackend(const Settings& settings, std::shared_ptr<Kerne
   if (!device) throw Error("the GPU all-pairs backend needs a CUDA device: " + why);
   impl_->device = *device;
   impl_->engine = engine ? std::move(engine) : shared_kernel_engine();
+  layout_kernels::load();  // a layout switch's conversion must not load kernels on the swap frame
   impl_->status_host.resize(1);
   impl_->state.status.resize(1);
   impl_->state.status.fill_bytes(0, impl_->stream.get());
@@ -216,10 +229,16 @@ std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
   // precision (the buffers change type) or softening needs them again.
   const double softening = s.pending.softening.value_or(0.0);
   const bool keep_accelerations = b.variant.real_bytes() == s.state.real_bytes && softening == s.softening;
-  s.state.adapt_to(b.variant, s.stream.get());  // layout and precision, on the device
+  // Nothing the swap replaces is released here: unloading the old module or freeing a buffer waits for
+  // the whole device. They go to the build queue's teardown worker (cuda/retire.hpp); the new module's
+  // kernels were all loaded on the build's worker (KernelModule).
+  RetiredObjects old;
+  s.state.adapt_to(b.variant, s.stream.get(), &old);  // layout and precision, on the device
   s.variant = b.variant;
+  old.add(std::move(s.kernels));
   s.kernels = std::move(b.kernels);
   s.blocks_per_sm = s.pass().force_blocks_per_sm();
+  s.state.fit_partials(s.plan(s.state.size()).j_splits, &old);  // the new launch's partial sums, if it splits
   s.softening = softening;
   s.state.eps2 = s.softening * s.softening;
   s.state.dt = s.pending.dt.value_or(0.0);
@@ -229,6 +248,9 @@ std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
   s.running = s.pending;
   if (reload) s.notices.push_back(s.variant.source.file + " reloaded: " + b.report);
   else s.prefetch_neighbours(s.pending.toggles);
+  const auto teardown = std::chrono::steady_clock::now();
+  s.retire(std::move(old));
+  outcome.teardown_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - teardown).count();
   return outcome;
 }
 
@@ -237,7 +259,7 @@ std::string AllPairsBackend::variant_label() const { return impl_->variant.descr
 
 void AllPairsBackend::set_comparison(const std::optional<Settings>& b) {
   Impl& s = *impl_;
-  s.comparison.reset();
+  s.retire_comparison();
   if (!b) {
     s.comparison_requests.cancel();
     return;
@@ -261,9 +283,11 @@ std::optional<ComparisonSample> AllPairsBackend::compare() {
   auto finished = s.comparison_requests.take_finished();
   // A refused B must say so (the lab clears B with this reason), not leave it "building" forever.
   if (finished && !finished->build) throw Error("B (" + finished->label + ") is refused: " + finished->refusal);
-  if (finished)
+  if (finished) {
+    s.retire_comparison();
     s.comparison = std::make_unique<AllPairsComparison>(std::move(*finished->build), s.comparison_softening,
                                                         s.device.sm_count);
+  }
   if (!s.comparison || s.state.size() == 0 || s.last_force.empty()) return std::nullopt;
   return s.comparison->run(s.state, s.last_force, s.stream.get());
 }
@@ -426,5 +450,10 @@ void AllPairsBackend::poison_outputs() {
 }
 
 bool AllPairsBackend::poll_reload(bool force) { return impl_->poll_reload(force); }
+
+std::optional<int> AllPairsBackend::unloaded_kernels() const {
+  if (!impl_->kernels) return 0;
+  return impl_->module().unloaded_kernels();
+}
 
 }  // namespace nbl

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,10 @@ class AllPairsBackend final : public Backend {
   // Checks the kernel files now (step() does it itself, at most every half second). True when a new
   // build was validated and swapped in.
   bool poll_reload(bool force = false);
+
+  // How many kernels of the running build are not loaded into the CUDA context (a swapped-in build
+  // must have none before its first launch: cuda/kernel_loading.hpp); nothing when the driver cannot say.
+  std::optional<int> unloaded_kernels() const;
 
  private:
   struct Impl;

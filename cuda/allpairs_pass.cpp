@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cuda/launch.hpp"
+#include "cuda/retire.hpp"
 #include "sim/accuracy.hpp"
 
 namespace nbl {
@@ -77,13 +78,20 @@ void AllPairsState::set_bodies(const Bodies& b, BodyLayout layout, std::size_t p
   status.fill_bytes(0, stream);
 }
 
-void AllPairsState::adapt_to(const AllPairsVariant& variant, cudaStream_t stream) {
-  bodies.convert(variant.layout, stream);
+void AllPairsState::adapt_to(const AllPairsVariant& variant, cudaStream_t stream, RetiredObjects* old) {
+  bodies.convert(variant.layout, stream, old);
   if (variant.real_bytes() != real_bytes) {
     real_bytes = variant.real_bytes();
-    for (auto& a : acc) a.resize(size() * real_bytes);
-    for (auto& p : partial) p.resize(0);
+    for (auto& a : acc) resize_retiring(a, size() * real_bytes, old);
+    for (auto& p : partial) resize_retiring(p, 0, old);
   }
+}
+
+void AllPairsState::fit_partials(int j_splits, RetiredObjects* old) {
+  if (j_splits <= 1) return;
+  const std::size_t bytes = static_cast<std::size_t>(j_splits) * size() * real_bytes;
+  for (auto& p : partial)
+    if (p.size() < bytes) resize_retiring(p, bytes, old);
 }
 
 void AllPairsState::download_accelerations(Accelerations& out, std::size_t count, cudaStream_t stream) const {
@@ -111,8 +119,7 @@ void AllPairsState::poison(cudaStream_t stream) {
 // ---------------------------------------------------------------------------------------------------
 
 void AllPairsPass::force(AllPairsState& s, std::size_t i_end, const AllPairsLaunch& l, cudaStream_t stream) const {
-  if (l.j_splits > 1)
-    for (auto& p : s.partial) p.resize(static_cast<std::size_t>(l.j_splits) * s.size() * s.real_bytes);
+  s.fit_partials(l.j_splits);
   with_params(variant_, s, i_end, l.j_splits, l.j_slice, [&](const auto& params) {
     with_args(variant_, module_, params, stream, [&](const auto& args) {
       using Args = std::decay_t<decltype(args)>;

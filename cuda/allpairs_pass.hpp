@@ -21,6 +21,8 @@
 
 namespace nbl {
 
+class RetiredObjects;
+
 // Bodies, accelerations (float or double, per the variant's precision), the partial sums of a split
 // source range, and the kick kernel's NaN flag.
 struct AllPairsState {
@@ -34,7 +36,11 @@ struct AllPairsState {
   // New bodies in `layout`; accelerations sized for them in `real_bytes` precision.
   void set_bodies(const Bodies& b, BodyLayout layout, std::size_t real_bytes, cudaStream_t stream);
   // Switches layout (on the device) and precision (reallocating the accelerations) for another variant.
-  void adapt_to(const AllPairsVariant& variant, cudaStream_t stream);
+  // Given `old`, the buffers it replaces go there instead of being freed here (a swap; cuda/retire.hpp).
+  void adapt_to(const AllPairsVariant& variant, cudaStream_t stream, RetiredObjects* old = nullptr);
+  // Room for the partial sums of a source range split `j_splits` ways (grows only; none for 1): a swap
+  // makes it for the new variant's launch, the replaced allocation going to `old`.
+  void fit_partials(int j_splits, RetiredObjects* old = nullptr);
   // The first `count` accelerations, in double whatever the precision.
   void download_accelerations(Accelerations& out, std::size_t count, cudaStream_t stream) const;
   // Every acceleration and partial sum set to NaN (0xff bytes): shows whether a kernel wrote them all.

@@ -2,8 +2,9 @@
 // function that makes a Build on a worker thread (compile, load, check), and take_finished() gives the
 // frame loop the newest request's outcome once: the Build to swap in between two steps, or the reason
 // it was refused. An older request still waiting is dropped; one already running finishes into the
-// kernel cache and its result is discarded. Header-only and CUDA-free: the tests drive it with fake
-// builds (tests/cuda/build_queue_test.cpp).
+// kernel cache and its result is discarded on its worker (a finished one nobody took goes to the
+// queue's teardown worker): no Build is ever destroyed on the thread that requested it. Header-only
+// and CUDA-free: the tests drive it with fake builds (tests/cuda/build_queue_test.cpp).
 #pragma once
 #include <functional>
 #include <memory>
@@ -114,10 +115,23 @@ class AsyncBuilds {
     std::string refusal;
     bool taken = false;
   };
+  // A build that finished but was never taken (the settings moved on first) is handed to the queue's
+  // teardown worker: its modules must not be unloaded on the caller's thread (the frame loop).
   void supersede() {
-    std::lock_guard lock(mutex_);
-    if (current_) current_->ticket->supersede();
-    current_.reset();
+    std::shared_ptr<Slot> slot;
+    {
+      std::lock_guard lock(mutex_);
+      slot = std::move(current_);
+      current_.reset();
+    }
+    if (!slot) return;
+    slot->ticket->supersede();
+    std::shared_ptr<Build> unused;
+    {
+      std::lock_guard lock(slot->mutex);
+      unused = std::move(slot->build);
+    }
+    if (unused) queue_.retire([unused = std::move(unused)] {});
   }
 
   BuildQueue& queue_;

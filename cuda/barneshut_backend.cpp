@@ -4,6 +4,7 @@
 #include <vector_functions.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <utility>
 #include <cmath>
@@ -21,6 +22,7 @@
 #include "cuda/energy_pass.hpp"
 #include "cuda/kernel_engine.hpp"
 #include "cuda/reloadable_kernels.hpp"
+#include "cuda/retire.hpp"
 #include "cuda/stage_timer.hpp"
 #include "sim/accuracy.hpp"
 #include "sim/error.hpp"
@@ -126,6 +128,15 @@ struct BarnesHutBackend::Impl {
     swapped = true;
   }
 
+  // Hands what a swap replaced to the build queue's teardown worker, after this stream's work so far.
+  void retire(RetiredObjects old) { retire_after(shared_build_queue(), stream.get(), std::move(old)); }
+  void retire_comparison() {
+    if (!comparison) return;
+    RetiredObjects old;
+    old.add(std::move(comparison));
+    retire(std::move(old));
+  }
+
   void forces(StageTimer* t, StepStats& stats, bool then_kick = false) {
     pipeline->forces(buffers, physics, stream.get(), t, stats, then_kick);
     if (stats.non_finite) return;
@@ -209,8 +220,15 @@ std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
     return outcome;
   }
   BarnesHutBuild& b = *finished->build;
-  if (s.buffers.size()) s.buffers.fit_variant(b.variant);
+  // Nothing the swap replaces is released on this thread (the old modules, pipeline and scratch go to
+  // the teardown worker: cuda/retire.hpp), and the new pipeline takes over the running one's sort
+  // scratch, sized for these bodies, so its first step allocates nothing.
+  RetiredObjects old;
+  if (s.buffers.size()) s.buffers.fit_variant(b.variant, &old);
+  if (s.pipeline) b.pipeline->adopt_scratch(*s.pipeline);
   s.variant = b.variant;
+  old.add(std::move(s.kernels));
+  old.add(std::move(s.pipeline));
   s.kernels = std::move(b.kernels);
   s.pipeline = std::move(b.pipeline);
   // The last step's accelerations stay valid across a swap of kernels (same positions, same physics,
@@ -226,6 +244,9 @@ std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
   s.running = s.pending;
   if (reload) s.notices.push_back("edited Barnes-Hut kernels reloaded: " + b.report);
   else s.prefetch_neighbours(s.pending.toggles);
+  const auto teardown = std::chrono::steady_clock::now();
+  s.retire(std::move(old));
+  outcome.teardown_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - teardown).count();
   return outcome;
 }
 
@@ -234,7 +255,7 @@ std::string BarnesHutBackend::variant_label() const { return impl_->variant.labe
 
 void BarnesHutBackend::set_comparison(const std::optional<Settings>& b) {
   Impl& s = *impl_;
-  s.comparison.reset();
+  s.retire_comparison();
   if (!b) {
     s.comparison_requests.cancel();
     return;
@@ -261,9 +282,11 @@ std::optional<ComparisonSample> BarnesHutBackend::compare() {
   auto finished = s.comparison_requests.take_finished();
   // A refused B must say so (the lab clears B with this reason), not leave it "building" forever.
   if (finished && !finished->build) throw Error("B (" + finished->label + ") is refused: " + finished->refusal);
-  if (finished)
+  if (finished) {
+    s.retire_comparison();
     s.comparison = std::make_unique<BarnesHutComparison>(std::move(*finished->build), s.comparison_physics,
                                                          s.device.sm_count);
+  }
   if (!s.comparison || s.buffers.size() == 0 || s.last_force.empty() || !s.acc_valid) return std::nullopt;
   return s.comparison->run(s.buffers, s.last_force, s.stream.get());
 }
@@ -402,6 +425,18 @@ bool BarnesHutBackend::poll_reload(bool force) {
   bool swapped = false;
   impl_->poll_reload(force, swapped);
   return swapped;
+}
+
+std::optional<int> BarnesHutBackend::unloaded_kernels() const {
+  int unloaded = 0;
+  if (!impl_->kernels) return unloaded;
+  for (const auto& module : impl_->kernels->modules()) {
+    if (!module) continue;
+    const std::optional<int> m = module->unloaded_kernels();
+    if (!m) return std::nullopt;
+    unloaded += *m;
+  }
+  return unloaded;
 }
 
 std::unique_ptr<Backend> make_barneshut_backend(const Settings& settings) {

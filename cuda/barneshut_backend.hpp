@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,9 @@ class BarnesHutBackend final : public Backend {
   // Checks the kernel files now (step() does it itself, at most every half second). True when an
   // edited build was checked and swapped in.
   bool poll_reload(bool force = false);
+  // How many kernels of the running build's modules are not loaded into the CUDA context (a swapped-in
+  // build must have none before its first launch); nothing when the driver cannot say.
+  std::optional<int> unloaded_kernels() const;
 
  private:
   struct Impl;

@@ -4,6 +4,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/launch.hpp"
+#include "cuda/retire.hpp"
 
 namespace nbl {
 
@@ -67,20 +68,20 @@ void BarnesHutBuffers::allocate(std::size_t n, const BarnesHutVariant& variant, 
   fit_variant(variant);
 }
 
-void BarnesHutBuffers::fit_variant(const BarnesHutVariant& variant) {
+void BarnesHutBuffers::fit_variant(const BarnesHutVariant& variant, RetiredObjects* old) {
   const Sizes s(n_, variant, static_cast<std::size_t>(max_cells_), 1);
   morton_ = s.morton;
   groups_used_ = s.groups;
-  groups_.resize(s.groups ? n_ : 0);
-  next_.resize(s.morton ? 0 : n_);
+  resize_retiring(groups_, s.groups ? n_ : 0, old);
+  resize_retiring(next_, s.morton ? 0 : n_, old);
   const std::size_t keyed = s.morton ? n_ : 0, radix = s.morton ? s.radix_nodes : 0;
-  keys_unsorted_.resize(keyed);
-  keys_.resize(keyed);
-  ids_unsorted_.resize(keyed);
-  for (auto* b : {&first_, &last_, &prefix_bits_, &cells_, &offset_}) b->resize(radix);
-  parent_.resize(s.morton ? 2 * n_ - 1 : 0);
-  moments_.resize(keyed);
-  sums_.resize(keyed);
+  resize_retiring(keys_unsorted_, keyed, old);
+  resize_retiring(keys_, keyed, old);
+  resize_retiring(ids_unsorted_, keyed, old);
+  for (auto* b : {&first_, &last_, &prefix_bits_, &cells_, &offset_}) resize_retiring(*b, radix, old);
+  resize_retiring(parent_, s.morton ? 2 * n_ - 1 : 0, old);
+  resize_retiring(moments_, keyed, old);
+  resize_retiring(sums_, keyed, old);
 }
 
 void BarnesHutBuffers::grow_cells(int cells, cudaStream_t stream) {

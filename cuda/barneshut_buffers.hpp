@@ -15,6 +15,8 @@
 
 namespace nbl {
 
+class RetiredObjects;
+
 // dt, softening and theta as the kernels take them (fields of bh::Tree).
 struct BarnesHutPhysics {
   float dt = 0, eps2 = 0, theta = 0.5f;
@@ -32,8 +34,9 @@ class BarnesHutBuffers {
 
   // Sizes everything for n bodies and this variant's build (the bodies' contents are not kept).
   void allocate(std::size_t n, const BarnesHutVariant& variant, int cells, int sm_count);
-  // Adapts the build-specific scratch to another variant, keeping the bodies.
-  void fit_variant(const BarnesHutVariant& variant);
+  // Adapts the build-specific scratch to another variant, keeping the bodies. Given `old`, replaced
+  // allocations go there instead of being freed here (a swap; cuda/retire.hpp).
+  void fit_variant(const BarnesHutVariant& variant, RetiredObjects* old = nullptr);
   // Grows the cell pool to `cells` (no-op when it holds that many), keeping the bodies at the front
   // of `node`.
   void grow_cells(int cells, cudaStream_t stream);

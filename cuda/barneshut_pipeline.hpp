@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/barneshut_buffers.hpp"
@@ -51,6 +52,9 @@ class BarnesHutPipeline {
 
   const BarnesHutVariant& variant() const { return variant_; }
   const Modules& modules() const { return modules_; }
+  // Takes over `previous`'s scratch (the device-wide sorts' temporary storage, sized for the bodies it
+  // ran): a swapped-in pipeline neither allocates it on its first step nor frees the old one's.
+  void adopt_scratch(BarnesHutPipeline& previous) { std::swap(primitives_, previous.primitives_); }
 
  private:
   const KernelModule& module(BarnesHutSlot slot) const { return *modules_[static_cast<std::size_t>(slot)]; }

@@ -5,6 +5,7 @@
 #include <vector_functions.h>
 
 #include "cuda/layout_kernels.hpp"
+#include "cuda/retire.hpp"
 
 namespace nbl {
 
@@ -93,7 +94,7 @@ void DeviceBodies::download(Bodies& b, cudaStream_t stream) const {
   }
 }
 
-void DeviceBodies::convert(BodyLayout to, cudaStream_t stream) {
+void DeviceBodies::convert(BodyLayout to, cudaStream_t stream, RetiredObjects* old) {
   if (to == layout_) return;
   if (n_ == 0) {
     layout_ = to;
@@ -113,9 +114,9 @@ void DeviceBodies::convert(BodyLayout to, cudaStream_t stream) {
     for (auto& a : soa_) a.resize(n_);
     layout_kernels::float4_to_soa(pos_mass_.data(), vel_.data(), soa(), n_, stream);
   }
-  NBL_CUDA_CHECK(cudaStreamSynchronize(stream));  // the old layout's buffers are freed next
+  if (!old) NBL_CUDA_CHECK(cudaStreamSynchronize(stream));  // the old layout's buffers are freed next
   layout_ = to;
-  release_except(to);
+  release_except(to, old);
 }
 
 void DeviceBodies::copy_from(const DeviceBodies& other, BodyLayout layout, cudaStream_t stream) {
@@ -150,13 +151,13 @@ allpairs::Float4Bodies DeviceBodies::float4_pair() {
   return {reinterpret_cast<nbl_float4*>(pos_mass_.data()), reinterpret_cast<nbl_float4*>(vel_.data())};
 }
 
-void DeviceBodies::release_except(BodyLayout keep) {
-  if (keep != BodyLayout::aos) aos_.resize(0);
+void DeviceBodies::release_except(BodyLayout keep, RetiredObjects* old) {
+  if (keep != BodyLayout::aos) resize_retiring(aos_, 0, old);
   if (keep != BodyLayout::soa)
-    for (auto& a : soa_) a.resize(0);
+    for (auto& a : soa_) resize_retiring(a, 0, old);
   if (keep != BodyLayout::float4) {
-    pos_mass_.resize(0);
-    vel_.resize(0);
+    resize_retiring(pos_mass_, 0, old);
+    resize_retiring(vel_, 0, old);
   }
 }
 

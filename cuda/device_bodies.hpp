@@ -16,6 +16,8 @@
 
 namespace nbl {
 
+class RetiredObjects;
+
 static_assert(sizeof(nbl_float4) == sizeof(float4) && alignof(nbl_float4) == alignof(float4),
               "the kernels' float4 and the host's nbl_float4 must be interchangeable");
 
@@ -34,8 +36,10 @@ class DeviceBodies {
 
   void upload(const Bodies& bodies, BodyLayout layout, cudaStream_t stream);
   void download(Bodies& bodies, cudaStream_t stream) const;  // waits for the copy
-  // Re-lays the bodies out in `layout` on the device (a no-op when they already are).
-  void convert(BodyLayout layout, cudaStream_t stream);
+  // Re-lays the bodies out in `layout` on the device (a no-op when they already are). The old layout's
+  // buffers are freed after waiting for the stream, or, given `old`, handed to it instead (a swap: no
+  // wait, no free on the caller's thread; cuda/retire.hpp).
+  void convert(BodyLayout layout, cudaStream_t stream, RetiredObjects* old = nullptr);
   // A device-side copy of `other`'s bodies, laid out in `layout` (A/B: B reads A's state in its own layout).
   void copy_from(const DeviceBodies& other, BodyLayout layout, cudaStream_t stream);
 
@@ -45,7 +49,7 @@ class DeviceBodies {
   allpairs::Float4Bodies float4_pair();
 
  private:
-  void release_except(BodyLayout keep);
+  void release_except(BodyLayout keep, RetiredObjects* old = nullptr);
 
   BodyLayout layout_ = BodyLayout::float4;
   std::size_t n_ = 0;

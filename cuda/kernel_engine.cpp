@@ -69,7 +69,8 @@ bool read_file(const std::filesystem::path& path, std::string& out) {
 
 // The "..." includes of a source text (the kernels use no <...> includes: NVRTC has no system headers).
 std::vector<std::string> quoted_includes(const std::string& text) {
-  static const std::regex include_re(R"(^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\")");
+  // Never destroyed: build workers compile until shutdown, and a static destroyed under them crashed at exit.
+  static const std::regex& include_re = *new std::regex(R"(^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\")");
   std::vector<std::string> names;
   std::istringstream lines(text);
   std::string line;
@@ -409,11 +410,15 @@ KernelEngine::Config kernel_config_for(const std::filesystem::path& kernels_dir)
 
 // ---------------------------------------------------------------------------------------------------
 
-KernelModule::KernelModule(std::shared_ptr<const CompiledProgram> program) : program_(std::move(program)) {
+KernelModule::KernelModule(std::shared_ptr<const CompiledProgram> program, Loading loading)
+    : program_(std::move(program)) {
   cudaLibrary_t library = nullptr;
   NBL_CUDA_CHECK(cudaLibraryLoadData(&library, program_->image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   library_ = library;
+  if (loading == Loading::every_kernel) loading_ = load_every_kernel(library_);
 }
+
+std::optional<int> KernelModule::unloaded_kernels() const { return nbl::unloaded_kernels(library_); }
 
 KernelModule::~KernelModule() {
   if (library_) cudaLibraryUnload(static_cast<cudaLibrary_t>(library_));  // never throws from a destructor

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "cuda/kernel_loading.hpp"
 #include "cuda/ptx_analysis.hpp"
 #include "sim/backend.hpp"
 #include "sim/error.hpp"
@@ -147,9 +148,16 @@ std::shared_ptr<KernelEngine> shared_kernel_engine(const std::filesystem::path& 
 // A compiled program loaded on the current device (RAII: cudaLibraryLoadData in the constructor,
 // cudaLibraryUnload in the destructor). Kernel handles are `const void*` (a cudaKernel_t), what
 // cudaLaunchKernel / cudaLaunchKernelExC take, so this header stays free of CUDA types.
+//
+// Every kernel is loaded into the context by the constructor (cuda/kernel_loading.hpp), on the thread
+// that makes the module: a build's worker. Left to lazy loading, a kernel its check never launched
+// (the kicks, the vertex writer) was loaded at its first launch on the frame loop's thread, and loading
+// synchronizes the context. Unloading waits for the device too: a module the frame loop stops using is
+// destroyed on the build queue's teardown worker (cuda/retire.hpp).
 class KernelModule {
  public:
-  explicit KernelModule(std::shared_ptr<const CompiledProgram> program);
+  enum class Loading { every_kernel, lazy };  // lazy: as the driver does it (tests compare the two)
+  explicit KernelModule(std::shared_ptr<const CompiledProgram> program, Loading loading = Loading::every_kernel);
   ~KernelModule();
   KernelModule(const KernelModule&) = delete;
   KernelModule& operator=(const KernelModule&) = delete;
@@ -169,9 +177,17 @@ class KernelModule {
   const CompiledProgram& program() const { return *program_; }
   const std::shared_ptr<const CompiledProgram>& program_ptr() const { return program_; }
 
+  // How many of its kernels are not loaded into the current context yet (0 once constructed, unless
+  // Loading::lazy); nothing when the driver cannot say.
+  std::optional<int> unloaded_kernels() const;
+  // What loading every kernel found (Loading::every_kernel; empty otherwise): the kernels, the largest
+  // per-thread local memory among them, and why some may still load at their first launch.
+  const KernelLoading& loading() const { return loading_; }
+
  private:
   std::shared_ptr<const CompiledProgram> program_;
   void* library_ = nullptr;  // cudaLibrary_t
+  KernelLoading loading_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, const void*, std::less<>> kernels_;
   mutable std::map<std::string, std::vector<unsigned char>, std::less<>> written_globals_;

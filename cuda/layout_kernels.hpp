@@ -10,6 +10,11 @@
 
 namespace nbl::layout_kernels {
 
+// Loads the four kernels into the context now (lazy loading would at their first launch, which
+// synchronizes the context: a layout switch's swap frame). The backend calls it when it starts. Best
+// effort: a kernel that cannot load now fails at its launch, as before.
+void load();
+
 void aos_to_float4(const allpairs::BodyRecord* aos, float4* pos_mass, float4* vel, std::size_t n, cudaStream_t s);
 void float4_to_aos(const float4* pos_mass, const float4* vel, allpairs::BodyRecord* aos, std::size_t n, cudaStream_t s);
 void soa_to_float4(allpairs::SoaBodies soa, float4* pos_mass, float4* vel, std::size_t n, cudaStream_t s);

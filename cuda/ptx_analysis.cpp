@@ -123,7 +123,8 @@ int InstructionMix::operator[](std::string_view cls) const {
 }
 
 const std::vector<std::string>& instruction_classes() {
-  static const std::vector<std::string> classes = {
+  // Never destroyed: build workers analyse PTX until shutdown.
+  static const std::vector<std::string>& classes = *new std::vector<std::string>{
       "fma.f32",      "mul.f32",   "add.f32",   "fma.f64",   "rsqrt",        "sqrt",     "div",
       "rcp",          "f64",       "cvt",       "ld.shared", "ld.shared.v4", "st.shared", "ld.global",
       "ld.global.v4", "st.global", "ld.const",  "ld.param",  "ld.local",     "st.local", "shfl.sync",
@@ -251,12 +252,14 @@ std::vector<PtxasStats> parse_ptxas_log(std::string_view log) {
     out.back().name = std::string(name);
     return out.back();
   };
-  static const std::regex entry_re(R"(Compiling entry function '([^']+)')");
-  static const std::regex props_re(R"(Function properties for ([^\s]+))");
-  static const std::regex stack_re(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
-  static const std::regex regs_re(R"(Used (\d+) registers)");
-  static const std::regex smem_re(R"((\d+) bytes smem)");
-  static const std::regex bar_re(R"(used (\d+) barriers)");
+  // Never destroyed (each one below): build workers parse logs until shutdown, and a static destroyed
+  // under a compile still running at exit crashed the process.
+  static const std::regex& entry_re = *new std::regex(R"(Compiling entry function '([^']+)')");
+  static const std::regex& props_re = *new std::regex(R"(Function properties for ([^\s]+))");
+  static const std::regex& stack_re = *new std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex& regs_re = *new std::regex(R"(Used (\d+) registers)");
+  static const std::regex& smem_re = *new std::regex(R"((\d+) bytes smem)");
+  static const std::regex& bar_re = *new std::regex(R"(used (\d+) barriers)");
   std::string name;
   for (std::string_view raw : split(log, '\n')) {
     const std::string line(raw);

@@ -33,11 +33,12 @@ std::vector<Line> function_lines(std::string_view sass, std::string_view entry) 
   std::istringstream in{std::string(sass)};
   std::string text;
   bool inside = false;
-  static const std::regex function_re(R"(^\s*Function\s*:\s*(\S+))");
-  static const std::regex label_re(R"(^\s*(\.L_x_\d+):)");
-  static const std::regex instruction_re(R"(^\s*/\*([0-9a-f]+)\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)(.*);)");
-  static const std::regex target_re(R"(`\((\.L_x_\d+)\))");
-  static const std::regex address_re(R"(^\s*(0x[0-9a-f]+)\s*$)");
+  // Never destroyed (each one below): analyses run on worker threads until stop_background_work().
+  static const std::regex& function_re = *new std::regex(R"(^\s*Function\s*:\s*(\S+))");
+  static const std::regex& label_re = *new std::regex(R"(^\s*(\.L_x_\d+):)");
+  static const std::regex& instruction_re = *new std::regex(R"(^\s*/\*([0-9a-f]+)\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)(.*);)");
+  static const std::regex& target_re = *new std::regex(R"(`\((\.L_x_\d+)\))");
+  static const std::regex& address_re = *new std::regex(R"(^\s*(0x[0-9a-f]+)\s*$)");
   while (std::getline(in, text)) {
     std::smatch m;
     if (std::regex_search(text, m, function_re)) {
@@ -110,9 +111,8 @@ std::optional<HotLoop> hot_loop(const CompiledProgram& program, std::string_view
     std::optional<HotLoop> loop;
     std::string why_not_sass;
   };
-  // Never destroyed: hot_loop_if_ready() runs this on std::async threads, and its job map (made before
-  // these, so destroyed after them) waits at exit for a cuobjdump still running, which then wrote into
-  // a destroyed map and crashed the lab after a scripted tour on the H100.
+  // Never destroyed: hot_loop_if_ready() runs this on std::async threads, which may outlive the
+  // statics of a process that exits without stop_code_analyses().
   static std::mutex& mutex = *new std::mutex;
   static std::map<std::string, Found>& cache = *new std::map<std::string, Found>;  // by program key + entry
   const std::string key = program.key + "/" + std::string(entry);
@@ -162,22 +162,41 @@ std::optional<HotLoop> hot_loop(const CompiledProgram& program, std::string_view
   return found;
 }
 
+namespace {
+
+// The analyses started by hot_loop_if_ready(), each on a std::async thread. Never destroyed: the map of
+// futures used to be a static whose destructor, at exit, waited for a cuobjdump still running while the
+// statics that job used were already gone. stop_code_analyses() waits for them before main returns.
+struct AnalysisJobs {
+  using Job = std::shared_future<std::pair<std::optional<HotLoop>, std::string>>;
+  std::mutex mutex;
+  std::map<std::string, Job> by_key;
+  bool stopped = false;
+
+  static AnalysisJobs& get() {
+    static AnalysisJobs& jobs = *new AnalysisJobs;
+    return jobs;
+  }
+};
+
+}  // namespace
+
 std::optional<HotLoop> hot_loop_if_ready(const std::shared_ptr<const CompiledProgram>& program, std::string_view entry,
                                          std::string* why_not_sass) {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_future<std::pair<std::optional<HotLoop>, std::string>>> jobs;
+  AnalysisJobs& jobs = AnalysisJobs::get();
   const std::string key = program->key + "/" + std::string(entry);
-  std::shared_future<std::pair<std::optional<HotLoop>, std::string>> job;
+  AnalysisJobs::Job job;
   {
-    std::lock_guard lock(mutex);
-    auto it = jobs.find(key);
-    if (it == jobs.end()) {
+    std::lock_guard lock(jobs.mutex);
+    auto it = jobs.by_key.find(key);
+    if (it == jobs.by_key.end()) {
+      if (jobs.stopped) return std::nullopt;  // the process is ending: nothing new starts
       // cuobjdump takes up to a second: never on the caller's (the UI's) thread.
-      it = jobs.emplace(key, std::async(std::launch::async, [program, name = std::string(entry)] {
-                                 std::string why;
-                                 auto loop = hot_loop(*program, name, &why);
-                                 return std::make_pair(loop, why);
-                               }).share()).first;
+      it = jobs.by_key.emplace(key, std::async(std::launch::async, [program, name = std::string(entry)] {
+                                      std::string why;
+                                      auto loop = hot_loop(*program, name, &why);
+                                      return std::make_pair(loop, why);
+                                    }).share()).first;
     }
     job = it->second;
   }
@@ -185,6 +204,17 @@ std::optional<HotLoop> hot_loop_if_ready(const std::shared_ptr<const CompiledPro
   const auto& [loop, why] = job.get();
   if (why_not_sass) *why_not_sass = why;
   return loop;
+}
+
+void stop_code_analyses() {
+  std::vector<AnalysisJobs::Job> running;
+  {
+    AnalysisJobs& jobs = AnalysisJobs::get();
+    std::lock_guard lock(jobs.mutex);
+    jobs.stopped = true;
+    for (const auto& [key, job] : jobs.by_key) running.push_back(job);
+  }
+  for (const auto& job : running) job.wait();
 }
 
 }  // namespace nbl

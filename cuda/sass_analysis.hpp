@@ -33,6 +33,10 @@ std::optional<HotLoop> hot_loop(const CompiledProgram& program, std::string_view
 std::optional<HotLoop> hot_loop_if_ready(const std::shared_ptr<const CompiledProgram>& program, std::string_view entry,
                                          std::string* why_not_sass = nullptr);
 
+// Waits for every analysis hot_loop_if_ready() started, and starts no new one (stop_background_work()
+// calls it before main returns).
+void stop_code_analyses();
+
 // Issue-slot ceiling in interactions/s for `instructions_per_interaction` at `clock_mhz` on `sm_count` SMs.
 inline double issue_ceiling(int sm_count, double clock_mhz, double instructions_per_interaction) {
   return instructions_per_interaction > 0 ? sm_count * 128.0 * clock_mhz * 1e6 / instructions_per_interaction : 0.0;

@@ -205,15 +205,47 @@ fig["cold_swap_s"] = c[0] if c else None
 fig["warm_swap_median_s"] = statistics.median(c[1:]) if len(c) > 1 else None
 fig["warm_swap_max_s"] = max(c[1:]) if len(c) > 1 else None
 fig["disk_first_swap_s"] = d[0] if d else None
+# The swap frames' own costs (trace columns swap_ms and teardown_ms, absent from traces before them): the
+# frame loop's time in the swap call and, of that, the old build's teardown; and the rest of the swap
+# frame, where the new kernels run for the first time (simulate_ms, vertices_ms), against the steady run.
+def num(x, k):
+    v = x.get(k)
+    return float(v) if v not in (None, "") else None
+accepted = [x for x in cold + disk if x["swap"] == "accepted"]
+def over_swaps(k): return [v for v in (num(x, k) for x in accepted) if v is not None]
+def put(name, values):
+    if values:
+        fig[name + "_median_ms"] = statistics.median(values)
+        fig[name + "_max_ms"] = max(values)
+fig["swap_frames"] = len(accepted)
+fig["swaps_costed"] = len(over_swaps("swap_ms"))  # traces made before the swap_ms column have none
+put("swap_call", over_swaps("swap_ms"))
+put("swap_teardown", over_swaps("teardown_ms"))
+put("swap_frame_simulate", over_swaps("simulate_ms"))
+put("swap_frame_vertices", over_swaps("vertices_ms"))
+for k in ("simulate_ms", "vertices_ms"):
+    steady_values = [v for v in (num(x, k) for x in steady[1:]) if v is not None]
+    if steady_values: fig["steady_" + k.replace("_ms", "") + "_median_ms"] = statistics.median(steady_values)
 print(json.dumps(fig, indent=1))
 EOF
 }
 
-# One summary line of a stall configuration, from its JSON.
+# One summary line of a stall configuration, from its JSON; with "swap" as the second argument, the line
+# of the accepted swaps' own costs instead (the swap call, the old build's teardown, and the swap frame's
+# simulate and vertex times against the steady run's medians).
 stall_row() {
-  python3 - "$1" <<'EOF' 2>/dev/null || echo "n/a"
+  python3 - "$1" "${2:-}" <<'EOF' 2>/dev/null || echo "n/a"
 import json, sys
 f = json.load(open(sys.argv[1]))
+if sys.argv[2] == "swap":
+    def mm(k): return "n/a" if f.get(k + "_median_ms") is None else f"{f[k + '_median_ms']:.2f}/{f[k + '_max_ms']:.2f} ms"
+    def one(k): return "n/a" if f.get(k) is None else f"{f[k]:.2f} ms"
+    print(f"{f.get('swap_frames', 0)} accepted swaps (cold and disk runs), median/max: swap call {mm('swap_call')} "
+          f"({f.get('swaps_costed', 0)} timed), "
+          f"of which the old build's teardown {mm('swap_teardown')}; swap frame simulate {mm('swap_frame_simulate')} "
+          f"(steady median {one('steady_simulate_median_ms')}), vertices {mm('swap_frame_vertices')} "
+          f"(steady median {one('steady_vertices_median_ms')})")
+    sys.exit(0)
 def ms(k): return "n/a" if f.get(k) is None else f"{f[k]:.2f}"
 def s(k): return "n/a" if f.get(k) is None else f"{f[k]:.3f} s"
 ratio = "n/a" if f.get("p95_ratio") is None else f"{f['p95_ratio']:.2f}x"
@@ -359,6 +391,9 @@ run() {
   if want stall; then
     stall allpairs-65536 allpairs 65536
     stall barneshut-1m barneshut "$big"
+    # The swap path in isolation: every kernel of a swapped-in build loaded before its first launch, and
+    # the swap frame waiting for no other GPU work (a gate kernel on another stream).
+    step stall-swap-test "$bin/cuda_swap_gpu_test"
   fi
   # compute-sanitizer on a small Barnes-Hut run (both builds, every traversal).
   if want sanitizer && command -v compute-sanitizer >/dev/null; then
@@ -534,7 +569,9 @@ print("%.3f / %.3f ms, p99 %.2e, max %.2e, %.0f" % (total, force, float(p99), fl
   fi
   if want stall; then
     printf '%-58s %s\n' "stall, all-pairs n=65536, unroll 8<->32 every 1 s" "$(stall_row "$out/stall-allpairs-65536.json")"
+    printf '%-58s %s\n' "stall, all-pairs n=65536: the swap frames' own costs" "$(stall_row "$out/stall-allpairs-65536.json" swap)"
     printf '%-58s %s\n' "stall, Barnes-Hut n=$big, rsqrtf off<->on every 1 s" "$(stall_row "$out/stall-barneshut-1m.json")"
+    printf '%-58s %s\n' "stall, Barnes-Hut n=$big: the swap frames' own costs" "$(stall_row "$out/stall-barneshut-1m.json" swap)"
   fi
   if ((${#compare_rows[@]})); then
     echo "----------------- baseline (base) vs this build (now), n=$big -----------------"

@@ -52,8 +52,9 @@ BuildVerdict judge_build(const ForceError& candidate, const std::optional<ForceE
 }
 
 std::shared_ptr<const ValidationProblem> validation_problem(double softening) {
-  static std::mutex mutex;
-  static std::map<double, std::shared_ptr<const ValidationProblem>> cache;
+  // Never destroyed: builds are checked on worker threads, which may still run while statics are destroyed.
+  static std::mutex& mutex = *new std::mutex;
+  static auto& cache = *new std::map<double, std::shared_ptr<const ValidationProblem>>;
   std::lock_guard lock(mutex);
   if (auto it = cache.find(softening); it != cache.end()) return it->second;
   auto problem = std::make_shared<ValidationProblem>();

@@ -39,6 +39,9 @@ struct ConfigureOutcome {
   std::string label;    // the build
   std::string message;  // the check's figures, or why it was refused
   double latency_s = 0;  // from the request to the swap (or the refusal)
+  // Of the swap call, the frame loop's time spent on the build it replaced: releasing it, or handing it
+  // to the build queue's teardown worker (the trace's teardown_ms, app/frame_trace.hpp).
+  double teardown_ms = 0;
 };
 
 }  // namespace nbl

@@ -364,6 +364,8 @@ TEST(FrameTrace, WritesOneQuotedCsvRowPerFrame) {
   r.panel_ms = 1.25;
   r.build_state = "checking";
   r.script = "set+screenshot";
+  r.swap_ms = 0.75;
+  r.teardown_ms = 0.05;
   trace.record(r);
   std::istringstream csv(trace.csv());
   std::string header, first, second, extra;
@@ -372,8 +374,10 @@ TEST(FrameTrace, WritesOneQuotedCsvRowPerFrame) {
   std::getline(csv, second);
   EXPECT_FALSE(std::getline(csv, extra));
   EXPECT_EQ(header, FrameTrace::csv_header());
-  EXPECT_EQ(first, "0,0.000000,100.000,0.000,0.000,0.000,,0,0,,,\"morton leaf=4, sorted\",,,,,,,,");
-  EXPECT_EQ(second, "1,0.000000,16.500,0.000,0.000,0.000,1.250,0,1,checking,,\"morton leaf=4, sorted\",accepted,0.500,set+screenshot,,,,,");
+  EXPECT_EQ(first, "0,0.000000,100.000,0.000,0.000,0.000,,0,0,,,\"morton leaf=4, sorted\",,,,,,,,,,");
+  // The swap's own costs are the last two columns: readers of the older format (without them) still work.
+  EXPECT_EQ(second, "1,0.000000,16.500,0.000,0.000,0.000,1.250,0,1,checking,,\"morton leaf=4, sorted\",accepted,0.500,set+screenshot,,,,,,"
+                    "0.7500,0.0500");
 }
 
 // A/B in the trace: B's changes, its state, and each frame's comparison; the summary pairs the frames of
@@ -446,6 +450,34 @@ TEST(FrameTrace, TheSummaryLeavesTheFirstFrameOutAndSplitsBuildFrames) {
   trace.print_summary(out);
   EXPECT_NE(out.str().find("11 frame(s) after the first"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("during builds:   max   30.000 ms (3.00x the median outside)"), std::string::npos) << out.str();
+}
+
+TEST(FrameTrace, TheSummaryGivesTheAcceptedSwapsOwnCosts) {
+  FrameTrace trace;
+  trace.record(row(0, 900));
+  const double swap_ms[] = {0.4, 2.5, 0.6}, teardown_ms[] = {0.02, 0.04, 0.03};
+  for (int i = 0; i < 3; ++i) {
+    trace.record(row(1 + 2 * i, 10));
+    FrameRecord r = row(2 + 2 * i, 12, true, "accepted");
+    r.swap_ms = swap_ms[i];
+    r.teardown_ms = teardown_ms[i];
+    trace.record(r);
+  }
+  FrameRecord refused = row(7, 10, false, "refused");  // a refusal swaps nothing in: not counted
+  refused.swap_ms = 9.0;
+  refused.teardown_ms = 0.0;
+  trace.record(refused);
+  const TraceSummary s = trace.summarize();
+  EXPECT_DOUBLE_EQ(s.median_swap_ms, 0.6);
+  EXPECT_DOUBLE_EQ(s.max_swap_ms, 2.5);
+  EXPECT_DOUBLE_EQ(s.median_teardown_ms, 0.03);
+  EXPECT_DOUBLE_EQ(s.max_teardown_ms, 0.04);
+  std::ostringstream out;
+  trace.print_summary(out);
+  EXPECT_NE(out.str().find("swap calls (frame loop): median 0.600 ms, max 2.500 ms; of that the old build's teardown median "
+                           "0.030 ms, max 0.040 ms"),
+            std::string::npos)
+      << out.str();
 }
 
 TEST(FrameTrace, WritesTheFileWhole) {

@@ -1,6 +1,8 @@
 // The build queue and one owner's builds, with a fake compiler (no NVRTC, no GPU): requests coalesce,
 // stale ones are dropped or ignored, a refusal is reported and leaves what runs, and prefetching never
-// holds up a request.
+// holds up a request. Old builds are released on the queue's teardown worker, never on the caller's
+// thread; shutdown finishes what runs and every release, joins every worker, and is what lets the
+// process exit while a compile is still in flight (the scripted tour's crash after its last step).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -9,8 +11,11 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "cuda/async_builds.hpp"
+#include "cuda/background_work.hpp"
 #include "cuda/build_queue.hpp"
 #include "sim/toggles.hpp"
 
@@ -48,6 +53,26 @@ class Gate {
 
 struct FakeBuild {
   int value;
+};
+
+// Records the thread that destroys it (and in which order), as an old build's modules would be unloaded.
+struct ReleaseProbe {
+  struct Log {
+    std::mutex mutex;
+    std::vector<std::pair<int, std::thread::id>> released;  // (id, thread)
+  };
+  std::shared_ptr<Log> log;
+  int id = 0;
+  ReleaseProbe(std::shared_ptr<Log> l, int i) : log(std::move(l)), id(i) {}
+  ReleaseProbe(const ReleaseProbe&) = delete;
+  ~ReleaseProbe() {
+    std::lock_guard lock(log->mutex);
+    log->released.emplace_back(id, std::this_thread::get_id());
+  }
+};
+
+struct ProbedBuild {
+  std::unique_ptr<ReleaseProbe> probe;
 };
 
 // Polls until the owner's newest build finished (a test must never hang: 10 s at most).
@@ -152,6 +177,157 @@ TEST(AsyncBuilds, CancelDropsTheRequestInFlight) {
   gate.open();
   queue.wait_idle();
   EXPECT_FALSE(builds.take_finished());
+}
+
+TEST(BuildQueue, RetiredWorkIsReleasedInOrderOnTheTeardownWorker) {
+  BuildQueue queue(1);
+  auto log = std::make_shared<ReleaseProbe::Log>();
+  for (int i = 0; i < 3; ++i) queue.retire([probe = std::make_shared<ReleaseProbe>(log, i)] {});
+  queue.wait_retired();
+  EXPECT_EQ(queue.waiting_retirements(), 0u);
+  ASSERT_EQ(log->released.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(log->released[i].first, i);
+    EXPECT_NE(log->released[i].second, std::this_thread::get_id()) << "released on the caller's thread";
+  }
+}
+
+TEST(BuildQueue, APrefetchQueuedBehindARequestStartsOnceTheRequestRuns) {
+  // "No request waits" becomes true when a worker takes the last one: the prefetch worker must hear of
+  // it then, not at the next request or prefetch, which may never come.
+  Gate request_gate, prefetch_gate;
+  BuildQueue queue(1);
+  queue.request(&queue, std::make_shared<BuildTicket>("click"), [&] { request_gate.wait(); });
+  queue.prefetch([&] { prefetch_gate.wait(); });  // queued while the request may still be waiting
+  ASSERT_TRUE(request_gate.wait_for_waiters(1));
+  EXPECT_TRUE(prefetch_gate.wait_for_waiters(1));
+  request_gate.open();
+  prefetch_gate.open();
+}
+
+TEST(BuildQueue, ATeardownWaitsNeitherForARequestNorForPrefetching) {
+  Gate request_gate, prefetch_gate;  // before the queue: they outlive its workers
+  BuildQueue queue(1);
+  queue.request(&queue, std::make_shared<BuildTicket>("long compile"), [&] { request_gate.wait(); });
+  queue.prefetch([&] { prefetch_gate.wait(); });
+  ASSERT_TRUE(request_gate.wait_for_waiters(1));
+  ASSERT_TRUE(prefetch_gate.wait_for_waiters(1));
+  std::atomic<bool> released{false};
+  queue.retire([&] { released = true; });
+  queue.wait_retired();  // returns although both other workers are stuck
+  EXPECT_TRUE(released);
+  request_gate.open();
+  prefetch_gate.open();
+}
+
+TEST(BuildQueue, ShutdownFinishesWhatRunsReleasesEverythingAndDropsTheRest) {
+  Gate request_gate, prefetch_gate, teardown_gate;
+  BuildQueue queue(1);
+  std::atomic<int> order{0};
+  std::atomic<int> request_done_at{-1}, shutdown_done_at{-1};
+  std::atomic<bool> waiting_request_ran{false}, waiting_prefetch_ran{false};
+  auto running = std::make_shared<BuildTicket>("running");
+  auto waiting = std::make_shared<BuildTicket>("waiting");
+  queue.request(&queue, running, [&] {
+    request_gate.wait();
+    request_done_at = order++;
+  });
+  ASSERT_TRUE(request_gate.wait_for_waiters(1));
+  queue.prefetch([&] { prefetch_gate.wait(); });  // starts: no request waits yet
+  ASSERT_TRUE(prefetch_gate.wait_for_waiters(1));
+  queue.prefetch([&] { waiting_prefetch_ran = true; });
+  queue.request(&order, waiting, [&] { waiting_request_ran = true; });  // another owner's: it waits behind
+  auto log = std::make_shared<ReleaseProbe::Log>();
+  queue.retire([&, probe = std::make_shared<ReleaseProbe>(log, 0)] { teardown_gate.wait(); });
+  ASSERT_TRUE(teardown_gate.wait_for_waiters(1));
+  for (int i = 1; i <= 2; ++i) queue.retire([probe = std::make_shared<ReleaseProbe>(log, i)] {});
+
+  std::thread stopper([&] {
+    queue.shutdown();
+    shutdown_done_at = order++;
+  });
+  while (!queue.stopped()) std::this_thread::yield();
+  EXPECT_EQ(waiting->state(), BuildState::superseded);
+  request_gate.open();
+  prefetch_gate.open();
+  teardown_gate.open();
+  stopper.join();
+
+  EXPECT_LT(request_done_at.load(), shutdown_done_at.load()) << "shutdown returned before the running build finished";
+  EXPECT_FALSE(waiting_request_ran);
+  EXPECT_FALSE(waiting_prefetch_ran);
+  ASSERT_EQ(log->released.size(), 3u) << "every retirement is released before shutdown returns";
+  for (const auto& [id, thread] : log->released) EXPECT_NE(thread, std::this_thread::get_id());
+
+  // Stopped: a request is superseded at once, a prefetch dropped, a retirement released right here.
+  auto late = std::make_shared<BuildTicket>("late");
+  std::atomic<bool> late_ran{false};
+  queue.request(&queue, late, [&] { late_ran = true; });
+  queue.prefetch([&] { late_ran = true; });
+  EXPECT_EQ(late->state(), BuildState::superseded);
+  queue.retire([probe = std::make_shared<ReleaseProbe>(log, 3)] {});
+  ASSERT_EQ(log->released.size(), 4u);
+  EXPECT_EQ(log->released[3].second, std::this_thread::get_id());
+  queue.shutdown();  // idempotent
+  EXPECT_FALSE(late_ran);
+}
+
+TEST(AsyncBuilds, AFinishedBuildNobodyTookIsReleasedOnTheTeardownWorker) {
+  BuildQueue queue(1);
+  auto log = std::make_shared<ReleaseProbe::Log>();
+  {
+    AsyncBuilds<ProbedBuild> builds(queue);
+    builds.request("finished, never taken", [&](BuildTicket&) {
+      auto b = std::make_unique<ProbedBuild>();
+      b->probe = std::make_unique<ReleaseProbe>(log, 1);
+      return b;
+    });
+    for (int i = 0; i < 1000; ++i) {
+      const auto progress = builds.progress();
+      if (!progress.empty() && progress.back().state == BuildState::ready) break;
+      std::this_thread::sleep_for(10ms);
+    }
+    builds.cancel();  // the settings went back to what runs before the frame loop took it
+  }
+  queue.wait_retired();
+  ASSERT_EQ(log->released.size(), 1u);
+  EXPECT_NE(log->released[0].second, std::this_thread::get_id()) << "an untaken build was released on the caller's thread";
+}
+
+// The process's exit with a compile still running on the shared queue. The worker's job uses a static
+// made after the queue (as a compile uses the regexes and caches made at the first build): at exit that
+// static is destroyed first, and only then does the queue's own static destructor join the worker.
+std::atomic<bool> g_canary_destroyed{false};
+struct Canary {
+  ~Canary() { g_canary_destroyed = true; }
+};
+Canary& canary() {
+  static Canary c;
+  return c;
+}
+
+[[noreturn]] void exit_with_a_compile_running(bool stop_background_work_first) {
+  BuildQueue& queue = shared_build_queue();
+  canary();
+  static std::atomic<bool> started{false};
+  queue.prefetch([] {
+    started = true;
+    std::this_thread::sleep_for(300ms);       // NVRTC at work
+    if (g_canary_destroyed) std::_Exit(3);   // it would now parse its log with destroyed regexes: signal 11
+  });
+  while (!started) std::this_thread::sleep_for(1ms);
+  if (stop_background_work_first) stop_background_work();  // what main()'s BackgroundWork does
+  std::exit(0);
+}
+
+TEST(BackgroundWorkDeathTest, WithoutAStopAtTheEndOfMainACompileOutlivesTheStaticsItUses) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(exit_with_a_compile_running(false), ::testing::ExitedWithCode(3), "");
+}
+
+TEST(BackgroundWorkDeathTest, StoppingBackgroundWorkBeforeExitFinishesTheCompileFirst) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(exit_with_a_compile_running(true), ::testing::ExitedWithCode(0), "");
 }
 
 TEST(ToggleNeighbours, AreOneClickAwayAndInRange) {

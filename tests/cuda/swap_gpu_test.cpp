@@ -1,0 +1,310 @@
+// Swaps without a stalled frame (issue 12): a build swapped in has every kernel loaded into the context
+// before its first launch, and the swap frame's work (the swap itself, the first step of the new kernels,
+// their first vertex write) waits for no other work on the GPU. The second is checked with a gate: a
+// kernel on a stream of its own that spins until the host opens it. Anything on the swap path that
+// synchronizes the whole device (freeing memory, unloading the old module, loading a kernel lazily at
+// its first launch) would wait for the gate; a watchdog opens it after a while, so a failing test ends
+// and names the first phase that waited. Label gpu: each test skips without a device.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "cuda/allpairs_backend.hpp"
+#include "cuda/barneshut_backend.hpp"
+#include "cuda/buffer.hpp"
+#include "cuda/device.hpp"
+#include "cuda/kernel_engine.hpp"
+#include "cuda/kernel_loading.hpp"
+#include "kernel_test_support.hpp"
+#include "sim/render_vertices.hpp"
+#include "sim/scenes.hpp"
+
+namespace nbl {
+namespace {
+
+using namespace std::chrono_literals;
+
+class SwapGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!query_device(&why)) GTEST_SKIP() << "no GPU: " << why;
+  }
+  // This GPU's architecture, the build tree's kernel cache.
+  static std::shared_ptr<KernelEngine> engine() {
+    static std::shared_ptr<KernelEngine> e = [] {
+      KernelEngine::Config c;
+      c.cache_dir = test::test_cache_dir();
+      return std::make_shared<KernelEngine>(c);
+    }();
+    return e;
+  }
+};
+
+Settings allpairs_settings(const ToggleValues& toggles) {
+  Settings s;
+  s.algorithm = Algorithm::allpairs;
+  s.backend = BackendKind::gpu;
+  s.softening = 0.05;
+  s.dt = 1e-3;
+  s.toggles = toggles;
+  return s;
+}
+
+Settings barneshut_settings(const ToggleValues& toggles) {
+  Settings s;
+  s.algorithm = Algorithm::barneshut;
+  s.backend = BackendKind::gpu;
+  s.opening_angle = 0.5;
+  s.softening = 0.01;
+  s.dt = 1e-3;
+  s.toggles = toggles;
+  return s;
+}
+
+// Waits until the backend's requested build is ready to swap in, without taking it (a minute at most).
+bool wait_until_ready(const Backend& backend) {
+  for (int i = 0; i < 6000; ++i) {
+    const auto builds = backend.builds();
+    if (!builds.empty() && builds.back().state == BuildState::ready) return true;
+    if (!builds.empty() && builds.back().state == BuildState::refused) {
+      ADD_FAILURE() << "the build was refused: " << builds.back().detail;
+      return false;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  ADD_FAILURE() << "the build did not finish within a minute";
+  return false;
+}
+
+// A kernel on a stream of its own that spins until the host opens it, and a watchdog that opens it after
+// `limit` when nobody did (then whatever waited for the device went on, and opened_by_watchdog() says so).
+class GpuGate {
+ public:
+  explicit GpuGate(std::chrono::milliseconds limit) : limit_(limit), dir_("nbl-gate") {
+    std::ofstream(dir_.path() / "gate.cu") << R"(
+extern "C" __global__ void nbl_test_gate(volatile int* state) {
+  state[1] = 1;  // running
+  __threadfence_system();
+  while (state[0] == 0) __nanosleep(1000);
+}
+)";
+    KernelEngine::Config c;
+    c.kernels_dir = dir_.path();
+    c.include_dirs = {dir_.path()};
+    c.cache_dir = std::filesystem::path();
+    KernelEngine engine(c);
+    module_.emplace(engine.compile(KernelSource{"gate.cu", {}, {}, "gate"}));
+    state_.resize(2);
+  }
+  ~GpuGate() { open(); }
+  GpuGate(const GpuGate&) = delete;
+  GpuGate& operator=(const GpuGate&) = delete;
+
+  // Closes the gate, launches the kernel and waits until it runs on the device (false: it never started).
+  [[nodiscard]] bool close() {
+    shared()[0] = 0;
+    shared()[1] = 0;
+    int* state = state_.data();
+    void* args[] = {&state};
+    NBL_CUDA_CHECK(cudaLaunchKernel(module_->kernel("nbl_test_gate"), dim3(1), dim3(1), args, 0, stream_.get()));
+    for (int i = 0; i < 10000 && shared()[1] == 0; ++i) std::this_thread::sleep_for(1ms);
+    if (shared()[1] != 1) {
+      shared()[0] = 1;  // let it end whenever it starts
+      return false;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      opened_ = false;
+      by_watchdog_ = false;
+    }
+    watchdog_ = std::thread([this] {
+      std::unique_lock lock(mutex_);
+      if (!changed_.wait_for(lock, limit_, [this] { return opened_; })) {
+        by_watchdog_ = true;
+        opened_ = true;
+        shared()[0] = 1;
+      }
+    });
+    return true;
+  }
+  bool opened_by_watchdog() const {
+    std::lock_guard lock(mutex_);
+    return by_watchdog_;
+  }
+  // Opens it (if the watchdog did not), and waits for the kernel to end.
+  void open() {
+    {
+      std::lock_guard lock(mutex_);
+      opened_ = true;
+      shared()[0] = 1;
+    }
+    changed_.notify_all();
+    if (watchdog_.joinable()) watchdog_.join();
+    stream_.synchronize();
+  }
+
+ private:
+  volatile int* shared() { return state_.data(); }  // pinned: the device reads it through unified addressing
+
+  std::chrono::milliseconds limit_;
+  test::ScratchDir dir_;
+  std::optional<KernelModule> module_;
+  PinnedBuffer<int> state_;
+  CudaStream stream_;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  bool opened_ = true, by_watchdog_ = false;
+  std::thread watchdog_;
+};
+
+// Runs the phases of a swap frame while the gate is closed; returns the first phase after which the
+// watchdog had to open it ("" when none waited for the gate).
+class SwapFrame {
+ public:
+  explicit SwapFrame(GpuGate& gate) : gate_(gate) {}
+  template <class Phase>
+  void run(const char* name, Phase&& phase) {
+    std::forward<Phase>(phase)();
+    if (first_waiting_.empty() && gate_.opened_by_watchdog()) first_waiting_ = name;
+  }
+  const std::string& first_waiting() const { return first_waiting_; }
+
+ private:
+  GpuGate& gate_;
+  std::string first_waiting_;
+};
+
+constexpr auto kWatchdog = 20s;  // far beyond a swap frame, short enough for a failing test
+
+TEST_F(SwapGpu, TheGateCatchesADeviceWideSynchronization) {
+  // The method's own check: a device synchronization on this thread must wait for the gate kernel.
+  GpuGate gate(1500ms);
+  ASSERT_TRUE(gate.close()) << "the gate kernel did not start within 10 s";
+  SwapFrame frame(gate);
+  frame.run("cudaDeviceSynchronize", [] { NBL_CUDA_CHECK(cudaDeviceSynchronize()); });
+  gate.open();
+  EXPECT_EQ(frame.first_waiting(), "cudaDeviceSynchronize")
+      << "the gate kernel did not hold a device synchronization back: the swap tests below prove nothing on this GPU";
+}
+
+TEST_F(SwapGpu, ALazilyLoadedModuleIsObservableAndABuildsModuleIsFullyLoaded) {
+  const auto program = engine()->compile(select_allpairs_variant(ToggleValues{}, 0.05).source);
+  const KernelModule lazy(program, KernelModule::Loading::lazy);
+  const std::optional<int> lazy_unloaded = lazy.unloaded_kernels();
+  if (!lazy_unloaded) GTEST_SKIP() << "this driver cannot tell whether a kernel is loaded (cuFuncIsLoaded needs 12.4)";
+  const std::optional<bool> lazy_mode = lazy_loading_enabled();
+  if (lazy_mode.value_or(false) && *lazy_unloaded == 0)
+    GTEST_SKIP() << "lazy loading is on, yet a fresh module reports every kernel loaded: this driver loads them when asked";
+  const KernelModule loaded(program);
+  EXPECT_EQ(loaded.unloaded_kernels(), 0) << "KernelModule must load every kernel before its first launch";
+  EXPECT_EQ(loaded.loading().problem, "");
+  std::printf("default all-pairs module: %d of its %d kernels unloaded when left to lazy loading (lazy loading %s); "
+              "largest local memory per thread %zu bytes\n",
+              *lazy_unloaded, loaded.loading().kernels, lazy_mode ? (*lazy_mode ? "on" : "off") : "unknown",
+              loaded.loading().max_local_bytes);
+  if (lazy_mode.value_or(false)) {
+    EXPECT_GT(*lazy_unloaded, 0) << "lazy loading is on, but nothing was left to load";
+  }
+}
+
+TEST_F(SwapGpu, AllPairsSwapsInABuildWithEveryKernelLoaded) {
+  AllPairsBackend backend(allpairs_settings(ToggleValues{}), engine());
+  backend.set_bodies(make_scene(Scene::plummer, 8192, 3));
+  backend.step();
+  ToggleValues t;
+  t["unroll"] = 27;
+  ASSERT_FALSE(backend.configure_async(allpairs_settings(t)));
+  ASSERT_TRUE(wait_until_ready(backend));
+  const auto outcome = backend.poll_configure();
+  ASSERT_TRUE(outcome && outcome->accepted) << (outcome ? outcome->message : "no outcome");
+  const std::optional<int> unloaded = backend.unloaded_kernels();  // before any launch of the new build
+  if (!unloaded) GTEST_SKIP() << "this driver cannot tell whether a kernel is loaded";
+  EXPECT_EQ(*unloaded, 0);
+  EXPECT_FALSE(backend.step().non_finite);
+}
+
+TEST_F(SwapGpu, BarnesHutSwapsInABuildWithEveryKernelLoaded) {
+  BarnesHutBackend backend(barneshut_settings(ToggleValues{}), BarnesHutBackend::Options{0, engine()});
+  backend.set_bodies(make_scene(Scene::plummer, 16384, 3));
+  backend.step();
+  ToggleValues t;
+  t["bh_rsqrt"] = 0;
+  ASSERT_FALSE(backend.configure_async(barneshut_settings(t)));
+  ASSERT_TRUE(wait_until_ready(backend));
+  const auto outcome = backend.poll_configure();
+  ASSERT_TRUE(outcome && outcome->accepted) << (outcome ? outcome->message : "no outcome");
+  const std::optional<int> unloaded = backend.unloaded_kernels();
+  if (!unloaded) GTEST_SKIP() << "this driver cannot tell whether a kernel is loaded";
+  EXPECT_EQ(*unloaded, 0);
+  EXPECT_FALSE(backend.step().non_finite);
+}
+
+// The swap frame of `backend` (a build for `next` requested, ready, then swapped in) with the gate
+// closed: the swap, the first step, the first vertex write and the backend's stream finishing must not
+// wait for it. `warm_up` steps run first (the cell pool settles, the running kernels are loaded).
+void expect_a_swap_frame_without_device_synchronization(Backend& backend, const Settings& next, int warm_up) {
+  for (int i = 0; i < warm_up; ++i) ASSERT_FALSE(backend.step().non_finite);
+  DeviceBuffer<unsigned char> vertices(vertex_buffer_bytes(backend.body_count()));
+  const VertexTarget target{vertices.data(), true};
+  backend.write_vertices(target, ColorMode::speed);
+  ASSERT_FALSE(backend.configure_async(next));
+  ASSERT_TRUE(wait_until_ready(backend));
+  NBL_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(backend.cuda_stream())));
+
+  GpuGate gate(kWatchdog);
+  ASSERT_TRUE(gate.close()) << "the gate kernel did not start within 10 s";
+  SwapFrame frame(gate);
+  std::optional<ConfigureOutcome> outcome;
+  StepStats stats;
+  frame.run("the swap (poll_configure)", [&] { outcome = backend.poll_configure(); });
+  frame.run("the new build's first step", [&] { stats = backend.step(); });
+  frame.run("its first vertex write", [&] { backend.write_vertices(target, ColorMode::speed); });
+  frame.run("the backend's stream finishing", [&] {
+    NBL_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(backend.cuda_stream())));
+  });
+  gate.open();
+  ASSERT_TRUE(outcome && outcome->accepted) << (outcome ? outcome->message : "no outcome");
+  EXPECT_FALSE(stats.non_finite);
+  EXPECT_EQ(frame.first_waiting(), "")
+      << "the swap frame waited for other work on the GPU (a device-wide synchronization) in: " << frame.first_waiting();
+}
+
+TEST_F(SwapGpu, AnAllPairsSwapFrameWaitsForNoOtherGpuWork) {
+  AllPairsBackend backend(allpairs_settings(ToggleValues{}), engine());
+  backend.set_bodies(make_scene(Scene::plummer, 16384, 5));
+  ToggleValues t;
+  t["unroll"] = 29;  // the stall measurement's kind of switch: new code, same buffers
+  expect_a_swap_frame_without_device_synchronization(backend, allpairs_settings(t), 3);
+}
+
+TEST_F(SwapGpu, AnAllPairsLayoutAndPrecisionSwitchWaitsForNoOtherGpuWork) {
+  // New buffers for the new layout and precision are allocated on the swap frame (cudaMalloc); the
+  // replaced ones are released on the teardown worker. A failure in "the swap" here means allocating
+  // synchronizes on this driver: then they must be made on the build's worker too.
+  AllPairsBackend backend(allpairs_settings(ToggleValues{}), engine());
+  backend.set_bodies(make_scene(Scene::plummer, 16384, 7));
+  ToggleValues t;
+  t.set({"layout", "soa"});
+  t.set({"precision", "fp64"});
+  expect_a_swap_frame_without_device_synchronization(backend, allpairs_settings(t), 3);
+}
+
+TEST_F(SwapGpu, ABarnesHutSwapFrameWaitsForNoOtherGpuWork) {
+  BarnesHutBackend backend(barneshut_settings(ToggleValues{}), BarnesHutBackend::Options{0, engine()});
+  backend.set_bodies(make_scene(Scene::plummer, 65536, 5));
+  ToggleValues t;
+  t["bh_rsqrt"] = 0;  // the stall measurement's Barnes-Hut switch
+  expect_a_swap_frame_without_device_synchronization(backend, barneshut_settings(t), 4);
+}
+
+}  // namespace
+}  // namespace nbl
