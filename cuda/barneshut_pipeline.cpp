@@ -204,7 +204,8 @@ void BarnesHutPipeline::write_vertices(BarnesHutBuffers& b, float4* positions, f
 
 ForceError check_barneshut_build(const BarnesHutVariant& variant, const BarnesHutPipeline::Modules& modules,
                                  const DeviceInfo& device, double softening, double theta,
-                                 std::unique_ptr<BarnesHutBuffers>& scratch, cudaStream_t stream) {
+                                 std::unique_ptr<BarnesHutBuffers>& scratch, cudaStream_t stream,
+                                 bh::Primitives* sort_scratch) {
   const auto problem = validation_problem(softening);
   const std::size_t n = problem->bodies.size();
   if (!scratch) scratch = std::make_unique<BarnesHutBuffers>();
@@ -214,9 +215,11 @@ ForceError check_barneshut_build(const BarnesHutVariant& variant, const BarnesHu
   // NaN in every acceleration first: a body the force kernel skips cannot pass as a stale right answer.
   NBL_CUDA_CHECK(cudaMemsetAsync(scratch->accelerations(), 0xff, n * sizeof(float4), stream));
   BarnesHutPipeline pipeline(variant, modules, device);
+  if (sort_scratch) pipeline.swap_scratch(*sort_scratch);
   StepStats stats;
   const BarnesHutPhysics physics{0.0f, static_cast<float>(softening * softening), static_cast<float>(theta)};
   pipeline.forces(*scratch, physics, stream, nullptr, stats);
+  if (sort_scratch) pipeline.swap_scratch(*sort_scratch);
   std::vector<float4> acc(ValidationProblem::kChecked);
   NBL_CUDA_CHECK(cudaMemcpyAsync(acc.data(), scratch->accelerations(), acc.size() * sizeof(float4),
                                  cudaMemcpyDeviceToHost, stream));
@@ -236,10 +239,14 @@ AsyncBuilds<BarnesHutBuild>::Make make_barneshut_build(std::shared_ptr<KernelEng
     build->kernels = std::make_unique<ReloadableKernels>(*engine, barneshut_sources(v));
     ticket.set(BuildState::checking);
     CudaStream stream;
-    std::unique_ptr<BarnesHutBuffers> scratch;
+    // The check's device memory stays with this worker thread from one build to the next: every
+    // allocation and release waits for the whole device, the running lab's frames included, and a
+    // swap prefetches dozens of neighbouring variants. Released when the build queue joins the worker.
+    thread_local std::unique_ptr<BarnesHutBuffers> scratch;
+    thread_local bh::Primitives sort_scratch;
     const BuildVerdict verdict = build->kernels->adopt(
         [&](const ReloadableKernels::Modules& m) {
-          return check_barneshut_build(v, m, device, softening, theta, scratch, stream.get());
+          return check_barneshut_build(v, m, device, softening, theta, scratch, stream.get(), &sort_scratch);
         },
         force_error_bound(Algorithm::barneshut, false, theta), last_good);
     if (!verdict.accepted) throw BuildRefused(verdict.report);

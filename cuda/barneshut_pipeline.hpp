@@ -55,6 +55,7 @@ class BarnesHutPipeline {
   // Takes over `previous`'s scratch (the device-wide sorts' temporary storage, sized for the bodies it
   // ran): a swapped-in pipeline neither allocates it on its first step nor frees the old one's.
   void adopt_scratch(BarnesHutPipeline& previous) { std::swap(primitives_, previous.primitives_); }
+  void swap_scratch(bh::Primitives& other) { std::swap(primitives_, other); }
 
  private:
   const KernelModule& module(BarnesHutSlot slot) const { return *modules_[static_cast<std::size_t>(slot)]; }
@@ -82,9 +83,12 @@ AsyncBuilds<BarnesHutBuild>::Make make_barneshut_build(std::shared_ptr<KernelEng
                                                        double softening, double theta, const DeviceInfo& device,
                                                        std::optional<ForceError> last_good);
 
-// Runs these modules on the check problem of sim/accuracy.hpp (softening, theta) in `scratch`.
+// Runs these modules on the check problem of sim/accuracy.hpp (softening, theta) in `scratch`; the
+// check's sort scratch is taken from and left in `sort_scratch` when given, so that checks one after
+// another on one thread allocate nothing (an allocation waits for the whole device, the lab included).
 ForceError check_barneshut_build(const BarnesHutVariant& variant, const BarnesHutPipeline::Modules& modules,
                                  const DeviceInfo& device, double softening, double theta,
-                                 std::unique_ptr<BarnesHutBuffers>& scratch, cudaStream_t stream);
+                                 std::unique_ptr<BarnesHutBuffers>& scratch, cudaStream_t stream,
+                                 bh::Primitives* sort_scratch = nullptr);
 
 }  // namespace nbl
