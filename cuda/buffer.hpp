@@ -114,6 +114,14 @@ class PinnedBuffer {
 class CudaStream {
  public:
   CudaStream() { NBL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  // A stream whose kernels the GPU schedules after every other stream's (the lowest priority the device
+  // offers): background work, such as checking a variant built ahead, yields to the lab's frames.
+  struct Background {};
+  explicit CudaStream(Background) {
+    int lowest = 0, highest = 0;
+    NBL_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+    NBL_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, lowest));
+  }
   ~CudaStream() {
     if (stream_) cudaStreamDestroy(stream_);
   }

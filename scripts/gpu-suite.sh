@@ -388,6 +388,7 @@ run() {
         --steps-per-frame 300 --size 1920x1080 --renderer "$path" --out "$out/frame-picture-$path" --overwrite --check-picture
     done
   fi
+  if want stallbh; then stall barneshut-1m barneshut "$big"; fi  # the Barnes-Hut half alone
   if want stall; then
     stall allpairs-65536 allpairs 65536
     stall barneshut-1m barneshut "$big"
@@ -566,6 +567,10 @@ print("%.3f / %.3f ms, p99 %.2e, max %.2e, %.0f" % (total, force, float(p99), fl
         done
       done
     done
+  fi
+  if want stallbh && ! want stall; then
+    printf '%-58s %s\n' "stall, Barnes-Hut n=$big, rsqrtf off<->on every 1 s" "$(stall_row "$out/stall-barneshut-1m.json")"
+    printf '%-58s %s\n' "stall, Barnes-Hut n=$big: the swap frames' own costs" "$(stall_row "$out/stall-barneshut-1m.json" swap)"
   fi
   if want stall; then
     printf '%-58s %s\n' "stall, all-pairs n=65536, unroll 8<->32 every 1 s" "$(stall_row "$out/stall-allpairs-65536.json")"

@@ -198,7 +198,7 @@ inline constexpr std::array kToggles = {
     "Group walk: bodies that share one tree walk and one interaction list, a warp of 32 lanes each taking "
     "group size / 32 of them. Larger groups walk the tree less often per body and reuse every list entry "
     "from registers, for longer lists and more registers.", ""},
-  ToggleDef{"bh_list_capacity", "List capacity", Algorithm::barneshut, "Force", ToggleKind::integer, 512, 128, 1024, 128,
+  ToggleDef{"bh_list_capacity", "List capacity", Algorithm::barneshut, "Force", ToggleKind::integer, 256, 128, 1024, 128,
     kNoChoices, "NBL_BH_LIST_CAP",
     "Group walk: entries a warp's interaction list holds in shared memory before it is evaluated (the node "
     "stack is twice as long). Shorter lists leave room for more warps per SM to hide the walk's memory "
