@@ -8,7 +8,8 @@
 #   scripts/gpu-suite.sh run        run from gpu-bundle/ (on the GPU machine)
 #   QUICK=1 scripts/gpu-suite.sh run   fewer and smaller benchmarks
 #   PARTS="tests barneshut" scripts/gpu-suite.sh run   only some parts (tests allpairs barneshut render
-#                                   sanitizer ab geometry long stall compare teach merger splat; default: tests allpairs
+#                                   sanitizer ab geometry long stall stallbh compare teach merger splat profile bhsweep;
+#                                   default: tests allpairs
 #                                   barneshut render sanitizer), e.g. to fit a time limit
 #   FULL=1 scripts/gpu-suite.sh run  also the 1M ladder, the sweeps and the scaling run (minutes more)
 #   PARTS=stall scripts/gpu-suite.sh run   the stall measurement of issue 12 alone (about 3 minutes): the
@@ -442,10 +443,12 @@ run() {
   # The force pass's shapes at 1M (issue 15): moment order x group size x list capacity x theta, each a
   # plain bench run (time per step and force error against the double direct sum on 1000 bodies).
   if want bhsweep; then
-    local -a shapes=(${BHSWEEP:-"monopole 32 512 0.5" "monopole 64 512 0.5" "monopole 64 256 0.5"
+    # BHSWEEP="monopole 64 256 0.5;adaptive 64 256 0.65" (semicolons between shapes) replaces the list.
+    local -a shapes=("monopole 32 512 0.5" "monopole 64 512 0.5" "monopole 64 256 0.5"
       "monopole 96 256 0.5" "monopole 128 256 0.5" "monopole 64 256 0.55" "adaptive 64 256 0.6"
       "adaptive 64 256 0.65" "adaptive 64 256 0.7" "adaptive 128 256 0.65" "adaptive 64 512 0.65"
-      "quadrupole 64 256 0.65" "quadrupole 64 256 0.7"})
+      "quadrupole 64 256 0.65" "quadrupole 64 256 0.7")
+    [[ -n ${BHSWEEP:-} ]] && IFS=';' read -r -a shapes <<<"$BHSWEEP"
     local n_sweep=${BHSWEEP_N:-$big}
     for shape in "${shapes[@]}"; do
       read -r moments size list theta <<<"$shape"
