@@ -119,12 +119,7 @@ struct AllPairsBackend::Impl {
 
   // Hands what a swap replaced to the build queue's teardown worker, after this stream's work so far.
   void retire(RetiredObjects old) { retire_after(shared_build_queue(), stream.get(), std::move(old)); }
-  void retire_comparison() {
-    if (!comparison) return;
-    RetiredObjects old;
-    old.add(std::move(comparison));
-    retire(std::move(old));
-  }
+  void retire_comparison() { retire_after(shared_build_queue(), stream.get(), comparison); }
 
   void ensure_accelerations() {
     if (acc_valid || state.size() == 0) return;

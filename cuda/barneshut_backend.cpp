@@ -130,12 +130,7 @@ struct BarnesHutBackend::Impl {
 
   // Hands what a swap replaced to the build queue's teardown worker, after this stream's work so far.
   void retire(RetiredObjects old) { retire_after(shared_build_queue(), stream.get(), std::move(old)); }
-  void retire_comparison() {
-    if (!comparison) return;
-    RetiredObjects old;
-    old.add(std::move(comparison));
-    retire(std::move(old));
-  }
+  void retire_comparison() { retire_after(shared_build_queue(), stream.get(), comparison); }
 
   void forces(StageTimer* t, StepStats& stats, bool then_kick = false) {
     pipeline->forces(buffers, physics, stream.get(), t, stats, then_kick);

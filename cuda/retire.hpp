@@ -46,4 +46,13 @@ void resize_retiring(DeviceBuffer<T>& buffer, std::size_t size, RetiredObjects* 
 // then here, after waiting for the stream).
 void retire_after(BuildQueue& queue, cudaStream_t stream, RetiredObjects objects);
 
+// The same for one object held by a unique_ptr, which is left empty (nothing to do when it is).
+template <class T>
+void retire_after(BuildQueue& queue, cudaStream_t stream, std::unique_ptr<T>& object) {
+  if (!object) return;
+  RetiredObjects old;
+  old.add(std::move(object));
+  retire_after(queue, stream, std::move(old));
+}
+
 }  // namespace nbl

@@ -15,16 +15,19 @@ using namespace nbl::bh;
 
 namespace {
 
-// Sorts kBulkSamples floats in shared memory, ascending (bitonic network: a fixed number of passes,
-// every thread of the block takes part; NaN never swaps, so it cannot stall anything).
-__device__ void sort_samples(float* s) {
+// Sorts the three rows of kBulkSamples floats (one per axis) in shared memory, ascending, all three
+// in one bitonic network: a fixed number of passes, one barrier each for all three rows, every thread
+// of the block taking part (NaN never swaps, so it cannot stall anything).
+__device__ void sort_samples(float (*s)[kBulkSamples]) {
   for (int size = 2; size <= kBulkSamples; size <<= 1) {
     for (int stride = size >> 1; stride > 0; stride >>= 1) {
-      for (int i = threadIdx.x; i < kBulkSamples / 2; i += blockDim.x) {
+      for (int k = threadIdx.x; k < 3 * (kBulkSamples / 2); k += blockDim.x) {
+        float* row = s[k / (kBulkSamples / 2)];
+        const int i = k % (kBulkSamples / 2);
         const int lo = 2 * i - (i & (stride - 1)), hi = lo + stride;
         const bool ascending = (lo & size) == 0;
-        const float a = s[lo], b = s[hi];
-        if ((a > b) == ascending) s[lo] = b, s[hi] = a;
+        const float a = row[lo], b = row[hi];
+        if ((a > b) == ascending) row[lo] = b, row[hi] = a;
       }
       __syncthreads();
     }
@@ -33,24 +36,20 @@ __device__ void sort_samples(float* s) {
 
 // The 0.1% and 99.9% quantiles of each coordinate over a strided sample of the bodies (all of them
 // below kBulkSamples), into lo[3] and hi[3] of thread 0. Every thread of the block calls it.
-__device__ void bulk_quantiles(const Tree& t, float* samples, float* lo, float* hi) {
+__device__ void bulk_quantiles(const Tree& t, float (*samples)[kBulkSamples], float* lo, float* hi) {
   const int n = t.n;
   const int taken = min(n, kBulkSamples);
   const int skip = max(taken / 1000, taken >= kBulkSamples ? 1 : 0);  // sorted samples left out at each end
-  for (int axis = 0; axis < 3; ++axis) {
-    for (int k = threadIdx.x; k < kBulkSamples; k += blockDim.x) {
-      float v = 3.0e38f;  // padding sorts to the end
-      if (k < taken) {
-        const float4 p = t.node[static_cast<long long>(k) * n / taken];
-        v = axis == 0 ? p.x : axis == 1 ? p.y : p.z;
-      }
-      samples[k] = v;
-    }
-    __syncthreads();
-    sort_samples(samples);
-    if (threadIdx.x == 0) lo[axis] = samples[skip], hi[axis] = samples[taken - 1 - skip];
-    __syncthreads();
+  for (int k = threadIdx.x; k < kBulkSamples; k += blockDim.x) {
+    float4 p = make_float4(3.0e38f, 3.0e38f, 3.0e38f, 0.0f);  // padding sorts to the end
+    if (k < taken) p = t.node[static_cast<long long>(k) * n / taken];
+    samples[0][k] = p.x, samples[1][k] = p.y, samples[2][k] = p.z;
   }
+  __syncthreads();
+  sort_samples(samples);
+  if (threadIdx.x == 0)
+    for (int axis = 0; axis < 3; ++axis) lo[axis] = samples[axis][skip], hi[axis] = samples[axis][taken - 1 - skip];
+  __syncthreads();
 }
 
 }  // namespace
@@ -59,7 +58,7 @@ extern "C" __global__ void __launch_bounds__(kBoundsThreads) bh_bounding_box(Tre
   constexpr int kWarps = kBoundsThreads / 32;
   __shared__ float s_bounds[6][kWarps];
   __shared__ bool s_last;
-  __shared__ float s_samples[kBulkSamples];
+  __shared__ float s_samples[3][kBulkSamples];
   float b[6] = {3.0e38f, 3.0e38f, 3.0e38f, -3.0e38f, -3.0e38f, -3.0e38f};
   bool bad = false;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < t.n; i += blockDim.x * gridDim.x) {

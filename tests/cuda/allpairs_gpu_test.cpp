@@ -35,15 +35,7 @@ class AllPairsGpu : public ::testing::Test {
     std::string why;
     if (!query_device(&why)) GTEST_SKIP() << "no GPU: " << why;
   }
-  // This GPU's architecture, the build tree's kernel cache; shared by every backend of one test.
-  static std::shared_ptr<KernelEngine> engine() {
-    static std::shared_ptr<KernelEngine> e = [] {
-      KernelEngine::Config c;
-      c.cache_dir = test::test_cache_dir();
-      return std::make_shared<KernelEngine>(c);
-    }();
-    return e;
-  }
+  static std::shared_ptr<KernelEngine> engine() { return test::this_gpu_engine(); }
 };
 
 std::uint64_t fresh_seed() {

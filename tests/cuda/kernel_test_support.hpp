@@ -29,6 +29,17 @@ inline KernelEngine::Config sm90_config(std::filesystem::path cache = test_cache
 
 inline std::shared_ptr<KernelEngine> sm90_engine() { return std::make_shared<KernelEngine>(sm90_config()); }
 
+// An engine for this GPU's architecture with the build tree's kernel cache, one per test binary (every
+// backend of a test shares it).
+inline std::shared_ptr<KernelEngine> this_gpu_engine() {
+  static std::shared_ptr<KernelEngine> e = [] {
+    KernelEngine::Config c;
+    c.cache_dir = test_cache_dir();
+    return std::make_shared<KernelEngine>(c);
+  }();
+  return e;
+}
+
 // A fresh directory under the system's temp directory, removed with the object.
 class ScratchDir {
  public:
