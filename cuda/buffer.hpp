@@ -1,4 +1,4 @@
-// RAII owners of CUDA resources (STYLE.md: no raw cudaFree outside these types). Move-only.
+// RAII owners of CUDA resources (STYLE.md: no raw cudaFree outside these types and buffer.cpp). Move-only.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -9,6 +9,29 @@
 #include "cuda/check.hpp"
 
 namespace nbl {
+
+// Device memory comes from the GPU's stream-ordered pool where it has one (cudaMallocAsync, then ready
+// on every stream). Freeing a pool block waits for nothing, where cudaFree of a cudaMalloc block waits
+// for every kernel on the GPU, whoever launched it, and the lab's frames with them (H200, driver 580:
+// swap_gpu_test's table). device_release keeps cudaFree's old promise (work still on a stream may use
+// the block) by waiting for the device itself, unless an IdleRelease lives on the thread.
+void* device_allocate(std::size_t bytes);
+void device_release(void* data) noexcept;
+
+// While one lives on a thread, whatever is released there is known to be unused by the GPU (the caller
+// waited for every stream that used it: the teardown worker after a swap). Device memory is then freed
+// without waiting for the device, and kernel modules stay loaded for reuse (own_module).
+class IdleRelease {
+ public:
+  IdleRelease();
+  ~IdleRelease();
+  IdleRelease(const IdleRelease&) = delete;
+  IdleRelease& operator=(const IdleRelease&) = delete;
+  static bool here();  // whether one lives on this thread
+
+ private:
+  bool was_ = false;
+};
 
 // Device memory for `size` elements of T.
 template <typename T>
@@ -33,7 +56,7 @@ class DeviceBuffer {
   void resize(std::size_t size) {
     if (size == size_) return;
     release();
-    if (size > 0) NBL_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), size * sizeof(T)));
+    if (size > 0) data_ = static_cast<T*>(device_allocate(size * sizeof(T)));
     size_ = size;
   }
 
@@ -65,7 +88,7 @@ class DeviceBuffer {
 
  private:
   void release() {
-    if (data_) cudaFree(data_);  // never throws from a destructor; errors surface at the next check
+    device_release(data_);  // never throws from a destructor; errors surface at the next check
     data_ = nullptr;
     size_ = 0;
   }

@@ -6,11 +6,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <list>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <system_error>
+#include <utility>
 
+#include "cuda/buffer.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/nvrtc_library.hpp"
@@ -464,9 +467,61 @@ void KernelModule::write_global(std::string_view name, const std::vector<unsigne
   written_globals_[key] = bytes;
 }
 
+namespace {
+
+// The loaded modules nobody uses (own_module): the most recently let go first.
+class ModulePool {
+ public:
+  static ModulePool& get() {
+    static ModulePool& pool = *new ModulePool;  // never destroyed: at exit the driver unloads what is left
+    return pool;
+  }
+  std::unique_ptr<KernelModule> take(const CompiledProgram& program) {
+    std::lock_guard lock(mutex_);
+    for (auto it = idle_.begin(); it != idle_.end(); ++it) {
+      const CompiledProgram& p = (*it)->program();
+      if (p.key == program.key && p.arch == program.arch && p.image == program.image) {
+        std::unique_ptr<KernelModule> m = std::move(*it);
+        idle_.erase(it);
+        return m;
+      }
+    }
+    return nullptr;
+  }
+  void give_back(std::unique_ptr<KernelModule> module) {
+    std::unique_ptr<KernelModule> evicted;
+    {
+      std::lock_guard lock(mutex_);
+      idle_.push_front(std::move(module));
+      if (idle_.size() > kIdleModules) {
+        evicted = std::move(idle_.back());
+        idle_.pop_back();
+      }
+    }
+    // `evicted` is unloaded here, outside the lock.
+  }
+  std::size_t size() const {
+    std::lock_guard lock(mutex_);
+    return idle_.size();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::list<std::unique_ptr<KernelModule>> idle_;
+};
+
+}  // namespace
+
 std::shared_ptr<KernelModule> own_module(const std::shared_ptr<const CompiledProgram>& program) {
-  return std::make_shared<KernelModule>(program);
+  std::unique_ptr<KernelModule> module = ModulePool::get().take(*program);
+  if (!module) module = std::make_unique<KernelModule>(program);
+  return std::shared_ptr<KernelModule>(module.release(), [](KernelModule* m) {
+    std::unique_ptr<KernelModule> owned(m);
+    if (IdleRelease::here()) ModulePool::get().give_back(std::move(owned));
+  });
 }
+
+std::size_t idle_modules() { return ModulePool::get().size(); }
 
 // ---------------------------------------------------------------------------------------------------
 

@@ -196,9 +196,19 @@ class KernelModule {
 // A module of its own for each user of a compiled program (a running variant, A/B's B, a build's check
 // on a worker): a module's __constant__ parameters are its users' shared state, and two users on two
 // streams overwrote each other's between a write and the launch that read it (on the H100, a check on
-// a worker left the running kernels pointing at its freed scratch: an illegal address). Loading is
-// milliseconds, and builds load on their worker. Thread-safe.
+// a worker left the running kernels pointing at its freed scratch: an illegal address).
+//
+// Loading and unloading a module wait for every kernel on the GPU, whoever launched them, and a frame
+// that launches meanwhile waits with them (H200, driver 580: swap_gpu_test's table). So a module let go
+// while an IdleRelease lives on the thread (cuda/buffer.hpp: its users' streams are known to be done
+// with it, as on the teardown worker after a swap) stays loaded in a pool, and the next own_module of
+// the same program takes it instead of loading one: a switch toggled back and forth loads and unloads
+// nothing. Up to kIdleModules wait there; beyond that the longest-waiting one is unloaded. Let go
+// anywhere else, a module is unloaded as before (waiting for the GPU then keeps its last launches safe).
+// Thread-safe.
 std::shared_ptr<KernelModule> own_module(const std::shared_ptr<const CompiledProgram>& program);
+inline constexpr std::size_t kIdleModules = 64;
+std::size_t idle_modules();  // how many wait in the pool now
 
 // Hot reload: a variant that follows its files on disk. poll() looks at the modification time and
 // size of the source and of everything it includes, at most every `min_interval`; when one changed it

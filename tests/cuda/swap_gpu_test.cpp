@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <condition_variable>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -77,24 +78,30 @@ bool wait_until_ready(const Backend& backend) {
   return false;
 }
 
+// Compiles one small CUDA source of a test's own (no disk cache).
+std::shared_ptr<const CompiledProgram> compile_scratch_program(const std::string& file, const std::string& text) {
+  test::ScratchDir dir("nbl-swap-test");
+  std::ofstream(dir.path() / file) << text;
+  KernelEngine::Config c;
+  c.kernels_dir = dir.path();
+  c.include_dirs = {dir.path()};
+  c.cache_dir = std::filesystem::path();
+  KernelEngine engine(c);
+  return engine.compile(KernelSource{file, {}, {}, file});
+}
+
 // A kernel on a stream of its own that spins until the host opens it, and a watchdog that opens it after
 // `limit` when nobody did (then whatever waited for the device went on, and opened_by_watchdog() says so).
 class GpuGate {
  public:
-  explicit GpuGate(std::chrono::milliseconds limit) : limit_(limit), dir_("nbl-gate") {
-    std::ofstream(dir_.path() / "gate.cu") << R"(
+  explicit GpuGate(std::chrono::milliseconds limit) : limit_(limit) {
+    module_.emplace(compile_scratch_program("gate.cu", R"(
 extern "C" __global__ void nbl_test_gate(volatile int* state) {
   state[1] = 1;  // running
   __threadfence_system();
   while (state[0] == 0) __nanosleep(1000);
 }
-)";
-    KernelEngine::Config c;
-    c.kernels_dir = dir_.path();
-    c.include_dirs = {dir_.path()};
-    c.cache_dir = std::filesystem::path();
-    KernelEngine engine(c);
-    module_.emplace(engine.compile(KernelSource{"gate.cu", {}, {}, "gate"}));
+)"));
     state_.resize(2);
   }
   ~GpuGate() { open(); }
@@ -148,7 +155,6 @@ extern "C" __global__ void nbl_test_gate(volatile int* state) {
   volatile int* shared() { return state_.data(); }  // pinned: the device reads it through unified addressing
 
   std::chrono::milliseconds limit_;
-  test::ScratchDir dir_;
   std::optional<KernelModule> module_;
   PinnedBuffer<int> state_;
   CudaStream stream_;
@@ -175,7 +181,7 @@ class SwapFrame {
   std::string first_waiting_;
 };
 
-constexpr auto kWatchdog = 20s;  // far beyond a swap frame, short enough for a failing test
+constexpr auto kWatchdog = 5s;  // far beyond a swap frame, short enough for a failing test
 
 TEST_F(SwapGpu, TheGateCatchesADeviceWideSynchronization) {
   // The method's own check: a device synchronization on this thread must wait for the gate kernel.
@@ -186,6 +192,110 @@ TEST_F(SwapGpu, TheGateCatchesADeviceWideSynchronization) {
   gate.open();
   EXPECT_EQ(frame.first_waiting(), "cudaDeviceSynchronize")
       << "the gate kernel did not hold a device synchronization back: the swap tests below prove nothing on this GPU";
+}
+
+// Which CUDA calls wait for other work on the GPU on this driver (the table goes to the log): each runs
+// alone with the gate closed. The calls every step makes in the frame loop (launches on its own stream,
+// copies into pinned memory, events, waiting for its own stream) must not, nor what a swap does in place
+// of loading, unloading and freeing (pool blocks, idle modules); the others tell what a frame must not
+// meet.
+TEST_F(SwapGpu, WhichCallsWaitForOtherGpuWork) {
+  const auto program = compile_scratch_program("probe.cu", R"(
+__constant__ float nbl_probe_param[4];
+extern "C" __global__ void nbl_probe(float* out) { out[threadIdx.x] = nbl_probe_param[threadIdx.x & 3] + 1.0f; }
+extern "C" __global__ void nbl_probe_shared(float* out) {
+  extern __shared__ float tile[];
+  tile[threadIdx.x] = nbl_probe_param[threadIdx.x & 3];
+  __syncthreads();
+  out[threadIdx.x] = tile[blockDim.x - 1 - threadIdx.x];
+}
+)");
+  const KernelModule running(program);
+  CudaStream stream;
+  DeviceBuffer<float> out(256);
+  PinnedBuffer<float> pinned;
+  pinned.resize(256);
+  const std::vector<unsigned char> param(4 * sizeof(float), 0);
+  auto launch = [&](const KernelModule& m, const char* name, std::size_t shared) {
+    float* p = out.data();
+    void* args[] = {&p};
+    NBL_CUDA_CHECK(cudaLaunchKernel(m.kernel(name), dim3(1), dim3(256), args, shared, stream.get()));
+  };
+  running.write_global("nbl_probe_param", param, stream.get());
+  launch(running, "nbl_probe", 0);
+  stream.synchronize();
+  CudaEvent event;
+
+  struct Probe {
+    const char* call;
+    bool every_step;  // the frame loop's steps make it
+    std::function<void()> run;
+  };
+  std::optional<KernelModule> fresh_a, fresh_b, fresh_c, fresh_d;
+  void* allocated = nullptr;
+  void* host_allocated = nullptr;
+  void* pool_block = nullptr;
+  std::shared_ptr<KernelModule> reused;
+  const KernelModule* let_go = nullptr;
+  {
+    auto module = own_module(program);
+    let_go = module.get();
+    const IdleRelease idle;
+    module.reset();
+  }
+  constexpr std::size_t kShared = 64 * 1024;
+  const std::vector<Probe> probes = {
+      {"kernel launch + wait for its stream", true, [&] { launch(running, "nbl_probe", 0); stream.synchronize(); }},
+      {"cudaMemcpyAsync device to pinned host + wait for its stream", true,
+       [&] {
+         NBL_CUDA_CHECK(cudaMemcpyAsync(pinned.data(), out.data(), 256 * sizeof(float), cudaMemcpyDeviceToHost, stream.get()));
+         stream.synchronize();
+       }},
+      {"event record + cudaEventSynchronize", true, [&] { event.record(stream.get()); event.synchronize(); }},
+      {"cudaEventCreate", false, [&] { CudaEvent e; }},
+      {"cudaStreamCreate (non-blocking)", false, [&] { CudaStream s; }},
+      {"loading a module (every kernel)", false, [&] { fresh_a.emplace(program); }},
+      {"first launch of a loaded module's kernel", false, [&] { launch(*fresh_b, "nbl_probe", 0); stream.synchronize(); }},
+      {"cudaLibraryGetGlobal on a loaded module", false, [&] { (void)fresh_c->global("nbl_probe_param"); }},
+      {"cudaMemcpyAsync pageable host to __constant__", false, [&] { fresh_d->write_global("nbl_probe_param", param, stream.get()); stream.synchronize(); }},
+      {"cudaFuncSetAttribute (64 KiB dynamic shared)", false,
+       [&] {
+         NBL_CUDA_CHECK(cudaFuncSetAttribute(running.kernel("nbl_probe_shared"), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(kShared)));
+       }},
+      {"first launch with 64 KiB dynamic shared", false, [&] { launch(running, "nbl_probe_shared", kShared); stream.synchronize(); }},
+      {"cudaMalloc 1 MiB", false, [&] { NBL_CUDA_CHECK(cudaMalloc(&allocated, 1 << 20)); }},
+      {"cudaFree", false, [&] { NBL_CUDA_CHECK(cudaFree(allocated)); }},
+      {"cudaMallocHost 1 MiB", false, [&] { NBL_CUDA_CHECK(cudaMallocHost(&host_allocated, 1 << 20)); }},
+      {"cudaFreeHost", false, [&] { NBL_CUDA_CHECK(cudaFreeHost(host_allocated)); }},
+      // What the swap path relies on instead (cuda/buffer.hpp, own_module):
+      {"device_allocate 1 MiB (the stream-ordered pool)", true, [&] { pool_block = device_allocate(1 << 20); }},
+      {"device_release of it under IdleRelease", true,
+       [&] {
+         const IdleRelease idle;
+         device_release(pool_block);
+       }},
+      {"a stream synchronize after a pool block's release", true, [&] { stream.synchronize(); }},
+      {"own_module of a program whose module was let go under IdleRelease", true,
+       [&] { reused = own_module(program); }},
+  };
+  fresh_b.emplace(program);
+  fresh_c.emplace(program);
+  fresh_d.emplace(program);
+  std::printf("%-62s %s\n", "call (alone, the gate closed)", "waits for other GPU work");
+  for (const Probe& probe : probes) {
+    GpuGate gate(1000ms);
+    ASSERT_TRUE(gate.close()) << "the gate kernel did not start within 10 s";
+    probe.run();
+    const bool waited = gate.opened_by_watchdog();
+    gate.open();
+    std::printf("%-62s %s\n", probe.call, waited ? "yes" : "no");
+    if (probe.every_step) {
+      EXPECT_FALSE(waited) << probe.call << " waited for other work on the GPU";
+    }
+  }
+  EXPECT_EQ(reused.get(), let_go) << "own_module loaded the program again instead of taking the idle module";
+  EXPECT_EQ(reused->unloaded_kernels().value_or(0), 0);
 }
 
 TEST_F(SwapGpu, ALazilyLoadedModuleIsObservableAndABuildsModuleIsFullyLoaded) {
@@ -256,16 +366,21 @@ void expect_a_swap_frame_without_device_synchronization(Backend& backend, const 
   ASSERT_TRUE(gate.close()) << "the gate kernel did not start within 10 s";
   SwapFrame frame(gate);
   std::optional<ConfigureOutcome> outcome;
-  StepStats stats;
+  StepStats before, stats, after;
+  // The control: a step of the running build, as every frame makes one.
+  frame.run("a step before the swap", [&] { before = backend.step(); });
   frame.run("the swap (poll_configure)", [&] { outcome = backend.poll_configure(); });
   frame.run("the new build's first step", [&] { stats = backend.step(); });
   frame.run("its first vertex write", [&] { backend.write_vertices(target, ColorMode::speed); });
+  frame.run("the new build's second step", [&] { after = backend.step(); });
   frame.run("the backend's stream finishing", [&] {
     NBL_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(backend.cuda_stream())));
   });
   gate.open();
   ASSERT_TRUE(outcome && outcome->accepted) << (outcome ? outcome->message : "no outcome");
+  EXPECT_FALSE(before.non_finite);
   EXPECT_FALSE(stats.non_finite);
+  EXPECT_FALSE(after.non_finite);
   EXPECT_EQ(frame.first_waiting(), "")
       << "the swap frame waited for other work on the GPU (a device-wide synchronization) in: " << frame.first_waiting();
 }
