@@ -8,7 +8,7 @@
 #   scripts/gpu-suite.sh run        run from gpu-bundle/ (on the GPU machine)
 #   QUICK=1 scripts/gpu-suite.sh run   fewer and smaller benchmarks
 #   PARTS="tests barneshut" scripts/gpu-suite.sh run   only some parts (tests allpairs barneshut render
-#                                   sanitizer ab geometry long stall stallbh compare teach merger splat profile bhsweep;
+#                                   sanitizer ab geometry long stall stallbh stalllists compare teach merger splat profile bhsweep;
 #                                   default: tests allpairs
 #                                   barneshut render sanitizer), e.g. to fit a time limit
 #   FULL=1 scripts/gpu-suite.sh run  also the 1M ladder, the sweeps and the scaling run (minutes more)
@@ -114,16 +114,18 @@ want() { [[ " ${PARTS:-tests allpairs barneshut render stall sanitizer} " == *" 
 # and again with the cache that run filled (its first switch loads from disk). Each run's --trace CSV
 # gives the frame intervals and each swap's request-to-swap latency; stall_figures() reduces them.
 stall() {
-  local name=$1 algo=$2 n=$3
+  local name=$1 algo=$2 n=$3 toggling=${4:-toggle-every-second.json}
   local cache; cache=$(mktemp -d "${TMPDIR:-/tmp}/nbodylab-stall-cache.XXXXXX")
   local steady_script=$out/stall-steady.json
-  echo '{"description": "steady: no changes for 10 s", "events": [{"time": 10, "action": "quit"}]}' >"$steady_script"
+  # As long as the toggling runs: the collision's frames slow down as it evolves (1M, H200: about 23 ms
+  # at first, 50 ms after 30 s), so a shorter steady run would charge that drift to the toggles.
+  echo '{"description": "steady: no changes for 31 s", "events": [{"time": 31, "action": "quit"}]}' >"$steady_script"
   local -a lab=("$bundle/bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --scene collision --algo "$algo" -n "$n")
   NBODYLAB_KERNEL_CACHE=$cache step "stall-$name-steady" "${lab[@]}" --script "$steady_script" --trace "$out/stall-$name-steady.csv"
   rm -rf "$cache"; mkdir -p "$cache"
-  NBODYLAB_KERNEL_CACHE=$cache step "stall-$name-cold" "${lab[@]}" --script toggle-every-second.json \
+  NBODYLAB_KERNEL_CACHE=$cache step "stall-$name-cold" "${lab[@]}" --script "$toggling" \
     --trace "$out/stall-$name-cold.csv"
-  NBODYLAB_KERNEL_CACHE=$cache step "stall-$name-disk" "${lab[@]}" --script toggle-every-second.json \
+  NBODYLAB_KERNEL_CACHE=$cache step "stall-$name-disk" "${lab[@]}" --script "$toggling" \
     --trace "$out/stall-$name-disk.csv"
   rm -rf "$cache"
   stall_figures "$out/stall-$name" >"$out/stall-$name.json"
@@ -218,6 +220,17 @@ def put(name, values):
     if values:
         fig[name + "_median_ms"] = statistics.median(values)
         fig[name + "_max_ms"] = max(values)
+# The swap frame's interval over the median of the next 10 frames, which the new variant draws before the
+# next release: the swap's own cost, apart from how fast the new variant is (1/sqrtf against rsqrtf).
+own = []
+for r in (cold, disk):
+    for rel, sw in windows(r):
+        nxt = [iv(x) for x in r[sw + 1:sw + 11] if not x["script"]]
+        if len(nxt) >= 5: own.append(iv(r[sw]) / statistics.median(nxt))
+if own:
+    fig["swap_frame_over_next_median"] = statistics.median(own)
+    fig["swap_frame_over_next_p95"] = q(own, 0.95)
+    fig["swap_frame_over_next_max"] = max(own)
 fig["swap_frames"] = len(accepted)
 fig["swaps_costed"] = len(over_swaps("swap_ms"))  # traces made before the swap_ms column have none
 put("swap_call", over_swaps("swap_ms"))
@@ -245,7 +258,10 @@ if sys.argv[2] == "swap":
           f"({f.get('swaps_costed', 0)} timed), "
           f"of which the old build's teardown {mm('swap_teardown')}; swap frame simulate {mm('swap_frame_simulate')} "
           f"(steady median {one('steady_simulate_median_ms')}), vertices {mm('swap_frame_vertices')} "
-          f"(steady median {one('steady_vertices_median_ms')})")
+          f"(steady median {one('steady_vertices_median_ms')})"
+          + (f"; swap frame / the new variant's next 10 frames: median {f['swap_frame_over_next_median']:.2f}x, "
+             f"p95 {f['swap_frame_over_next_p95']:.2f}x, max {f['swap_frame_over_next_max']:.2f}x"
+             if f.get("swap_frame_over_next_median") else ""))
     sys.exit(0)
 def ms(k): return "n/a" if f.get(k) is None else f"{f[k]:.2f}"
 def s(k): return "n/a" if f.get(k) is None else f"{f[k]:.3f} s"
@@ -390,6 +406,24 @@ run() {
     done
   fi
   if want stallbh; then stall barneshut-1m barneshut "$big"; fi  # the Barnes-Hut half alone
+  if want stalllists; then
+    # A Barnes-Hut switch whose two builds run at nearly the same speed (lists of 256 or 512: 5.16 and
+    # 5.47 ms per step at 1M on the H200), so the whole run's p95 measures swaps, not the slower variant;
+    # and the rsqrtf pair's own speeds on the same scene, to say what its toggling run's frames carry.
+    python3 - "$out/toggle-lists.json" <<'EOF'
+import json, sys
+events = [{"time": t, "action": "set", "settings": {"toggles": {"bh_list_capacity": 512 if t % 2 else 256}}}
+          for t in range(1, 31)]
+events += [{"time": 31, "action": "stats"}, {"time": 31, "action": "quit"}]
+json.dump({"description": "Barnes-Hut lists of 512 <-> 256 every second for 30 s", "events": events},
+          open(sys.argv[1], "w"), indent=1)
+EOF
+    stall barneshut-1m-lists barneshut "$big" "$out/toggle-lists.json"
+    for rs in 1 0; do
+      step "bench-collision-1m-rsqrt$rs" "$bin/nbodylab" bench --algo barneshut --backend gpu --scene collision \
+        -n "$big" --bh_rsqrt "$rs" --steps 20 --warmup 2 --error-sample 1000 --json "$out/bench-collision-1m-rsqrt$rs.json"
+    done
+  fi
   if want stall; then
     stall allpairs-65536 allpairs 65536
     stall barneshut-1m barneshut "$big"
@@ -569,6 +603,13 @@ print("%.3f / %.3f ms, p99 %.2e, max %.2e, %.0f" % (total, force, float(p99), fl
             "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("%.2f / %.2f ms (%.1f FPS); sim %.2f, render %.2f, splat %.2f ms" % (j["frame_interval"]["median_ms"], j["frame_interval"]["p95_ms"], j["fps"], j["simulate"]["median_ms"], j["render"]["median_ms"], j["splat"]["median_ms"]))' "$f" 2>/dev/null)"
         done
       done
+    done
+  fi
+  if want stalllists; then
+    printf '%-58s %s\n' "stall, Barnes-Hut n=$big, lists 512<->256 every 1 s" "$(stall_row "$out/stall-barneshut-1m-lists.json")"
+    printf '%-58s %s\n' "stall, Barnes-Hut n=$big lists: the swap frames' own costs" "$(stall_row "$out/stall-barneshut-1m-lists.json" swap)"
+    for rs in 1 0; do
+      printf '%-58s %s\n' "Barnes-Hut collision n=$big, bh_rsqrt $rs: ms/step" "$(figure "$out/bench-collision-1m-rsqrt$rs.json" Summary quantity "ms per step (median)" value) (force $(figure "$out/bench-collision-1m-rsqrt$rs.json" "Per stage" stage force ms) ms)"
     done
   fi
   if want stallbh && ! want stall; then
