@@ -8,7 +8,7 @@
 #   scripts/gpu-suite.sh run        run from gpu-bundle/ (on the GPU machine)
 #   QUICK=1 scripts/gpu-suite.sh run   fewer and smaller benchmarks
 #   PARTS="tests barneshut" scripts/gpu-suite.sh run   only some parts (tests allpairs barneshut render
-#                                   sanitizer ab geometry long stall stallbh stalllists compare teach merger splat profile bhsweep;
+#                                   sanitizer ab geometry long stall stallbh stalllists collshapes compare teach merger splat profile bhsweep;
 #                                   default: tests allpairs
 #                                   barneshut render sanitizer), e.g. to fit a time limit
 #   FULL=1 scripts/gpu-suite.sh run  also the 1M ladder, the sweeps and the scaling run (minutes more)
@@ -492,6 +492,21 @@ EOF
         --json "$out/bhsweep-$n_sweep-$moments-$size-$list-$theta.json"
     done
   fi
+  if want collshapes; then
+    # The force pass's shapes on the lab's default scene (the collision: two disks, tails, ejecta) next
+    # to the Plummer sphere the defaults were chosen on, at 1M and 10M.
+    for n_shape in "$big" "$huge"; do
+      local shape_steps=20; ((n_shape > big)) && shape_steps=8
+      for shape in "64 256" "32 512" "32 256" "96 256"; do
+        read -r size list <<<"$shape"
+        step "coll-$n_shape-monopole-$size-$list" "$bin/nbodylab" bench --algo barneshut --backend gpu --scene collision \
+          -n "$n_shape" --bh_moments monopole --bh_group_size "$size" --bh_list_capacity "$list" --steps "$shape_steps" \
+          --warmup 2 --error-sample 1000 --json "$out/coll-$n_shape-monopole-$size-$list.json"
+      done
+      step "plummer-$n_shape-monopole-64-256" "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer \
+        -n "$n_shape" --steps "$shape_steps" --warmup 2 --error-sample 1000 --json "$out/plummer-$n_shape.json"
+    done
+  fi
   if want geometry; then
     for build in morton insertion; do
       step "geometry-1m-$build" "$bin/nbodylab" bench geometry --backend gpu -n 1048575 --bh_build "$build" \
@@ -603,6 +618,13 @@ print("%.3f / %.3f ms, p99 %.2e, max %.2e, %.0f" % (total, force, float(p99), fl
             "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("%.2f / %.2f ms (%.1f FPS); sim %.2f, render %.2f, splat %.2f ms" % (j["frame_interval"]["median_ms"], j["frame_interval"]["p95_ms"], j["fps"], j["simulate"]["median_ms"], j["render"]["median_ms"], j["splat"]["median_ms"]))' "$f" 2>/dev/null)"
         done
       done
+    done
+  fi
+  if want collshapes; then
+    for f in "$out"/coll-*.json; do
+      [[ -f $f ]] || continue
+      printf '%-58s %s\n' "$(basename "$f" .json): ms/step, force ms" \
+        "$(figure "$f" Summary quantity "ms per step (median)" value), $(figure "$f" "Per stage" stage force ms)"
     done
   fi
   if want stalllists; then
