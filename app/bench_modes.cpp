@@ -5,12 +5,14 @@
 //                     the Plummer sphere they are made from
 //   bench moments     monopole against quadrupole cells across theta: force error against cost, and the
 //                     fastest theta of each that meets the accuracy target
+//   bench groups      the group walk's costliest groups, replayed on the host (bench_groups.cpp)
 // The all-pairs modes (ladder, sweep, scaling) live in bench_allpairs.cpp.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +28,8 @@
 #include "sim/statistics.hpp"
 
 namespace nbl {
+
+Table groups_table(const Settings& base, const BenchOptions& options, int top);  // bench_groups.cpp
 
 namespace {
 
@@ -401,6 +405,15 @@ std::vector<Command> add_bench_modes(CLI::App& bench, std::shared_ptr<RunOptions
       ->capture_default_str();
   modes.push_back({moments, [=] {
                      emit_tables({moments_table(run->resolve(), *options, *thetas)}, *json_file, *csv_file);
+                     return kExitOk;
+                   }});
+  auto top = std::make_shared<int>(12);
+  CLI::App* groups = bench.add_subcommand(
+      "groups", "Barnes-Hut (GPU, group walk): replay each force group's walk of the last step's tree on the host; "
+                "the costliest groups and what they are");
+  groups->add_option("--top", *top, "How many of the costliest groups to list")->check(CLI::Range(1, 1000))->capture_default_str();
+  modes.push_back({groups, [=] {
+                     emit_tables({groups_table(run->resolve(), *options, *top)}, *json_file, *csv_file);
                      return kExitOk;
                    }});
   return modes;

@@ -8,7 +8,7 @@
 #   scripts/gpu-suite.sh run        run from gpu-bundle/ (on the GPU machine)
 #   QUICK=1 scripts/gpu-suite.sh run   fewer and smaller benchmarks
 #   PARTS="tests barneshut" scripts/gpu-suite.sh run   only some parts (tests allpairs barneshut render
-#                                   sanitizer ab geometry long stall stallbh stalllists collshapes compare teach merger splat profile bhsweep;
+#                                   sanitizer ab geometry long stall stallbh stalllists collshapes groups compare teach merger splat profile bhsweep;
 #                                   default: tests allpairs
 #                                   barneshut render sanitizer), e.g. to fit a time limit
 #   FULL=1 scripts/gpu-suite.sh run  also the 1M ladder, the sweeps and the scaling run (minutes more)
@@ -505,6 +505,15 @@ EOF
       done
       step "plummer-$n_shape-monopole-64-256" "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer \
         -n "$n_shape" --steps "$shape_steps" --warmup 2 --error-sample 1000 --json "$out/plummer-$n_shape.json"
+    done
+  fi
+  if want groups; then
+    # Where the group walk's time goes on the collision: each force group's walk replayed on the host.
+    for g in 64 32; do
+      for n_groups in "$big" "$huge"; do
+        step "groups-$n_groups-$g" "$bin/nbodylab" bench groups --backend gpu --scene collision -n "$n_groups" \
+          --bh_group_size "$g" --steps 1 --warmup 1 --top 15 --json "$out/groups-$n_groups-$g.json"
+      done
     done
   fi
   if want geometry; then
