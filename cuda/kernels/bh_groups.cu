@@ -5,6 +5,13 @@
 // at the deepest level, which has no child cells, is cut into runs of the group size. Each group is
 // found by exactly one cell: the smallest enclosing cell with more bodies than a group holds (or the
 // root, when all bodies fit in one).
+//
+// A run is also cut before it would reach across a child too big for a group. A run's bodies lie in
+// the smallest block of octants holding its children (slot bits are the x, y and z halves), and when
+// that block holds a dense child, the group's box spans part of it and its walk opens all of it. On
+// the 10M collision, sparse bodies around a galaxy packed this way into groups of 64 whose walks
+// touched a million nodes each, 274 times the median group, and the force pass waited on their warps
+// (`nbodylab bench groups`).
 #include "bh_common.cuh"
 
 using namespace nbl::bh;
@@ -21,6 +28,14 @@ static_assert(kGroupSize >= 32 && kGroupSize <= kMaxGroupSize, "group size out o
 __device__ __forceinline__ void emit(const Tree& t, int first, int count) {
   const int g = atomicAdd(&t.ctl->groups, 1);
   t.groups[g] = make_int2(first, count);
+}
+
+// Whether the block of octants from `low` (the AND of a run's slots) to `high` (their OR) holds a slot
+// of `dense` (one bit per slot).
+__device__ __forceinline__ bool block_holds(unsigned dense, int low, int high) {
+  for (int k = 0; k < 8; ++k)
+    if ((dense >> k & 1u) && (k & low) == low && (k & ~high & 7) == 0) return true;
+  return false;
 }
 
 // Bodies in a slot: one, or a chain of them (insertion build, deepest level).
@@ -51,18 +66,32 @@ extern "C" __global__ void bh_make_groups(Tree t, int chained) {
       for (int k = 0; k < count; k += kGroupSize) emit(t, start + k, min(kGroupSize, count - k));
       continue;
     }
-    int position = start, run_first = start, run_count = 0;
+    int sizes[8];
+    unsigned dense = 0;
     for (int j = 0; j < 8; ++j) {
       const int child = t.child[(c - n) * 8 + j];
-      if (child == kNull) continue;
-      const int size = child >= n ? t.count[child - n] : (chained ? slot_bodies(t, child) : 1);
-      if (size > kGroupSize || run_count + size > kGroupSize) {
+      sizes[j] = child == kNull ? 0 : (child >= n ? t.count[child - n] : (chained ? slot_bodies(t, child) : 1));
+      if (sizes[j] > kGroupSize) dense |= 1u << j;
+    }
+    int position = start, run_first = start, run_count = 0, run_low = 7, run_high = 0;
+    for (int j = 0; j < 8; ++j) {
+      const int size = sizes[j];
+      if (size == 0) continue;
+      const bool reaches_dense = run_count > 0 && block_holds(dense, run_low & j, run_high | j);
+      if (size > kGroupSize || run_count + size > kGroupSize || reaches_dense) {
         if (run_count) emit(t, run_first, run_count);
         run_first = position;
         run_count = 0;
+        run_low = 7;
+        run_high = 0;
       }
-      if (size <= kGroupSize) run_count += size;
-      else run_first = position + size;  // its own cell forms its groups
+      if (size <= kGroupSize) {
+        run_count += size;
+        run_low &= j;
+        run_high |= j;
+      } else {
+        run_first = position + size;  // its own cell forms its groups
+      }
       position += size;
     }
     if (run_count) emit(t, run_first, run_count);
