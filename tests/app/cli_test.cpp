@@ -282,6 +282,16 @@ TEST_F(Cli, BenchModesRefuseLoadAndSaveTheyWouldIgnore) {
   EXPECT_TRUE(has(r, "--save")) << r.output;
 }
 
+TEST_F(Cli, BenchGroupsNeedsTheGpuBackendAndSaysSo) {
+  // The group walk replay reads the tree the GPU built: on the CPU backend it is bad input, named.
+  const Outcome cpu = run("bench groups --backend cpu -n 1000 --steps 1 --warmup 0");
+  EXPECT_EQ(cpu.code, 2) << cpu.output;
+  EXPECT_TRUE(has(cpu, "bench groups needs the GPU backend")) << cpu.output;
+  const Outcome top = run("bench groups --backend gpu --top 0");
+  EXPECT_EQ(top.code, 2) << top.output;
+  EXPECT_TRUE(has(top, "--top")) << top.output;
+}
+
 TEST_F(Cli, WarmupStepsAreStepsOfTheSavedStateAndTheSummarySaysHowMany) {
   const fs::path file = dir_ / "kepler.tipsy";
   const Outcome help = run("bench --help");
