@@ -479,8 +479,7 @@ class ModulePool {
   std::unique_ptr<KernelModule> take(const CompiledProgram& program) {
     std::lock_guard lock(mutex_);
     for (auto it = idle_.begin(); it != idle_.end(); ++it) {
-      const CompiledProgram& p = (*it)->program();
-      if (p.key == program.key && p.arch == program.arch && p.image == program.image) {
+      if ((*it)->program().key == program.key) {  // the caches' identity: source, headers, options, arch, NVRTC
         std::unique_ptr<KernelModule> m = std::move(*it);
         idle_.erase(it);
         return m;
