@@ -51,11 +51,8 @@ struct TreeView {
   bool is_cell(int id) const { return id >= t.n; }
   const float* position(int id) const { return &t.node[static_cast<std::size_t>(id) * 4]; }
   int child(int cell, int j) const { return t.child[static_cast<std::size_t>(cell - t.n) * 8 + j]; }
-  int bodies(int id) const {  // in a slot: a cell's count, or one body (or its chain, insertion build)
-    if (is_cell(id)) return t.count[static_cast<std::size_t>(id - t.n)];
-    int k = 0;
-    for (int b = id; b >= 0; b = t.next.empty() ? -1 : t.next[static_cast<std::size_t>(b)]) ++k;
-    return k;
+  int bodies(int id) const {  // in a slot: a cell's count, or one body
+    return is_cell(id) ? t.count[static_cast<std::size_t>(id - t.n)] : 1;
   }
 };
 
@@ -75,7 +72,7 @@ TreeView view_of(const BarnesHutTreeCopy& t) {
       if (v.is_cell(ch)) {
         box.add(v.cell_box[static_cast<std::size_t>(ch - t.n)]);
       } else {
-        for (int b = ch; b >= 0; b = t.next.empty() ? -1 : t.next[static_cast<std::size_t>(b)]) box.add(v.position(b));
+        box.add(v.position(ch));
       }
     }
   }

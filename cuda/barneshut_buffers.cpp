@@ -32,13 +32,12 @@ struct Sizes {
            + 2 * n * sizeof(int)                                    // sorted, body_depth
            + (groups ? n * sizeof(int2) : 0) + bounds_blocks * 6 * sizeof(float) + sizeof(bh::Control);
   }
-  std::size_t insertion_bytes() const { return morton ? 0 : n * sizeof(int); }
   std::size_t morton_bytes() const {
     if (!morton) return 0;
     return 2 * n * sizeof(unsigned long long) + n * sizeof(int)  // keys (unsorted, sorted), unsorted ids
            + 5 * radix_nodes * sizeof(int)                       // first, last, prefix bits, cells, offset
            + (2 * n - 1) * sizeof(int)                           // parent
-           + 2 * n * sizeof(bh::MassMoments);                    // mass moments and their prefix sums
+           + cells * (sizeof(int) + sizeof(unsigned));           // each cell's parent and arrivals
   }
 };
 
@@ -47,7 +46,7 @@ struct Sizes {
 std::size_t BarnesHutBuffers::planned_bytes(std::size_t n, const BarnesHutVariant& variant) {
   // The bounding-box partials are a few KB whatever the GPU: size them for a large one.
   const Sizes s(n, variant, static_cast<std::size_t>(initial_cells(n)), 256);
-  return s.common_bytes() + s.insertion_bytes() + s.morton_bytes();
+  return s.common_bytes() + s.morton_bytes();
 }
 
 void BarnesHutBuffers::allocate(std::size_t n, const BarnesHutVariant& variant, int cells, int sm_count) {
@@ -73,15 +72,14 @@ void BarnesHutBuffers::fit_variant(const BarnesHutVariant& variant, RetiredObjec
   morton_ = s.morton;
   groups_used_ = s.groups;
   resize_retiring(groups_, s.groups ? n_ : 0, old);
-  resize_retiring(next_, s.morton ? 0 : n_, old);
   const std::size_t keyed = s.morton ? n_ : 0, radix = s.morton ? s.radix_nodes : 0;
   resize_retiring(keys_unsorted_, keyed, old);
   resize_retiring(keys_, keyed, old);
   resize_retiring(ids_unsorted_, keyed, old);
   for (auto* b : {&first_, &last_, &prefix_bits_, &cells_, &offset_}) resize_retiring(*b, radix, old);
   resize_retiring(parent_, s.morton ? 2 * n_ - 1 : 0, old);
-  resize_retiring(moments_, keyed, old);
-  resize_retiring(sums_, keyed, old);
+  resize_retiring(cell_parent_, s.morton ? static_cast<std::size_t>(max_cells_) : 0, old);
+  resize_retiring(arrivals_, s.morton ? static_cast<std::size_t>(max_cells_) : 0, old);
 }
 
 void BarnesHutBuffers::grow_cells(int cells, cudaStream_t stream) {
@@ -99,6 +97,7 @@ void BarnesHutBuffers::grow_cells(int cells, cudaStream_t stream) {
   second_xz_yz_.resize(cells);
   open_size2_.resize(cells);
   box_.resize(cells);
+  if (morton_) cell_parent_.resize(cells), arrivals_.resize(cells);
   max_cells_ = cells;
 }
 
@@ -106,8 +105,8 @@ std::size_t BarnesHutBuffers::bytes() const {
   std::size_t total = node_.bytes() + vel_.bytes() + acc_.bytes() + groups_.bytes() + block_bounds_.bytes() +
                       control_.bytes() + keys_unsorted_.bytes() + keys_.bytes() + second_.bytes() +
                       second_xz_yz_.bytes() + open_size2_.bytes() + box_.bytes();
-  total += moments_.bytes() + sums_.bytes();
-  for (const auto* b : {&child_, &depth_, &count_, &start_, &sorted_, &body_depth_, &rank_, &next_, &ids_unsorted_,
+  total += cell_parent_.bytes() + arrivals_.bytes();
+  for (const auto* b : {&child_, &depth_, &count_, &start_, &sorted_, &body_depth_, &rank_, &ids_unsorted_,
                         &first_, &last_, &prefix_bits_, &parent_, &cells_, &offset_})
     total += b->bytes();
   return total;
@@ -125,7 +124,6 @@ bh::Tree BarnesHutBuffers::tree(const BarnesHutPhysics& physics) {
   t.count = count_.data();
   t.start = start_.data();
   t.sorted = sorted_.data();
-  t.next = next_.data();
   t.body_depth = body_depth_.data();
   t.groups = groups_.data();
   t.block_bounds = block_bounds_.data();
@@ -149,7 +147,8 @@ bh::Morton BarnesHutBuffers::morton() {
   m.parent = parent_.data();
   m.cells = cells_.data();
   m.offset = offset_.data();
-  m.sums = sums_.data();
+  m.cell_parent = cell_parent_.data();
+  m.arrivals = arrivals_.data();
   m.ctl = control_.data();
   return m;
 }

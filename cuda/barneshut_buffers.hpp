@@ -1,6 +1,6 @@
 // The Barnes-Hut pipeline's device memory: what every build needs (bodies, the cell pool, the tree
-// order, the force groups), plus what only one build strategy needs (the insertion build's body
-// chains; the Morton build's keys, radix tree and prefix sums). Only the running strategy's scratch
+// order, the force groups), plus what only the Morton build needs (its keys, radix tree and cells'
+// parents). Only the running strategy's scratch
 // is allocated, and the bytes per body the simulation checks against free memory come from the same
 // size rules that allocate (planned_bytes), so the two cannot drift apart.
 #pragma once
@@ -51,8 +51,6 @@ class BarnesHutBuffers {
   // Where the Morton build's keys and ids go before the sort (the sort's input).
   unsigned long long* unsorted_keys() { return keys_unsorted_.data(); }
   int* unsorted_ids() { return ids_unsorted_.data(); }
-  // The Morton build's per-body mass moments before their prefix sums, as bh_gather_moments writes them.
-  bh::MassMoments* moments() { return moments_.data(); }
   int* rank();  // tree position of each body (colour modes), allocated on first use
 
   // Bodies (the first n entries of `node`) and velocities.
@@ -64,7 +62,6 @@ class BarnesHutBuffers {
   bh::Control read_control(cudaStream_t stream);  // waits for the stream
   void reset_control(cudaStream_t stream);
   void reset_children(cudaStream_t stream) { child_.fill_bytes(0xff, stream); }  // every slot kNull
-  void reset_chains(cudaStream_t stream) { next_.fill_bytes(0xff, stream); }     // no body chains
 
   // Host copies for checks and the overlay (each waits for the stream).
   DeviceBuffer<float4>& node_buffer() { return node_; }
@@ -73,7 +70,6 @@ class BarnesHutBuffers {
   const DeviceBuffer<int>& count_buffer() const { return count_; }
   const DeviceBuffer<int>& start_buffer() const { return start_; }
   const DeviceBuffer<int>& sorted_buffer() const { return sorted_; }
-  const DeviceBuffer<int>& next_buffer() const { return next_; }
   const DeviceBuffer<int2>& groups_buffer() const { return groups_; }
   const DeviceBuffer<float4>& second_buffer() const { return second_; }
   const DeviceBuffer<float2>& second_xz_yz_buffer() const { return second_xz_yz_; }
@@ -96,12 +92,11 @@ class BarnesHutBuffers {
   DeviceBuffer<float> block_bounds_;
   DeviceBuffer<bh::Control> control_;
   PinnedBuffer<bh::Control> control_host_;
-  // Insertion build: bodies chained in one slot of a cell at the deepest level.
-  DeviceBuffer<int> next_;
   // Morton build.
   DeviceBuffer<unsigned long long> keys_unsorted_, keys_;
   DeviceBuffer<int> ids_unsorted_, first_, last_, prefix_bits_, parent_, cells_, offset_;
-  DeviceBuffer<bh::MassMoments> moments_, sums_;
+  DeviceBuffer<int> cell_parent_;        // per cell: its parent cell (bh_octree_summarize climbs them)
+  DeviceBuffer<unsigned> arrivals_;      // per cell: child cells summarized so far
 };
 
 }  // namespace nbl

@@ -108,15 +108,10 @@ void BarnesHutPipeline::build_tree(BarnesHutBuffers& b, const BarnesHutPhysics& 
     });
     run_stage(timer, Stage::summarize, [&] {
       if (n <= 1) return;
-      bh::Morton gather = m;  // the gather writes each body's moments; their prefix sums go to m's array
-      gather.sums = b.moments();
-      launch(build, bh::kGatherMomentsKernel, streaming(n), stream, t, gather);
-      primitives_.inclusive_sum(b.moments(), m.sums, count, stream);
       launch(build, bh::kOctreeSummarizeKernel, streaming(n), stream, t, m);
     });
   } else {
     run_stage(timer, Stage::tree_build, [&] {
-      b.reset_chains(stream);
       launch(build, bh::kInsertKernel, LaunchShape::fixed(build_blocks_, bh::kInsertThreads), stream, t);
     });
     run_stage(timer, Stage::summarize, [&] {
@@ -128,9 +123,10 @@ void BarnesHutPipeline::build_tree(BarnesHutBuffers& b, const BarnesHutPhysics& 
     });
   }
   if (has(BarnesHutSlot::groups)) {
-    const int chained = variant_.morton_build ? 0 : 1;  // the insertion build chains bodies at the deepest level
-    run_stage(timer, Stage::groups,
-              [&] { launch(module(BarnesHutSlot::groups), bh::kMakeGroupsKernel, streaming(n), stream, t, chained); });
+    const int insertion_build = variant_.morton_build ? 0 : 1;  // which ids are cells (bh_groups.cu)
+    run_stage(timer, Stage::groups, [&] {
+      launch(module(BarnesHutSlot::groups), bh::kMakeGroupsKernel, streaming(n), stream, t, insertion_build);
+    });
   }
 }
 

@@ -59,7 +59,6 @@ BarnesHutTreeCopy copy_tree(BarnesHutBuffers& buffers, const BarnesHutVariant& v
   copy.count = buffers.count_buffer().to_host(stream);
   copy.start = buffers.start_buffer().to_host(stream);
   copy.order = buffers.sorted_buffer().to_host(stream);
-  if (!variant.morton_build) copy.next = buffers.next_buffer().to_host(stream);
   const std::vector<float4> second = buffers.second_buffer().to_host(stream);
   const std::vector<float2> second_xz_yz = buffers.second_xz_yz_buffer().to_host(stream);
   copy.second.reserve(second.size() * 6);

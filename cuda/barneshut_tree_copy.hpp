@@ -25,7 +25,6 @@ struct BarnesHutTreeCopy {
   std::vector<int> child;   // 8 per cell, indexed by id - n
   std::vector<int> depth, count, start;  // per cell, indexed by id - n
   std::vector<int> order;   // body ids in tree order
-  std::vector<int> next;    // insertion build: chained bodies (-1 ends), empty for Morton
   std::vector<int> group_first, group_size;
   std::vector<float> second;  // 6 per cell, indexed by id - n: second moments about the centre of mass
                               // (xx, yy, zz, xy, xz, yz)

@@ -2,18 +2,8 @@
 #include <cub/device/device_scan.cuh>
 
 #include "cuda/bh_primitives.hpp"
-#include "cuda/kernels/bh_tree.hpp"
 
 namespace nbl::bh {
-
-namespace {
-struct MomentsSum {
-  __device__ MassMoments operator()(const MassMoments& a, const MassMoments& b) const {
-    return {a.m + b.m,    a.mx + b.mx, a.my + b.my, a.mz + b.mz, a.xx + b.xx,
-            a.yy + b.yy, a.zz + b.zz, a.xy + b.xy, a.xz + b.xz, a.yz + b.yz};
-  }
-};
-}  // namespace
 
 void* Primitives::temp(std::size_t bytes) {
   if (temp_.size() < bytes) temp_.resize(bytes + bytes / 4);
@@ -33,13 +23,6 @@ void Primitives::exclusive_sum(const int* in, int* out, int n, cudaStream_t stre
   NBL_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, stream));
   void* storage = temp(bytes);
   NBL_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(storage, bytes, in, out, n, stream));
-}
-
-void Primitives::inclusive_sum(const MassMoments* in, MassMoments* out, int n, cudaStream_t stream) {
-  std::size_t bytes = 0;
-  NBL_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, bytes, in, out, MomentsSum{}, n, stream));
-  void* storage = temp(bytes);
-  NBL_CUDA_CHECK(cub::DeviceScan::InclusiveScan(storage, bytes, in, out, MomentsSum{}, n, stream));
 }
 
 }  // namespace nbl::bh

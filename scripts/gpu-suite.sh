@@ -439,10 +439,9 @@ EOF
           --algo barneshut --backend gpu --scene plummer -n 10000 --bh_build "$build" --steps 2 --warmup 0 --error-sample 0
       done
     done
-    # A NaN in the first step, both builds, every walk (issue 14): memcheck sees any kernel that indexes
-    # with keys, ids or links the bounding box's early exit left unwritten.
-    step sanitizer-memcheck-nan-first-step compute-sanitizer --tool memcheck --error-exitcode 9 \
-      "$bin/cuda_barneshut_gpu_test" --gtest_filter='*NanInTheFirstStep*:*NanInTheState*'
+    # A NaN in the first step, both builds, every walk (issue 14), under memcheck and racecheck: the
+    # test binary runs itself under the sanitizer (BarnesHutGpu.HardCasesAreCleanUnderMemcheckAndRacecheck).
+    step sanitizer-hard-cases "$bin/cuda_barneshut_gpu_test" --gtest_filter='*UnderMemcheckAndRacecheck*'
   fi
 
   # A/B on the same state (issue 12): two all-pairs variants, a ladder rung against the default, two
@@ -517,6 +516,12 @@ EOF
     done
   fi
   if want geometry; then
+    # Hard geometry as tests (both builds, operation counts and error against the sphere), and the
+    # clump-in-a-halo case on 20 fresh seeds (it failed for a few seeds before cells' moments were
+    # summed from their children).
+    step geometry-tests "$bin/cuda_barneshut_geometry_gpu_test" --gtest_brief=1
+    step geometry-huge-range-20-seeds "$bin/cuda_barneshut_gpu_test" --gtest_filter='*HugeDynamicRange*' \
+      --gtest_repeat=20 --gtest_brief=1
     for build in morton insertion; do
       step "geometry-1m-$build" "$bin/nbodylab" bench geometry --backend gpu -n 1048575 --bh_build "$build" \
         --steps 5 --warmup 1 --error-sample 1000 --json "$out/geometry-1m-$build.json"

@@ -22,6 +22,16 @@ __device__ __forceinline__ int octant(float4 p, float cx, float cy, float cz) {
   return (p.x > cx ? 1 : 0) | (p.y > cy ? 2 : 0) | (p.z > cz ? 4 : 0);
 }
 
+// The slot body `id` at p takes in a cell at `level`. Above kMaxDepth, its octant. From kMaxDepth on,
+// space is no longer split: bodies that reach it are closer than the deepest cells resolve (coincident,
+// mostly), and they part by the octal digits of their ids instead, lowest first. Two bodies always
+// part within 11 more levels, k such bodies form a balanced subtree of about log8(k) levels, and the
+// later kernels see an ordinary tree: summarize, sort and groups stay O(k) for them (a chain of k
+// bodies in one slot cost each of them a pointer chase k long).
+__device__ __forceinline__ int child_slot(float4 p, int id, int level, float cx, float cy, float cz) {
+  return level < kMaxDepth ? octant(p, cx, cy, cz) : (id >> (3 * (level - kMaxDepth))) & 7;
+}
+
 // Moves a centre to the centre of child `oct` of a cell whose half edge is `half`.
 __device__ __forceinline__ void enter_octant(int oct, float half, float& cx, float& cy, float& cz) {
   const float q = 0.5f * half;
@@ -89,39 +99,41 @@ extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tre
       fresh = false;
       spins = 0;
     }
-    // Descend through cells without locks; only the slot that ends the descent matters.
-    int oct = octant(p, cx, cy, cz);
+    // Descend through cells without locks; only the slot that ends the descent matters. Below
+    // kMaxDepth the cells keep the deepest cube (child_slot).
+    int oct = child_slot(p, i, level, cx, cy, cz);
     int* slot = t.child + (cell - n) * 8 + oct;
     int ch = load_volatile(slot);
     while (ch >= n) {
       cell = ch;
+      if (level < kMaxDepth) {
+        enter_octant(oct, half, cx, cy, cz);
+        half *= 0.5f;
+      }
       ++level;
-      enter_octant(oct, half, cx, cy, cz);
-      half *= 0.5f;
-      oct = octant(p, cx, cy, cz);
+      oct = child_slot(p, i, level, cx, cy, cz);
       slot = t.child + (cell - n) * 8 + oct;
       ch = load_volatile(slot);
     }
     bool done = false;
     if (ch == kNull) {
       done = atomicCAS(slot, kNull, i) == kNull;  // fast path: an empty slot
-      if (done) t.body_depth[i] = level;
+      if (done) {
+        t.body_depth[i] = min(level, kMaxDepth);
+        overflow += level >= kMaxDepth;  // a cell that deep exists only for bodies it cannot part
+      }
     } else if (ch != kLocked && atomicCAS(slot, ch, kLocked) == ch) {
       // We hold the slot that body `ch` occupies: split it until the two bodies part.
       const float4 other = __ldg(&t.node[ch]);
       int top = -1, parent = -1, parent_oct = 0, sub_level = level;
       float sx = cx, sy = cy, sz = cz, sub_half = half;
       int sub_oct = oct;
-      bool chained = false, exhausted = false;
+      bool exhausted = false;
       while (true) {
-        if (sub_level == kMaxDepth) {
-          // No deeper cells: keep both bodies in this slot as a chain (the cell is never opened).
-          t.next[i] = ch;
-          chained = true;
-          break;
+        if (sub_level < kMaxDepth) {
+          enter_octant(sub_oct, sub_half, sx, sy, sz);
+          sub_half *= 0.5f;
         }
-        enter_octant(sub_oct, sub_half, sx, sy, sz);
-        sub_half *= 0.5f;
         ++sub_level;
         const int c = new_cell(t, sub_level, sx, sy, sz, 2.0f * sub_half);
         if (c < 0) {
@@ -130,13 +142,14 @@ extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tre
         }
         if (top < 0) top = c;
         else t.child[(parent - n) * 8 + parent_oct] = c;  // private until `top` is published
-        const int oct_other = octant(other, sx, sy, sz);
-        const int oct_new = octant(p, sx, sy, sz);
+        const int oct_other = child_slot(other, ch, sub_level, sx, sy, sz);
+        const int oct_new = child_slot(p, i, sub_level, sx, sy, sz);
         if (oct_other != oct_new) {
           t.child[(c - n) * 8 + oct_other] = ch;
           t.child[(c - n) * 8 + oct_new] = i;
-          t.body_depth[ch] = sub_level;
-          t.body_depth[i] = sub_level;
+          t.body_depth[ch] = min(sub_level, kMaxDepth);
+          t.body_depth[i] = min(sub_level, kMaxDepth);
+          overflow += (sub_level >= kMaxDepth) + (sub_level >= kMaxDepth && level < kMaxDepth);  // i, and ch if new there
           break;
         }
         parent = c;
@@ -150,32 +163,16 @@ extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tre
         active = false;
         continue;
       }
-      if (chained) {
-        // The chain's head goes where `ch` was (in the deepest new cell, or in `slot` itself).
-        t.body_depth[i] = sub_level;
-        t.body_depth[ch] = sub_level;
-        ++overflow;
-        if (top < 0) {
-          __threadfence();
-          store_volatile(slot, i);
-          deepest = max(deepest, sub_level);
-          done = true;
-        } else {
-          t.child[(parent - n) * 8 + parent_oct] = i;
-        }
-      }
-      if (!done) {
-        __threadfence();  // the whole subtree is visible before it is published
-        store_volatile(slot, top);  // publish, which also releases the lock
-        done = true;
-      }
-      deepest = max(deepest, sub_level);
+      __threadfence();  // the whole subtree is visible before it is published
+      store_volatile(slot, top);  // publish, which also releases the lock
+      done = true;
+      deepest = max(deepest, min(sub_level, kMaxDepth));
     } else if (spin_exhausted(spins, ctl)) {
       active = false;  // a slot stayed locked far too long; the host reports it and rebuilds
       continue;
     }
     if (done) {
-      deepest = max(deepest, level);
+      deepest = max(deepest, min(level, kMaxDepth));
       i += stride;
       active = i < n;
       fresh = true;

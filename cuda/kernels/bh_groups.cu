@@ -38,23 +38,16 @@ __device__ __forceinline__ bool block_holds(unsigned dense, int low, int high) {
   return false;
 }
 
-// Bodies in a slot: one, or a chain of them (insertion build, deepest level).
-__device__ __forceinline__ int slot_bodies(const Tree& t, int body) {
-  int count = 0;
-  for (int b = body; b >= 0; b = t.next[b]) ++count;
-  return count;
-}
-
 }  // namespace
 
 // Cells are the ids [first_cell, last_cell]: [bottom, root] after the insertion build, [n, n + cells)
-// after the Morton build (whose bodies are never chained: `chained` is 0).
-extern "C" __global__ void bh_make_groups(Tree t, int chained) {
+// after the Morton build (`insertion_build` is 0).
+extern "C" __global__ void bh_make_groups(Tree t, int insertion_build) {
   const Control* ctl = t.ctl;
   if (tree_failed(ctl)) return;
   const int n = t.n;
-  const int first_cell = chained ? ctl->bottom : n;
-  const int last_cell = chained ? ctl->root : n + ctl->cells - 1;
+  const int first_cell = insertion_build ? ctl->bottom : n;
+  const int last_cell = insertion_build ? ctl->root : n + ctl->cells - 1;
   for (int c = first_cell + blockIdx.x * blockDim.x + threadIdx.x; c <= last_cell; c += blockDim.x * gridDim.x) {
     const int count = t.count[c - n];
     const int start = t.start[c - n];
@@ -62,7 +55,10 @@ extern "C" __global__ void bh_make_groups(Tree t, int chained) {
       if (c == ctl->root) emit(t, start, count);
       continue;
     }
-    if (t.depth[c - n] >= kMaxDepth) {
+    // A deepest cell is cut into runs of its bodies in tree order; the insertion build's cells below
+    // it (bodies parted by id, bh_build_insert.cu) are inside those runs already.
+    if (t.depth[c - n] > kMaxDepth) continue;
+    if (t.depth[c - n] == kMaxDepth) {
       for (int k = 0; k < count; k += kGroupSize) emit(t, start + k, min(kGroupSize, count - k));
       continue;
     }
@@ -70,7 +66,7 @@ extern "C" __global__ void bh_make_groups(Tree t, int chained) {
     unsigned dense = 0;
     for (int j = 0; j < 8; ++j) {
       const int child = t.child[(c - n) * 8 + j];
-      sizes[j] = child == kNull ? 0 : (child >= n ? t.count[child - n] : (chained ? slot_bodies(t, child) : 1));
+      sizes[j] = child == kNull ? 0 : (child >= n ? t.count[child - n] : 1);
       if (sizes[j] > kGroupSize) dense |= 1u << j;
     }
     int position = start, run_first = start, run_count = 0, run_low = 7, run_high = 0;

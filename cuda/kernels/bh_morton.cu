@@ -7,8 +7,9 @@
 // 4. bh_octree_count / (host) scan / bh_octree_emit / bh_octree_attach: a radix node whose common
 //    prefix crosses multiples of 3 bits stands for that many octree cells (Karras, section 4); cells of
 //    at most NBL_BH_LEAF_CAPACITY bodies become leaves.
-// 5. bh_octree_summarize: each cell's mass, centre of mass and second moments from prefix sums over
-//    tree order (computed in double, so a small cell deep in the tree does not lose its digits).
+// 5. bh_octree_summarize: each cell's mass, centre of mass and second moments from its children,
+//    bottom-up (the last child to finish summarizes its parent), in double about a point inside the
+//    cell, so a small cell deep in the tree keeps its digits however wide the tree.
 // Produces the same tree layout as the lock-based build (bh_tree.hpp), so kernels 5 and 6 are shared.
 #include "bh_common.cuh"
 
@@ -183,11 +184,16 @@ extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
     const int first = m.first[node], size = range_size(m, node);
     const unsigned long long key = m.keys[first];
     const int base = n + m.offset[node];
+    // The cell enclosing this chain (index into the cell arrays), -1 above the root.
+    const int enclosing_cell =
+        node == 0 ? -1 : [&] { const int e = chain_holding(m, m.parent[node], top - 1); return m.offset[e] + m.cells[e] - 1; }();
     for (int q = 0; q < cells; ++q) {
       const int c = base + q - n, level = top + q;
       t.depth[c] = level;
       t.start[c] = first;
       t.count[c] = size;
+      m.cell_parent[c] = q == 0 ? enclosing_cell : c - 1;
+      m.arrivals[c] = 0;
       if (q + 1 < cells) t.child[c * 8 + digit(key, level + 1)] = base + q + 1;
     }
     const int bottom_level = top + cells - 1;
@@ -202,11 +208,7 @@ extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
         t.body_depth[body] = bottom_level;
       }
     }
-    if (node != 0) {
-      const int enclosing = chain_holding(m, m.parent[node], top - 1);
-      const int parent_cell = m.offset[enclosing] + m.cells[enclosing] - 1;
-      t.child[parent_cell * 8 + digit(key, top)] = base;
-    }
+    if (enclosing_cell >= 0) t.child[enclosing_cell * 8 + digit(key, top)] = base;
   }
   deepest = warp_max(deepest);
   overflow = warp_sum(overflow);
@@ -254,34 +256,6 @@ extern "C" __global__ void bh_octree_single(Tree t) {
   t.open_size2[0] = edge * edge;
 }
 
-// Each body's mass moments in tree order, for the prefix sums (the host points m.sums at a scratch
-// array here and scans it into the Morton struct's own): second moments about the root's centre.
-extern "C" __global__ void bh_gather_moments(Tree t, Morton m) {
-  const Control* ctl = t.ctl;
-  if (tree_failed(ctl)) return;  // the sorted ids or the cells are not there
-  const double ox = ctl->root_x, oy = ctl->root_y, oz = ctl->root_z;
-  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < t.n; k += blockDim.x * gridDim.x) {
-    const float4 p = t.node[t.sorted[k]];
-    const double w = p.w, x = p.x - ox, y = p.y - oy, z = p.z - oz;
-    m.sums[k] = MassMoments{w, w * p.x, w * p.y, w * p.z, w * x * x, w * y * y, w * z * z, w * x * y, w * x * z, w * y * z};
-  }
-}
-
-namespace {
-
-// The moments of the bodies at positions [first, last] of the tree order.
-__device__ __forceinline__ MassMoments range_sum(const MassMoments* sums, int first, int last) {
-  MassMoments s = sums[last];
-  if (first > 0) {
-    const MassMoments b = sums[first - 1];
-    s.m -= b.m, s.mx -= b.mx, s.my -= b.my, s.mz -= b.mz;
-    s.xx -= b.xx, s.yy -= b.yy, s.zz -= b.zz, s.xy -= b.xy, s.xz -= b.xz, s.yz -= b.yz;
-  }
-  return s;
-}
-
-}  // namespace
-
 // A cell's cube (centre and edge) from the key of any of its bodies and its level: the level's leading
 // digits of the key, in the cube they refer to (bh_morton_keys).
 __device__ __forceinline__ float4 cell_cube(const Control* ctl, unsigned long long key, int level) {
@@ -302,42 +276,114 @@ __device__ __forceinline__ float4 cell_cube(const Control* ctl, unsigned long lo
                      z0 + (static_cast<float>(iz) + 0.5f) * size, size);
 }
 
-// Mass, centre of mass and second moments about it of every cell, from the prefix sums over its range
-// of bodies. The second moments about the root's centre minus the mass at the centre of mass give
-// them about the centre of mass (parallel axes), in double: a small cell far from the root's centre
-// keeps its digits.
+namespace {
+
+// Mass moments of a cell's contents, summed in double about a point inside the cell (its cube's
+// centre, then its centre of mass): every term is the size of the cell, never of the whole tree, so a
+// clump 1e-9 the root's size keeps its digits (issue 14).
+struct Moments {
+  double m = 0, x = 0, y = 0, z = 0;                     // mass, mass-weighted offset
+  double xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;  // second moments about the point
+  __device__ void add_mass(float w, float dx, float dy, float dz) {
+    m += w, x += static_cast<double>(w) * dx, y += static_cast<double>(w) * dy, z += static_cast<double>(w) * dz;
+  }
+  __device__ void add_second(float w, double dx, double dy, double dz) {
+    xx += w * dx * dx, yy += w * dy * dy, zz += w * dz * dz;
+    xy += w * dx * dy, xz += w * dx * dz, yz += w * dy * dz;
+  }
+};
+
+// What a child cell summarized by another thread left behind, read from L2 (__ldcg): the L1 of this SM
+// may hold an older copy of the line, and the writer's fence made the values visible there.
+struct ChildCell {
+  float4 com;  // centre of mass and mass
+  float4 second;
+  float2 second_xz_yz;
+};
+__device__ __forceinline__ ChildCell load_child(const Tree& t, int cell) {
+  return ChildCell{__ldcg(t.node + cell), __ldcg(t.second + (cell - t.n)), __ldcg(t.second_xz_yz + (cell - t.n))};
+}
+
+// Summarizes cell c (an index into the cell arrays): mass, centre of mass, second moments about it,
+// cube and opening size. A cell without child cells sums its range of bodies in tree order (all of a
+// deepest cell's, even beyond its 8 slots); otherwise its slots, bodies and summarized cells.
+__device__ void summarize_cell(const Tree& t, const Morton& m, int c, bool leaf) {
+  const int n = t.n;
+  const Control* ctl = t.ctl;
+  const int first = t.start[c], count = t.count[c], level = t.depth[c];
+  const float4 cube = cell_cube(ctl, m.keys[first], level);
+  const int* slots = t.child + c * 8;
+  const int entries = leaf ? count : 8;
+  auto entry = [&](int k) { return leaf ? t.sorted[first + k] : slots[k]; };
+  Moments about_centre;
+  for (int k = 0; k < entries; ++k) {
+    const int id = entry(k);
+    if (id == kNull) continue;
+    const float4 p = id < n ? t.node[id] : load_child(t, id).com;
+    about_centre.add_mass(p.w, p.x - cube.x, p.y - cube.y, p.z - cube.z);
+  }
+  float4 com = make_float4(cube.x, cube.y, cube.z, static_cast<float>(about_centre.m));  // massless: the centre
+  if (about_centre.m > 0)
+    com.x = static_cast<float>(cube.x + about_centre.x / about_centre.m),
+    com.y = static_cast<float>(cube.y + about_centre.y / about_centre.m),
+    com.z = static_cast<float>(cube.z + about_centre.z / about_centre.m);
+  // Second moments about the (float) centre of mass the walks use: bodies directly, child cells by
+  // parallel axes.
+  Moments s;
+  for (int k = 0; k < entries; ++k) {
+    const int id = entry(k);
+    if (id == kNull) continue;
+    if (id < n) {
+      const float4 p = t.node[id];
+      s.add_second(p.w, static_cast<double>(p.x) - com.x, static_cast<double>(p.y) - com.y, static_cast<double>(p.z) - com.z);
+    } else {
+      const ChildCell child = load_child(t, id);
+      s.xx += child.second.x, s.yy += child.second.y, s.zz += child.second.z, s.xy += child.second.w;
+      s.xz += child.second_xz_yz.x, s.yz += child.second_xz_yz.y;
+      s.add_second(child.com.w, static_cast<double>(child.com.x) - com.x, static_cast<double>(child.com.y) - com.y,
+                   static_cast<double>(child.com.z) - com.z);
+    }
+  }
+  const float4 second = make_float4(static_cast<float>(s.xx), static_cast<float>(s.yy), static_cast<float>(s.zz),
+                                    static_cast<float>(s.xy));
+  const float2 second_xz_yz = make_float2(static_cast<float>(s.xz), static_cast<float>(s.yz));
+  t.node[n + c] = com;
+  t.second[c] = second;
+  t.second_xz_yz[c] = second_xz_yz;
+  t.box[c] = cube;
+  t.open_size2[c] = opening_size2(level, cube.w, com.w, count, second.x, second.y, second.z, second.w,
+                                  second_xz_yz.x, second_xz_yz.y, t.eps2, com);
+}
+
+}  // namespace
+
+// Every cell's mass, centre of mass and second moments, bottom-up without waiting: each thread starts
+// at a cell without child cells, and climbs while it is the last of a parent's child cells to finish
+// (an atomic count per cell; a fence before it publishes the child's results). Each cell is summarized
+// once, from its children alone, in double about a point inside it.
 extern "C" __global__ void bh_octree_summarize(Tree t, Morton m) {
   const int n = t.n;
   const Control* ctl = t.ctl;
   if (tree_failed(ctl)) return;
   const int cells = ctl->cells;
-  const double ox = ctl->root_x, oy = ctl->root_y, oz = ctl->root_z;
   unsigned long long used = 0;
   for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += blockDim.x * gridDim.x) {
-    const int first = t.start[c], last = first + t.count[c] - 1;
-    const MassMoments s = range_sum(m.sums, first, last);
-    float4 com = t.node[t.sorted[first]];
-    double cx = com.x - ox, cy = com.y - oy, cz = com.z - oz;  // about the root's centre
-    if (s.m > 0) {
-      com = make_float4(s.mx / s.m, s.my / s.m, s.mz / s.m, 0.0f);
-      cx = s.mx / s.m - ox, cy = s.my / s.m - oy, cz = s.mz / s.m - oz;
+    int child_cells = 0;
+    for (int j = 0; j < 8; ++j) {
+      const int id = t.child[c * 8 + j];
+      used += id != kNull;
+      child_cells += id >= n;
     }
-    com.w = static_cast<float>(s.m);
-    t.node[n + c] = com;
-    const double mass = s.m;
-    const float4 second = make_float4(static_cast<float>(fmax(s.xx - mass * cx * cx, 0.0)),
-                                      static_cast<float>(fmax(s.yy - mass * cy * cy, 0.0)),
-                                      static_cast<float>(fmax(s.zz - mass * cz * cz, 0.0)),
-                                      static_cast<float>(s.xy - mass * cx * cy));
-    const float2 second_xz_yz = make_float2(static_cast<float>(s.xz - mass * cx * cz), static_cast<float>(s.yz - mass * cy * cz));
-    t.second[c] = second;
-    t.second_xz_yz[c] = second_xz_yz;
-    const int level = t.depth[c];
-    const float4 cube = cell_cube(ctl, m.keys[first], level);
-    t.box[c] = cube;
-    t.open_size2[c] = opening_size2(level, cube.w, com.w, t.count[c], second.x, second.y, second.z, second.w,
-                                    second_xz_yz.x, second_xz_yz.y, t.eps2, com);
-    for (int j = 0; j < 8; ++j) used += t.child[c * 8 + j] != kNull;
+    if (child_cells) continue;  // summarized by the thread that finishes its last child cell
+    summarize_cell(t, m, c, true);
+    for (int parent = m.cell_parent[c]; parent >= 0; parent = m.cell_parent[parent]) {
+      int expected = 0;
+      for (int j = 0; j < 8; ++j) expected += t.child[parent * 8 + j] >= n;
+      __threadfence();  // this child's results are visible before it counts as done
+      if (atomicAdd(&m.arrivals[parent], 1u) + 1u != static_cast<unsigned>(expected)) break;
+      __threadfence();  // and the other children's, before we read them
+      summarize_cell(t, m, parent, false);
+    }
   }
   for (int offset = 16; offset > 0; offset >>= 1) used += __shfl_xor_sync(0xffffffffu, used, offset);
   if (lane_id() == 0 && used) atomicAdd(&t.ctl->child_slots_used, used);
@@ -349,5 +395,4 @@ static_assert(nbl::kHasSignature<decltype(bh_morton_keys), decltype(kMortonKeysK
               nbl::kHasSignature<decltype(bh_octree_emit), decltype(kOctreeEmitKernel)> &&
               nbl::kHasSignature<decltype(bh_octree_attach), decltype(kOctreeAttachKernel)> &&
               nbl::kHasSignature<decltype(bh_octree_single), decltype(kOctreeSingleKernel)> &&
-              nbl::kHasSignature<decltype(bh_gather_moments), decltype(kGatherMomentsKernel)> &&
               nbl::kHasSignature<decltype(bh_octree_summarize), decltype(kOctreeSummarizeKernel)>);

@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(kSortThreads) bh_sort(Tree t) {
         store_volatile(&t.start[c - n], start);
         start += t.count[c - n];
       } else {
-        for (int b = c; b >= 0; b = t.next[b]) t.sorted[start++] = b;
+        t.sorted[start++] = c;
       }
     }
   }

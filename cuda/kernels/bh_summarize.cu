@@ -18,22 +18,25 @@ using namespace nbl::bh;
 #error "bh_summarize.cu needs NBL_BH_WAITFREE from the switchboard"
 #endif
 
+// Mass and mass-weighted position, the positions taken relative to the first one added (a body or a
+// child's centre of mass, inside the cell): float sums of offsets the size of the cell keep a small
+// cell's digits far from the origin, and k coincident bodies sum to exactly zero offset, so their
+// cell's centre of mass is exactly where they are (its spread zero: one point mass, issue 14).
 struct Sum {
-  float m = 0, x = 0, y = 0, z = 0;  // mass and mass-weighted position
+  float m = 0, x = 0, y = 0, z = 0;
+  float rx = 0, ry = 0, rz = 0;  // the reference: the first position added
   int count = 0;
   __device__ void add(float4 p, int bodies) {
+    if (count == 0) rx = p.x, ry = p.y, rz = p.z;
     m += p.w;
-    x += p.x * p.w;
-    y += p.y * p.w;
-    z += p.z * p.w;
+    x += (p.x - rx) * p.w;
+    y += (p.y - ry) * p.w;
+    z += (p.z - rz) * p.w;
     count += bodies;
   }
 };
 
-// A body child, with any bodies chained behind it in a cell at kMaxDepth.
-__device__ __forceinline__ void add_bodies(const Tree& t, int body, Sum& s) {
-  for (int b = body; b >= 0; b = t.next[b]) s.add(t.node[b], 1);
-}
+__device__ __forceinline__ void add_body(const Tree& t, int body, Sum& s) { s.add(t.node[body], 1); }
 
 // A child cell that is known to be summarized (its mass was seen >= 0 and a fence followed).
 __device__ __forceinline__ void add_cell(const Tree& t, int cell, Sum& s) {
@@ -52,11 +55,9 @@ struct Second {
   }
 };
 
-__device__ __forceinline__ void add_bodies_second(const Tree& t, int body, float4 com, Second& s) {
-  for (int b = body; b >= 0; b = t.next[b]) {
-    const float4 p = t.node[b];
-    s.add(p.w, p.x - com.x, p.y - com.y, p.z - com.z);
-  }
+__device__ __forceinline__ void add_body_second(const Tree& t, int body, float4 com, Second& s) {
+  const float4 p = t.node[body];
+  s.add(p.w, p.x - com.x, p.y - com.y, p.z - com.z);
 }
 
 // A summarized child cell: its own second moments plus its mass at its centre of mass (parallel axes).
@@ -92,7 +93,7 @@ extern "C" __global__ void __launch_bounds__(kSummarizeThreads) bh_summarize(Tre
     for (int j = 0; j < 8; ++j) {
       const int c = children[j];
       if (c == kNull) continue;
-      if (c < n) add_bodies(t, c, s);
+      if (c < n) add_body(t, c, s);
       else if (load_volatile(&t.node[c].w) >= 0.0f) missing |= 0x100u << j;  // ready: fold in after the fence
       else missing |= 1u << j;
     }
@@ -116,7 +117,7 @@ extern "C" __global__ void __launch_bounds__(kSummarizeThreads) bh_summarize(Tre
       const int c = children[j];
       if (c == kNull) continue;
       if (c < n) {
-        add_bodies(t, c, s);
+        add_body(t, c, s);
         continue;
       }
       unsigned spins = 0;
@@ -136,13 +137,13 @@ extern "C" __global__ void __launch_bounds__(kSummarizeThreads) bh_summarize(Tre
     float4 com = t.node[k];  // the cell's geometric centre, kept when it holds no mass
     if (s.m > 0.0f) {
       const float inv = 1.0f / s.m;
-      com.x = s.x * inv, com.y = s.y * inv, com.z = s.z * inv;
+      com.x = s.rx + s.x * inv, com.y = s.ry + s.y * inv, com.z = s.rz + s.z * inv;
     }
     // Second moments about the centre of mass: every child is summarized by now (and fenced).
     Second second;
     for (int j = 0; j < used; ++j) {
       const int c = slots[j];
-      if (c < n) add_bodies_second(t, c, com, second);
+      if (c < n) add_body_second(t, c, com, second);
       else add_cell_second(t, c, com, second);
     }
     t.second[k - n] = make_float4(second.xx, second.yy, second.zz, second.xy);

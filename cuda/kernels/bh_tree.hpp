@@ -18,9 +18,12 @@
 
 namespace nbl::bh {
 
-// Deepest level the tree may reach. Below it, bodies share a cell that is never opened (it acts as one
-// point mass in every walk): coincident or nearly coincident bodies end the subdivision instead of
-// recursing forever, and k of them cost O(k), not O(k^2).
+// Deepest level space is split to. Bodies that share a cell at this level are closer together than it
+// resolves: when they are also unresolved by the walks (bh_common.cuh, opening_size2: coincident, or
+// nearly) the cell is one point mass that is never opened, so k such bodies cost O(k), not O(k^2);
+// otherwise a walk that opens it visits its bodies one by one. The Morton build keeps them in the
+// cell's range of the tree order; the insertion build parts them by their ids in cells below it (same
+// cube, levels past kMaxDepth, bh_build_insert.cu), which no walk enters.
 // 21 levels is also all that a 63-bit Morton key (21 bits per axis) resolves.
 inline constexpr int kMaxDepth = 21;
 
@@ -99,7 +102,6 @@ struct Tree {
   int* count;     // [max_cells] bodies in each cell's subtree
   int* start;     // [max_cells] first position of the subtree's bodies in `sorted` (-1 until known)
   int* sorted;    // [n] body ids in tree order (depth first): neighbours in space, neighbours here
-  int* next;      // [n] insertion build: bodies chained in one slot of a kMaxDepth cell, -1 ends
   int* body_depth;  // [n] level of the cell that holds each body (colour by tree depth)
   int2* groups;     // [n] force groups: (first position in `sorted`, bodies), at most the group size each
   float* block_bounds;  // [6 * blocks] bounding-box partial results (min xyz, max xyz)
@@ -122,13 +124,6 @@ struct Tree {
   float4* box;           // [max_cells]
 };
 
-// A body's (or a range of bodies') mass moments, summed in double by the Morton build's prefix sums:
-// mass, mass-weighted position, and second moments about the root's centre.
-struct MassMoments {
-  double m, mx, my, mz;
-  double xx, yy, zz, xy, xz, yz;
-};
-
 // Scratch arrays of the Morton build: sorted keys, the binary radix tree over them (Karras 2012) and
 // the octree cells each radix node turns into.
 struct Morton {
@@ -139,9 +134,11 @@ struct Morton {
   int* parent;      // [2n - 1] parent of internal node i at [i], of the leaf at position k at [n - 1 + k]
   int* cells;       // [n - 1] octree cells each radix node emits
   int* offset;      // [n - 1] exclusive prefix sum of `cells`: where a node's cells start
-  // [n] inclusive prefix sums of the bodies' mass moments in tree order: a cell's follow from two of
-  // them (the difference over its range of bodies).
-  MassMoments* sums;
+  // [max_cells] each cell's parent cell (-1 for the root), and how many of its child cells have been
+  // summarized: bh_octree_summarize climbs from the cells without child cells, and the thread that
+  // finishes a cell's last child cell summarizes the cell.
+  int* cell_parent;
+  unsigned* arrivals;
   const Control* ctl;   // Tree::ctl, for the kernels that take no Tree: they too stop on a NaN
 };
 
@@ -176,7 +173,6 @@ inline constexpr KernelSignature<int, Morton> kOctreeCountKernel{"bh_octree_coun
 inline constexpr KernelSignature<Tree, Morton> kOctreeEmitKernel{"bh_octree_emit"};
 inline constexpr KernelSignature<Tree, Morton> kOctreeAttachKernel{"bh_octree_attach"};
 inline constexpr KernelSignature<Tree> kOctreeSingleKernel{"bh_octree_single"};
-inline constexpr KernelSignature<Tree, Morton> kGatherMomentsKernel{"bh_gather_moments"};
 inline constexpr KernelSignature<Tree, Morton> kOctreeSummarizeKernel{"bh_octree_summarize"};
 inline constexpr KernelSignature<Tree, int> kMakeGroupsKernel{"bh_make_groups"};
 inline constexpr KernelSignature<Tree> kForceKernel{"bh_force"};
@@ -190,15 +186,14 @@ inline constexpr KernelSignature<Tree, int*> kRankKernel{"bh_rank"};
 // field that one compiler pads differently stops that side's build (NVRTC has no offsetof; the host
 // also checks a few offsets).
 static_assert(sizeof(Control) == 112 && alignof(Control) == 8, "bh::Control changed: update the sizes here on purpose");
-static_assert(sizeof(Tree) == 160 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
-static_assert(sizeof(MassMoments) == 80 && alignof(MassMoments) == 8, "bh::MassMoments changed: update the size here on purpose");
-static_assert(sizeof(Morton) == 72 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
+static_assert(sizeof(Tree) == 152 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
+static_assert(sizeof(Morton) == 80 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
 static_assert(sizeof(VertexScales) == 16, "bh::VertexScales changed: update the size here on purpose");
 #if !defined(__CUDACC_RTC__)
 static_assert(__builtin_offsetof(Control, interactions) == 56 && __builtin_offsetof(Control, child_slots_used) == 80 &&
-              __builtin_offsetof(Tree, ctl) == 104 && __builtin_offsetof(Tree, theta) == 120 &&
-              __builtin_offsetof(Tree, second) == 128 && __builtin_offsetof(Tree, box) == 152 &&
-              __builtin_offsetof(Control, core_x) == 88 && __builtin_offsetof(Morton, sums) == 56);
+              __builtin_offsetof(Tree, ctl) == 96 && __builtin_offsetof(Tree, theta) == 112 &&
+              __builtin_offsetof(Tree, second) == 120 && __builtin_offsetof(Tree, box) == 144 &&
+              __builtin_offsetof(Control, core_x) == 88 && __builtin_offsetof(Morton, cell_parent) == 56);
 #endif
 
 }  // namespace nbl::bh

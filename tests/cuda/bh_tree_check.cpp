@@ -76,7 +76,7 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
           s.xx += cs.xx, s.yy += cs.yy, s.zz += cs.zz, s.xy += cs.xy, s.xz += cs.xz, s.yz += cs.yz;
           add(local, node(id, 3), node(id, 0), node(id, 1), node(id, 2));
         } else {
-          for (int b = id; b >= 0; b = t.morton_build ? -1 : t.next[static_cast<std::size_t>(b)]) add_body(b);
+          add_body(id);
         }
       }
     }
@@ -108,12 +108,12 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
                                   s.xz - cx * s.z - cz * s.x + s.m * cx * cz, s.yz - cy * s.z - cz * s.y + s.m * cy * cz};
       const double trace = std::max(0.0, expected[0] + expected[1] + expected[2]);
       // Float storage and float centres of mass: relative to the cell's own spread, plus the part a
-      // centre of mass off by a float rounding of the root's size adds.
-      // The Morton build takes them as differences of prefix sums over all bodies (in double), which
-      // leaves an absolute rounding of about 1e-16 of the whole tree's second moment.
-      const double scale = 1e-6 * t.root_size;
-      const double whole = sums[static_cast<std::size_t>(t.root - lo)].m * t.root_size * t.root_size;
-      const double tolerance = 2e-3 * trace + s.m * scale * scale + 1e-12 * whole + 1e-30;
+      // centre of mass off by a float rounding of its own position adds. Both builds sum a cell's
+      // moments from its children, so nothing here scales with the whole tree (a Morton build that once
+      // took them as differences of prefix sums over all bodies lost a small clump's moments in a wide
+      // halo, and a tolerance of the root's size hid it).
+      const double scale = 1e-6 * (std::fabs(cx) + std::fabs(cy) + std::fabs(cz));
+      const double tolerance = 2e-3 * trace + s.m * scale * scale + 1e-30;
       for (int k = 0; k < 6; ++k) {
         const double stored = t.second[static_cast<std::size_t>(c - n) * 6 + static_cast<std::size_t>(k)];
         if (!(std::fabs(stored - expected[k]) <= tolerance)) {
