@@ -31,8 +31,9 @@ void record(const bh::Control& ctl, const BarnesHutVariant& v, std::size_t n, St
                             "bodies in a subtree beside it");
   if (ctl.overflow_bodies > 0)
     stats.notices.push_back(std::to_string(ctl.overflow_bodies) + " bodies share cells at the maximum depth (" +
-                            std::to_string(bh::kMaxDepth) + "), closer together than the root cube's 2^-21; each such cell is never "
-                            "opened and acts on everything as one point mass");
+                            std::to_string(bh::kMaxDepth) + "), closer together than 2^-21 of the cube they are in: "
+                            "a cell whose bodies lie within a thousandth of the softening length (or at one position) "
+                            "acts on everything as one point mass; any other such cell's bodies are visited one by one");
 }
 
 }  // namespace

@@ -51,18 +51,16 @@ __device__ __forceinline__ float cell_size_at(float root_size, int level) {
 // stretched when its mass lies along a line or in a plane (physics/gravity.hpp, opening_stretch, the
 // rule the CPU backend uses too), from its second moments about the centre of mass. The effective
 // number of bodies is taken as the count (exact for equal masses; unequal ones stretch a little more).
-// A cell at the deepest level has no child cells. When its bodies are unresolved, closer together (RMS
-// about their centre of mass) than a thousandth of the softening length or than float rounding tells
-// apart, it is never opened (-1): one point mass, k coincident bodies cost O(k). Otherwise it is
-// always opened (+inf) and its bodies are visited one by one, as a clump far smaller than the root
-// cube but wider than the softening needs.
+// A cell at the deepest level is never opened into child cells. When its bodies are unresolved, closer
+// together (RMS about their centre of mass) than a thousandth of the softening length, or all at one
+// position, it is never opened at all (-1): one point mass, k coincident bodies cost O(k). Otherwise
+// it is always opened (+inf) and its bodies are visited one by one, as a clump far smaller than the
+// root cube but wider than the softening needs. Distinct float positions are always resolved: the
+// walks take differences of nearby floats exactly, and merging two bodies a few units of float
+// rounding apart (which an earlier rule did) dropped their strong mutual pull.
 __device__ __forceinline__ float opening_size2(int level, float edge, float mass, int count, float sxx, float syy,
-                                               float szz, float sxy, float sxz, float syz, float eps2, float4 com) {
-  if (level >= kMaxDepth) {
-    const float rounding = 1e-6f * (fabsf(com.x) + fabsf(com.y) + fabsf(com.z) + edge);
-    const float unresolved2 = 1e-6f * eps2 + rounding * rounding;
-    return sxx + syy + szz <= mass * unresolved2 ? -1.0f : __int_as_float(0x7f800000);
-  }
+                                               float szz, float sxy, float sxz, float syz, float eps2) {
+  if (level >= kMaxDepth) return sxx + syy + szz <= mass * (1e-6f * eps2) ? -1.0f : __int_as_float(0x7f800000);
   const float size = edge * nbl::opening_stretch(sxx, syy, szz, sxy, sxz, syz, mass, static_cast<float>(count), edge);
   // A cube wider than 1.8e19 squares past float's range: kept finite, so +inf stays the deepest cells'
   // mark (such a cell is then far only from cells whose distance squares to inf too).

@@ -304,33 +304,56 @@ __device__ __forceinline__ ChildCell load_child(const Tree& t, int cell) {
   return ChildCell{__ldcg(t.node + cell), __ldcg(t.second + (cell - t.n)), __ldcg(t.second_xz_yz + (cell - t.n))};
 }
 
-// Summarizes cell c (an index into the cell arrays): mass, centre of mass, second moments about it,
-// cube and opening size. A cell without child cells sums its range of bodies in tree order (all of a
-// deepest cell's, even beyond its 8 slots); otherwise its slots, bodies and summarized cells.
-__device__ void summarize_cell(const Tree& t, const Morton& m, int c, bool leaf) {
+// Sums over the lanes of a warp, every lane left with the total.
+__device__ __forceinline__ double warp_total(double v) {
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+__device__ __forceinline__ void warp_total(Moments& s) {
+  s.m = warp_total(s.m), s.x = warp_total(s.x), s.y = warp_total(s.y), s.z = warp_total(s.z);
+  s.xx = warp_total(s.xx), s.yy = warp_total(s.yy), s.zz = warp_total(s.zz);
+  s.xy = warp_total(s.xy), s.xz = warp_total(s.xz), s.yz = warp_total(s.yz);
+}
+
+// What summarize_cell finds for a cell, before it is stored.
+struct CellSummary {
+  float4 cube;     // centre and edge
+  float4 com;      // centre of mass and mass
+  Moments second;  // second moments about com (the mass fields unused)
+};
+
+// Cell c (an index into the cell arrays): its cube, mass, centre of mass and second moments about it.
+// A cell without child cells (`leaf`) sums its range of bodies in tree order (all of a deepest cell's,
+// even beyond its 8 slots); otherwise its slots, bodies and summarized cells. With lanes = 32 the whole
+// warp calls it for one cell (a deepest cell may hold 100,000 coincident bodies), each lane taking every
+// 32nd entry, and every lane gets the result; with lanes = 1 one thread does it all.
+__device__ CellSummary summarize_cell(const Tree& t, const Morton& m, int c, bool leaf, int lane, int lanes) {
   const int n = t.n;
-  const Control* ctl = t.ctl;
-  const int first = t.start[c], count = t.count[c], level = t.depth[c];
-  const float4 cube = cell_cube(ctl, m.keys[first], level);
+  const int first = t.start[c], count = t.count[c];
+  CellSummary r;
+  r.cube = cell_cube(t.ctl, m.keys[first], t.depth[c]);
+  const float4 cube = r.cube;
   const int* slots = t.child + c * 8;
   const int entries = leaf ? count : 8;
   auto entry = [&](int k) { return leaf ? t.sorted[first + k] : slots[k]; };
   Moments about_centre;
-  for (int k = 0; k < entries; ++k) {
+  for (int k = lane; k < entries; k += lanes) {
     const int id = entry(k);
     if (id == kNull) continue;
     const float4 p = id < n ? t.node[id] : load_child(t, id).com;
     about_centre.add_mass(p.w, p.x - cube.x, p.y - cube.y, p.z - cube.z);
   }
+  if (lanes > 1) warp_total(about_centre);
   float4 com = make_float4(cube.x, cube.y, cube.z, static_cast<float>(about_centre.m));  // massless: the centre
   if (about_centre.m > 0)
     com.x = static_cast<float>(cube.x + about_centre.x / about_centre.m),
     com.y = static_cast<float>(cube.y + about_centre.y / about_centre.m),
     com.z = static_cast<float>(cube.z + about_centre.z / about_centre.m);
+  r.com = com;
   // Second moments about the (float) centre of mass the walks use: bodies directly, child cells by
   // parallel axes.
-  Moments s;
-  for (int k = 0; k < entries; ++k) {
+  Moments& s = r.second;
+  for (int k = lane; k < entries; k += lanes) {
     const int id = entry(k);
     if (id == kNull) continue;
     if (id < n) {
@@ -344,16 +367,25 @@ __device__ void summarize_cell(const Tree& t, const Morton& m, int c, bool leaf)
                    static_cast<double>(child.com.z) - com.z);
     }
   }
-  const float4 second = make_float4(static_cast<float>(s.xx), static_cast<float>(s.yy), static_cast<float>(s.zz),
-                                    static_cast<float>(s.xy));
-  const float2 second_xz_yz = make_float2(static_cast<float>(s.xz), static_cast<float>(s.yz));
-  t.node[n + c] = com;
+  if (lanes > 1) warp_total(s);
+  return r;
+}
+
+// Writes what summarize_cell found for cell c, and the cell's size in the opening test.
+__device__ void store_cell(const Tree& t, int c, const CellSummary& r) {
+  const float4 second = make_float4(static_cast<float>(r.second.xx), static_cast<float>(r.second.yy),
+                                    static_cast<float>(r.second.zz), static_cast<float>(r.second.xy));
+  const float2 second_xz_yz = make_float2(static_cast<float>(r.second.xz), static_cast<float>(r.second.yz));
+  t.node[t.n + c] = r.com;
   t.second[c] = second;
   t.second_xz_yz[c] = second_xz_yz;
-  t.box[c] = cube;
-  t.open_size2[c] = opening_size2(level, cube.w, com.w, count, second.x, second.y, second.z, second.w,
-                                  second_xz_yz.x, second_xz_yz.y, t.eps2, com);
+  t.box[c] = r.cube;
+  t.open_size2[c] = opening_size2(t.depth[c], r.cube.w, r.com.w, t.count[c], second.x, second.y, second.z, second.w,
+                                  second_xz_yz.x, second_xz_yz.y, t.eps2);
 }
+
+// Bodies above which a cell without child cells is summed by its whole warp.
+constexpr int kWarpLeafBodies = 64;
 
 }  // namespace
 
@@ -366,23 +398,38 @@ extern "C" __global__ void bh_octree_summarize(Tree t, Morton m) {
   const Control* ctl = t.ctl;
   if (tree_failed(ctl)) return;
   const int cells = ctl->cells;
+  const int lane = static_cast<int>(lane_id());
   unsigned long long used = 0;
-  for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += blockDim.x * gridDim.x) {
-    int child_cells = 0;
-    for (int j = 0; j < 8; ++j) {
-      const int id = t.child[c * 8 + j];
-      used += id != kNull;
-      child_cells += id >= n;
+  // Whole warps step through the cells together (the warp-wide sums below need every lane).
+  for (int base = (blockIdx.x * blockDim.x + threadIdx.x) & ~31; base < cells; base += blockDim.x * gridDim.x) {
+    const int c = base + lane;
+    bool leaf = false;
+    if (c < cells) {
+      int child_cells = 0;
+      for (int j = 0; j < 8; ++j) {
+        const int id = t.child[c * 8 + j];
+        used += id != kNull;
+        child_cells += id >= n;
+      }
+      leaf = child_cells == 0;  // else summarized by the thread that finishes its last child cell
     }
-    if (child_cells) continue;  // summarized by the thread that finishes its last child cell
-    summarize_cell(t, m, c, true);
+    const bool big = leaf && t.count[c] > kWarpLeafBodies;
+    CellSummary mine;
+    for (unsigned pending = __ballot_sync(0xffffffffu, big); pending; pending &= pending - 1) {
+      const int owner = __ffs(pending) - 1;
+      const CellSummary r = summarize_cell(t, m, __shfl_sync(0xffffffffu, c, owner), true, lane, 32);
+      if (lane == owner) mine = r;
+    }
+    if (!leaf) continue;
+    if (!big) mine = summarize_cell(t, m, c, true, 0, 1);
+    store_cell(t, c, mine);
     for (int parent = m.cell_parent[c]; parent >= 0; parent = m.cell_parent[parent]) {
       int expected = 0;
       for (int j = 0; j < 8; ++j) expected += t.child[parent * 8 + j] >= n;
       __threadfence();  // this child's results are visible before it counts as done
       if (atomicAdd(&m.arrivals[parent], 1u) + 1u != static_cast<unsigned>(expected)) break;
       __threadfence();  // and the other children's, before we read them
-      summarize_cell(t, m, parent, false);
+      store_cell(t, parent, summarize_cell(t, m, parent, false, 0, 1));
     }
   }
   for (int offset = 16; offset > 0; offset >>= 1) used += __shfl_xor_sync(0xffffffffu, used, offset);

@@ -149,7 +149,7 @@ extern "C" __global__ void __launch_bounds__(kSummarizeThreads) bh_summarize(Tre
     t.second[k - n] = make_float4(second.xx, second.yy, second.zz, second.xy);
     t.second_xz_yz[k - n] = make_float2(second.xz, second.yz);
     t.open_size2[k - n] = opening_size2(t.depth[k - n], t.box[k - n].w, s.m, s.count, second.xx, second.yy, second.zz,
-                                        second.xy, second.xz, second.yz, t.eps2, com);
+                                        second.xy, second.xz, second.yz, t.eps2);
     float4* node = t.node + k;
     store_volatile(&node->x, com.x);
     store_volatile(&node->y, com.y);

@@ -100,7 +100,9 @@ void expect_sound(const Measured& m, const Baseline& base) {
   EXPECT_LE(m.error.normalized_p99, 2 * base.plummer.error.normalized_p99) << describe(m);
   EXPECT_LE(m.error.normalized_max, 2 * base.plummer.error.normalized_max) << describe(m);
   EXPECT_LE(m.stats.tree.nodes_touched.avg, 2 * base.plummer.stats.tree.nodes_touched.avg) << describe(m);
-  EXPECT_LE(m.stats.tree.cells, 2 * base.plummer.stats.tree.cells) << describe(m);
+  // The cell pool: fewer cells than 2n (a line in the insertion build, whose cells split one body off
+  // at a time, makes the most: about 1.1n at 100k).
+  EXPECT_LT(m.stats.tree.cells, 2 * static_cast<std::int64_t>(m.bodies)) << describe(m);
   EXPECT_TRUE(m.tree.problems.empty()) << m.tree.problems.front();
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 #include "cuda/kernels/bh_tree.hpp"
@@ -117,8 +118,10 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
       for (int k = 0; k < 6; ++k) {
         const double stored = t.second[static_cast<std::size_t>(c - n) * 6 + static_cast<std::size_t>(k)];
         if (!(std::fabs(stored - expected[k]) <= tolerance)) {
-          problem("cell " + std::to_string(c) + " second moment " + std::to_string(k) + " is " + std::to_string(stored) +
-                  ", its bodies' direct sum " + std::to_string(expected[k]));
+          char numbers[200];
+          std::snprintf(numbers, sizeof numbers, " is %.9g, its bodies' direct sum %.9g (tolerance %.3g; %lld bodies, depth %d, centre of mass %.9g %.9g %.9g)",
+                        stored, expected[k], tolerance, s.count, t.depth[cell_index(c)], cx, cy, cz);
+          problem("cell " + std::to_string(c) + " second moment " + std::to_string(k) + numbers);
           break;
         }
       }
