@@ -58,8 +58,11 @@ extern "C" __global__ void bh_make_groups(Tree t, int insertion_build) {
     // A deepest cell is cut into runs of its bodies in tree order; the insertion build's cells below
     // it (bodies parted by id, bh_build_insert.cu) are inside those runs already.
     if (t.depth[c - n] > kMaxDepth) continue;
-    if (t.depth[c - n] == kMaxDepth) {
-      for (int k = 0; k < count; k += kGroupSize) emit(t, start + k, min(kGroupSize, count - k));
+    if (t.depth[c - n] == kMaxDepth) {  // one atomic for all its runs (100,000 coincident bodies: 1,563 runs)
+      const int runs = (count + kGroupSize - 1) / kGroupSize;
+      const int g = atomicAdd(&t.ctl->groups, runs);
+      for (int r = 0; r < runs; ++r)
+        t.groups[g + r] = make_int2(start + r * kGroupSize, min(kGroupSize, count - r * kGroupSize));
       continue;
     }
     int sizes[8];

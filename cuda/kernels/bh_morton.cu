@@ -200,9 +200,11 @@ extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
     deepest = max(deepest, bottom_level);
     if (bottom_level == kMaxDepth && size > 1) overflow += size;
     if (size <= kLeafCapacity || bottom_level == kMaxDepth) {
-      // A leaf: its bodies go in its slots (a kMaxDepth cell may hold more than 8; it is never opened).
+      // A leaf: its bodies go in its slots. A kMaxDepth cell may hold more than 8 (100,000 coincident
+      // bodies): the walks read them as its range of the tree order, and bh_octree_attach gives them
+      // their depth, one thread each.
       const int c = base + cells - 1 - n;
-      for (int k = 0; k < size; ++k) {
+      for (int k = 0; k < min(size, 8); ++k) {
         const int body = t.sorted[first + k];
         if (k < 8) t.child[c * 8 + k] = body;
         t.body_depth[body] = bottom_level;
@@ -226,7 +228,10 @@ extern "C" __global__ void bh_octree_attach(Tree t, Morton m) {
   for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += blockDim.x * gridDim.x) {
     const int parent = m.parent[n - 1 + k];
     const int level = m.prefix_bits[parent] / 3;
-    if (level >= kMaxDepth) continue;
+    if (level >= kMaxDepth) {  // inside a deepest cell (bh_octree_emit filled its slots)
+      t.body_depth[t.sorted[k]] = kMaxDepth;
+      continue;
+    }
     const int enclosing = chain_holding(m, parent, level);
     if (range_size(m, enclosing) <= kLeafCapacity) continue;
     const int cell = m.offset[enclosing] + m.cells[enclosing] - 1;
@@ -284,9 +289,7 @@ namespace {
 struct Moments {
   double m = 0, x = 0, y = 0, z = 0;                     // mass, mass-weighted offset
   double xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;  // second moments about the point
-  __device__ void add_mass(float w, float dx, float dy, float dz) {
-    m += w, x += static_cast<double>(w) * dx, y += static_cast<double>(w) * dy, z += static_cast<double>(w) * dz;
-  }
+  __device__ void add_mass(float w, double dx, double dy, double dz) { m += w, x += w * dx, y += w * dy, z += w * dz; }
   __device__ void add_second(float w, double dx, double dy, double dz) {
     xx += w * dx * dx, yy += w * dy * dy, zz += w * dz * dz;
     xy += w * dx * dy, xz += w * dx * dz, yz += w * dy * dz;
@@ -341,7 +344,10 @@ __device__ CellSummary summarize_cell(const Tree& t, const Morton& m, int c, boo
     const int id = entry(k);
     if (id == kNull) continue;
     const float4 p = id < n ? t.node[id] : load_child(t, id).com;
-    about_centre.add_mass(p.w, p.x - cube.x, p.y - cube.y, p.z - cube.z);
+    // In double: a clump 1e-5 across in a chain of cells 1e3 wide keeps its position (a float offset from
+    // the cube's centre rounded it to 3e-5).
+    about_centre.add_mass(p.w, static_cast<double>(p.x) - cube.x, static_cast<double>(p.y) - cube.y,
+                          static_cast<double>(p.z) - cube.z);
   }
   if (lanes > 1) warp_total(about_centre);
   float4 com = make_float4(cube.x, cube.y, cube.z, static_cast<float>(about_centre.m));  // massless: the centre

@@ -91,7 +91,12 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
       problem("cell " + std::to_string(c) + " mass " + std::to_string(node(c, 3)) + " != its children's " +
               std::to_string(local.m));
     if (local.m > 0) {
-      const double tolerance = 1e-4 * t.root_size;
+      // Within float rounding of the position and a thousandth of the cell's own spread (RMS about its
+      // centre, from the double sums), never the root's size: a chain of cells around a clump 1e-5
+      // across once put its centre 1.5e-5 off, and a tolerance of 1e-4 of the root hid it.
+      const double cx = s.x / s.m, cy = s.y / s.m, cz = s.z / s.m;
+      const double variance = std::max(0.0, (s.xx + s.yy + s.zz) / s.m - (cx * cx + cy * cy + cz * cz));
+      const double tolerance = 1e-6 * (std::fabs(cx) + std::fabs(cy) + std::fabs(cz)) + 1e-3 * std::sqrt(variance) + 1e-30;
       if (std::fabs(node(c, 0) - local.x / local.m) > tolerance || std::fabs(node(c, 1) - local.y / local.m) > tolerance ||
           std::fabs(node(c, 2) - local.z / local.m) > tolerance)
         problem("cell " + std::to_string(c) + " centre of mass differs from its children's");
@@ -108,13 +113,16 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
                                   s.zz - 2 * cz * s.z + s.m * cz * cz, s.xy - cx * s.y - cy * s.x + s.m * cx * cy,
                                   s.xz - cx * s.z - cz * s.x + s.m * cx * cz, s.yz - cy * s.z - cz * s.y + s.m * cy * cz};
       const double trace = std::max(0.0, expected[0] + expected[1] + expected[2]);
-      // Float storage and float centres of mass: relative to the cell's own spread, plus the part a
-      // centre of mass off by a float rounding of its own position adds. Both builds sum a cell's
-      // moments from its children, so nothing here scales with the whole tree (a Morton build that once
-      // took them as differences of prefix sums over all bodies lost a small clump's moments in a wide
-      // halo, and a tolerance of the root's size hid it).
-      const double scale = 1e-6 * (std::fabs(cx) + std::fabs(cy) + std::fabs(cz));
-      const double tolerance = 2e-3 * trace + s.m * scale * scale + 1e-30;
+      // Float storage and float centres of mass: relative to the cell's own spread, plus what a centre
+      // of mass off by a float rounding of its own position adds: directly (the second term), and
+      // through the parallel-axis sums over children whose stored centres of mass are rounded (the
+      // third: about 2 m |child - cell| rounding per level). Both builds sum a cell's moments from its
+      // children, so nothing here scales with the whole tree (a Morton build that once took them as
+      // differences of prefix sums over all bodies lost a small clump's moments in a wide halo, and a
+      // tolerance of the root's size hid it).
+      const double position = std::fabs(cx) + std::fabs(cy) + std::fabs(cz);
+      const double scale = 1e-6 * position, spread = std::sqrt(trace / std::max(s.m, 1e-300));
+      const double tolerance = 2e-3 * trace + s.m * scale * scale + 1e-6 * position * s.m * spread + 1e-30;
       for (int k = 0; k < 6; ++k) {
         const double stored = t.second[static_cast<std::size_t>(c - n) * 6 + static_cast<std::size_t>(k)];
         if (!(std::fabs(stored - expected[k]) <= tolerance)) {

@@ -18,6 +18,11 @@ struct TreeCheck {
   double root_center_of_mass[3] = {0, 0, 0};
   long long root_count = 0;
   long long cells = 0;
+  std::string listed() const {  // every problem found, one per line (for a failure message)
+    std::string all;
+    for (const auto& p : problems) all += "\n  " + p;
+    return all;
+  }
 };
 
 TreeCheck check_tree(const BarnesHutTreeCopy& tree);
