@@ -530,8 +530,19 @@ EOF
     done
   fi
   if want long; then
+    local end_state=${TMPDIR:-/tmp}/nbl-long-end.tipsy trimmed=${TMPDIR:-/tmp}/nbl-long-end-99.tipsy
     step long-collision-1m "$bin/nbodylab" bench --algo barneshut --backend gpu --scene collision -n "$big" \
-      --steps "${LONG_STEPS:-24000}" --warmup 0 --error-sample 1000 --json "$out/long-collision-1m.json"
+      --steps "${LONG_STEPS:-24000}" --warmup 0 --error-sample 1000 --save "$end_state" --json "$out/long-collision-1m.json"
+    # Where the slowdown comes from: the end state as it is, and without its farthest 1% (the ejecta,
+    # which widen the box), at the run's softening and time step.
+    if [[ -f $end_state ]] && step long-trim python3 scripts/tipsy_trim.py "$end_state" 99 "$trimmed"; then
+      local eps; eps=$(figure "$out/long-collision-1m.json" Summary quantity softening value)
+      for state in "$end_state" "$trimmed"; do
+        step "long-end-$(basename "$state" .tipsy)" "$bin/nbodylab" bench --algo barneshut --backend gpu --scene collision \
+          --load "$state" --eps "$eps" --dt 0.01 --steps 20 --warmup 2 --error-sample 1000 \
+          --json "$out/long-end-$(basename "$state" .tipsy).json"
+      done
+    fi
   fi
 
   # Teaching (issue 13): both guided tours run in the offscreen lab with their scripts (each step's live
@@ -586,10 +597,10 @@ EOF
   printf '%-58s %s\n' "Barnes-Hut n=$huge: ms/step (target <= 120)" "$(figure "$out/bh-10m.json" "Per stage" stage total ms)"
   printf '%-58s %s\n' "render n=$big 1920x1080 (interop): FPS, wall-clock interval" "$(json_value "$out/render-1m.json" fps)"
   printf '%-58s %s\n' "render n=$big: parts' sum as a rate (diagnostic)" "$(json_value "$out/render-1m.json" interactive_fps)"
-  printf '%-58s %s FPS; simulate %s ms, render %s ms\n' "render n=$huge 1920x1080: wall-clock" "$(json_value "$out/render-10m.json" fps)" \
+  [[ -f $out/render-10m.json ]] && printf '%-58s %s FPS; simulate %s ms, render %s ms\n' "render n=$huge 1920x1080: wall-clock" "$(json_value "$out/render-10m.json" fps)" \
     "$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["simulate"]["median_ms"],2))' "$out/render-10m.json" 2>/dev/null)" \
     "$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["render"]["median_ms"],2))' "$out/render-10m.json" 2>/dev/null)"
-  printf '%-58s %s\n' "render n=$big: vertex path" "$(json_value "$out/render-1m.json" vertex_path)"
+  [[ -f $out/render-1m.json ]] && printf '%-58s %s\n' "render n=$big: vertex path" "$(json_value "$out/render-1m.json" vertex_path)"
   for build in morton insertion; do
     [[ -f $out/geometry-1m-$build.json ]] || continue
     printf '%-58s %s x Plummer (ms); line err/RMS p99 %s x\n' "geometry 1M $build: far outlier" \
@@ -598,6 +609,11 @@ EOF
   done
   [[ -f $out/long-collision-1m.json ]] && printf '%-58s %s\n' "long collision 1M: last eighth / first (target <= 1.05)" \
     "$(figure "$out/long-collision-1m.json" "Over the run" part 8 ratio)"
+  for state in nbl-long-end nbl-long-end-99; do
+    [[ -f $out/long-end-$state.json ]] && printf '%-58s %s ms/step, %s interactions/step\n' "long collision 1M: end state ($state)" \
+      "$(figure "$out/long-end-$state.json" Summary quantity "ms per step (median)" value)" \
+      "$(figure "$out/long-end-$state.json" Summary quantity "interactions per step" value)"
+  done
   for ab in ab-unroll ab-rung10 ab-bh-walk ab-bh-theta; do
     [[ -f $out/$ab.json ]] || continue
     printf '%-58s %s (95%%: %s .. %s); B vs A force %s\n' "$ab: A/B speed-up, force (or step total)" \
