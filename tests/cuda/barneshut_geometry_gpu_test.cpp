@@ -116,8 +116,9 @@ TEST_P(GpuGeometry, FarOutlierCostsAtMostTwiceThePlummerSphere) {
   // build summed each cell's moments from its children, the root's centre at 5e19 wiped out the
   // sphere's second moments (every cell looked huge and was opened).
   const Measured m = measure(GetParam(), make_geometry_case(GeometryCase::far_outlier, kBodies, seed), base.softening, seed);
+  // Per body on average, not the most any body touches: that is one group's walk, and it differs 7x
+  // between seeds of the same sphere in the insertion build (14,501 and 99,429 on the H200).
   EXPECT_LE(m.interactions_per_body(), 2 * base.plummer.interactions_per_body()) << describe(m);
-  EXPECT_LE(m.stats.tree.nodes_touched.max, 2 * base.plummer.stats.tree.nodes_touched.max) << describe(m);
   expect_sound(m, base);
 }
 
