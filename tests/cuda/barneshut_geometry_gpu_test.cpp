@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <string>
 
@@ -27,6 +28,7 @@ struct Build {
   const char* name;
   Choice choice;
 };
+void PrintTo(const Build& build, std::ostream* os) { *os << build.name; }  // test names say which build
 
 class GpuGeometry : public ::testing::TestWithParam<Build> {
  protected:
