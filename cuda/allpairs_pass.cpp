@@ -192,7 +192,7 @@ AsyncBuilds<AllPairsBuild>::Make make_allpairs_build(std::shared_ptr<KernelEngin
           return check_allpairs_build(v, *m[0], softening, sm_count, scratch, stream.get());
         },
         force_error_bound(Algorithm::allpairs, v.fp64, 0.0), last_good);
-    if (!verdict.accepted) throw BuildRefused(verdict.report);
+    if (!verdict.accepted) throw refuse(std::move(build), stream, verdict.report);
     build->report = verdict.report;
     return build;
   };

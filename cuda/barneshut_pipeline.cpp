@@ -6,6 +6,7 @@
 
 #include "cuda/device_bodies.hpp"
 #include "cuda/launch.hpp"
+#include "cuda/retire.hpp"
 #include "sim/accuracy.hpp"
 #include "sim/error.hpp"
 
@@ -246,7 +247,7 @@ AsyncBuilds<BarnesHutBuild>::Make make_barneshut_build(std::shared_ptr<KernelEng
           return check_barneshut_build(v, m, device, softening, theta, scratch, stream.get(), &sort_scratch);
         },
         force_error_bound(Algorithm::barneshut, false, theta), last_good);
-    if (!verdict.accepted) throw BuildRefused(verdict.report);
+    if (!verdict.accepted) throw refuse(std::move(build), stream, verdict.report);
     build->pipeline = std::make_unique<BarnesHutPipeline>(v, build->kernels->modules(), device);
     build->report = verdict.report;
     return build;

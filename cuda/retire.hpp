@@ -8,14 +8,28 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "cuda/buffer.hpp"
+#include "cuda/async_builds.hpp"
 #include "cuda/build_queue.hpp"
 
 namespace nbl {
+
+// What a make function (cuda/async_builds.hpp) throws for a build its check refused, once the build is
+// gone: the check's stream has finished, so the build's modules go back to the idle pool instead of
+// being unloaded (unloading a module waits for every kernel on the GPU, the running lab's frames with
+// them), and its memory is freed without waiting for the device.
+template <class Build>
+BuildRefused refuse(std::unique_ptr<Build> build, const CudaStream& check_stream, std::string report) {
+  check_stream.synchronize();
+  const IdleRelease idle;
+  build.reset();
+  return BuildRefused(std::move(report));
+}
 
 class RetiredObjects {
  public:

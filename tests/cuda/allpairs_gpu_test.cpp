@@ -399,6 +399,7 @@ TEST_F(AllPairsGpu, ARefusedAsynchronousSwitchLeavesTheRunningVariant) {
   AllPairsBackend backend(settings_for(ToggleValues{}), copy);
   backend.set_bodies(bodies);
   const std::string before = backend.variant().description;
+  const std::size_t idle_before = idle_modules();
   ToggleValues t;
   t.set({"tiling", "none"});
   ASSERT_FALSE(backend.configure_async(settings_for(t)));
@@ -407,6 +408,9 @@ TEST_F(AllPairsGpu, ARefusedAsynchronousSwitchLeavesTheRunningVariant) {
   ASSERT_TRUE(outcome);
   EXPECT_FALSE(outcome->accepted);
   EXPECT_NE(outcome->message.find("refused"), std::string::npos) << outcome->message;
+  // The refused build's module went back to the idle pool: unloading it would have waited for every
+  // kernel on the GPU, the running variant's steps with them. (A full pool would evict one for it.)
+  if (idle_before < kIdleModules) EXPECT_GT(idle_modules(), idle_before);
   EXPECT_EQ(backend.variant().description, before);
   Bodies now;
   backend.get_bodies(now);
