@@ -441,7 +441,8 @@ EOF
     done
     # A NaN in the first step, both builds, every walk (issue 14), under memcheck and racecheck: the
     # test binary runs itself under the sanitizer (BarnesHutGpu.HardCasesAreCleanUnderMemcheckAndRacecheck).
-    step sanitizer-hard-cases "$bin/cuda_barneshut_gpu_test" --gtest_filter='*UnderMemcheckAndRacecheck*'
+    # (the tests part runs it with the rest of the binary: only here when that part is left out)
+    want tests || step sanitizer-hard-cases "$bin/cuda_barneshut_gpu_test" --gtest_filter='*UnderMemcheckAndRacecheck*'
   fi
 
   # A/B on the same state (issue 12): two all-pairs variants, a ladder rung against the default, two
@@ -519,7 +520,7 @@ EOF
     # Hard geometry as tests (both builds, operation counts and error against the sphere), and the
     # clump-in-a-halo case on 20 fresh seeds (it failed for a few seeds before cells' moments were
     # summed from their children).
-    step geometry-tests "$bin/cuda_barneshut_geometry_gpu_test" --gtest_brief=1
+    want tests || step geometry-tests "$bin/cuda_barneshut_geometry_gpu_test" --gtest_brief=1  # else in the tests part
     step geometry-huge-range-20-seeds "$bin/cuda_barneshut_gpu_test" --gtest_filter='*HugeDynamicRange*' \
       --gtest_repeat=20 --gtest_brief=1
     for build in morton insertion; do
