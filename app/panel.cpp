@@ -557,6 +557,17 @@ void Panel::view_section(const PanelFacts& f, SettingsEditor& editor) {
     ImGui::TextColored(kMuted, "following %.0f%% of the mass (bound), %.2f ms per frame (estimate on a worker)",
                        100 * f.scene->bound()->bound_fraction,
                        f.scene->follow_cpu_ms());
+  {
+    // The dark halos (sim/scenes.hpp): simulated, drawn only when asked.
+    std::size_t dark = 0;
+    double dark_mass = 0;
+    for (const BodyGroup& g : f.simulation->body_groups())
+      if (g.dark) dark += g.end - g.begin, dark_mass += g.mass;
+    if (dark > 0)
+      wrapped(kMuted, with_commas(static_cast<std::int64_t>(dark)) + " bodies (" +
+                          std::to_string(static_cast<int>(std::lround(100 * dark_mass))) + "% of the mass) are the galaxies' dark halos: " +
+                          (v.show_dark_matter ? "drawn, each as bright as its mass." : "simulated, not drawn."));
+  }
   if (ImGui::Button("Fit camera (F)")) ask(LabCommand::fit_camera);
   ImGui::SameLine();
   if (ImGui::Button("Screenshot (F12)")) ask(LabCommand::screenshot);

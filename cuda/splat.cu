@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+
 #include "cuda/buffer.hpp"
 #include "cuda/check.hpp"
 
@@ -77,8 +79,8 @@ void SplatDevice::set_palettes(const std::vector<float>& rgb) {
   state_->uploaded = rgb;
 }
 
-void SplatDevice::splat(const SplatView& view_in, const float* vertices, std::size_t n, void* target_array,
-                        void* after_stream) {
+void SplatDevice::splat(const SplatView& view_in, const float* vertices, std::size_t n, std::size_t drawn,
+                        void* target_array, void* after_stream) {
   State& s = *state_;
   cudaStream_t stream = s.stream.get();
   last_ms();  // keep the previous figure before the events are reused
@@ -94,11 +96,12 @@ void SplatDevice::splat(const SplatView& view_in, const float* vertices, std::si
   const std::size_t pixels = static_cast<std::size_t>(view.width) * static_cast<std::size_t>(view.height);
   s.accum.resize(pixels);
   NBL_CUDA_CHECK(cudaMemsetAsync(s.accum.data(), 0, pixels * sizeof(float4), stream));
-  if (n > 0) {
+  drawn = std::min(drawn, n);
+  if (drawn > 0) {
     const auto* positions = reinterpret_cast<const float4*>(vertices);
     const float* keys = vertices + 4 * n;
-    const unsigned blocks = static_cast<unsigned>((n + kThreads - 1) / kThreads);
-    splat_bodies<<<blocks, kThreads, 0, stream>>>(view, positions, keys, static_cast<int>(n),
+    const unsigned blocks = static_cast<unsigned>((drawn + kThreads - 1) / kThreads);
+    splat_bodies<<<blocks, kThreads, 0, stream>>>(view, positions, keys, static_cast<int>(drawn),
                                                   view.density_valid ? s.density.data() : nullptr, s.palettes.data(),
                                                   s.accum.data());
     NBL_CUDA_CHECK(cudaPeekAtLastError());

@@ -28,7 +28,9 @@ class SplatDevice {
   // `after_stream` (the vertices' writer; null: none). vertices: n float4 (x, y, z, mass) then n colour
   // keys (sim/render_vertices.hpp), a device pointer. Bodies are sized by the density this object took
   // from its previous splat when view.density_valid and that density has the view's quarter size.
-  void splat(const SplatView& view, const float* vertices, std::size_t n, void* target_array, void* after_stream);
+  // vertices: n bodies (sim/render_vertices.hpp layout), of which the first `drawn` are splatted.
+  void splat(const SplatView& view, const float* vertices, std::size_t n, std::size_t drawn, void* target_array,
+             void* after_stream);
   void forget_density() { density_ready_ = false; }  // the next splat sizes bodies as lone stars
 
   // Makes `stream`'s later work wait for the last splat's reads (the vertex buffer is rewritten next).

@@ -166,7 +166,7 @@ void SceneRenderer::draw_bodies(const SceneFrame& frame, const glm::mat4& view_p
   bodies_.set("u_min_sigma_px", PictureConstants::kMinSigmaPx);
   bodies_.set("u_overlap", PictureConstants::kOverlap);
   bodies_.set("u_target_depth", std::max(target_clip.w, 1e-6f));
-  bodies_.set("u_mean_mass", 1.0f / static_cast<float>(frame.body_count));  // N-body units: total mass 1
+  bodies_.set("u_mean_mass", mean_mass(frame));
   bodies_.set("u_density_valid", density_valid ? 1 : 0);
   int groups = 1;
   const std::array<GLint, kMaxGroups> starts = group_starts(frame, &groups);
@@ -178,7 +178,12 @@ void SceneRenderer::draw_bodies(const SceneFrame& frame, const glm::mat4& view_p
   glBindTextureUnit(1, quarter_->texture());
   bodies_.use();
   glBindVertexArray(body_layout_.id());
-  glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(frame.body_count));
+  glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(frame.draw_count));
+}
+
+float SceneRenderer::mean_mass(const SceneFrame& frame) {
+  if (frame.mean_mass > 0) return frame.mean_mass;
+  return 1.0f / static_cast<float>(std::max<std::size_t>(frame.body_count, 1));  // N-body units: total mass 1
 }
 
 std::array<GLint, kMaxGroups> SceneRenderer::group_starts(const SceneFrame& frame, int* groups) const {
@@ -212,7 +217,7 @@ void SceneRenderer::splat_bodies(const SceneFrame& frame, const glm::mat4& view_
   v.min_sigma_px = PictureConstants::kMinSigmaPx;
   v.overlap = PictureConstants::kOverlap;
   v.target_depth = std::max((view_projection * glm::vec4(frame.camera->target(), 1.0f)).w, 1e-6f);
-  v.mean_mass = 1.0f / static_cast<float>(frame.body_count);
+  v.mean_mass = mean_mass(frame);
   v.density_valid = density_valid ? 1 : 0;
   v.density_width = quarter_->width();
   v.density_height = quarter_->height();
@@ -226,6 +231,7 @@ void SceneRenderer::splat_bodies(const SceneFrame& frame, const glm::mat4& view_
   if (!splatter_) splatter_ = std::make_unique<Splatter>();
   SplatBodies bodies;
   bodies.count = frame.body_count;
+  bodies.draw_count = frame.draw_count;
   bodies.host = frame.host_vertices;
   bodies.device = frame.device_vertices;
   bodies.writer_stream = frame.writer_stream;

@@ -32,7 +32,9 @@ struct SceneFrame {
   Viewport viewport;                   // where in the target, in framebuffer pixels
   GLuint target_framebuffer = 0;       // 0: the window
   GLuint vertex_buffer = 0;            // sim/render_vertices.hpp layout
-  std::size_t body_count = 0;
+  std::size_t body_count = 0;          // the buffer's bodies (its layout)
+  std::size_t draw_count = 0;          // the first this many are drawn (dark halos come after the stars)
+  float mean_mass = 0;                 // of the drawn bodies: a body of this mass is a lone star; 0: 1/body_count
   // The same vertices for the splatting renderer (view.render_path): the host copy, or the interop
   // registration and the stream that wrote them.
   const float* host_vertices = nullptr;
@@ -77,6 +79,7 @@ class SceneRenderer {
  private:
   void ensure_targets(const Viewport& viewport);
   void bind_bodies(GLuint vertex_buffer, std::size_t body_count);
+  static float mean_mass(const SceneFrame& frame);
   void select_color_map(ColorMode mode);
   void draw_bodies(const SceneFrame& frame, const glm::mat4& view_projection, bool density_valid);
   void splat_bodies(const SceneFrame& frame, const glm::mat4& view_projection, bool density_valid);

@@ -1,5 +1,6 @@
 #include "render/scene_view.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 namespace nbl {
@@ -18,13 +19,32 @@ ColorMode backend_color_mode(ColorMode mode) {
 
 }  // namespace
 
+DrawnBodies drawn_bodies(const std::vector<BodyGroup>& groups, std::size_t body_count, bool show_dark) {
+  DrawnBodies d{body_count, 0.0f};
+  if (groups.empty() || body_count == 0) return d;
+  double mass = 0;
+  std::size_t count = 0;
+  for (const BodyGroup& g : groups) {
+    if (g.dark && !show_dark) break;  // dark groups come last (sim/scenes.hpp)
+    if (g.mass <= 0) return d;        // unknown masses: the bodies' mean
+    mass += g.mass;
+    count = std::min(g.end, body_count);
+  }
+  if (count == 0) return d;
+  d.count = count;
+  d.mean_mass = static_cast<float>(mass / static_cast<double>(count));
+  return d;
+}
+
 void SceneView::update(Backend& backend, const ViewSettings& view, const BodyFacts& facts) {
   // The last frame's CUDA splat may still be reading the vertex buffer on its own stream: the backend's
   // writes wait for it on the GPU (the overlapped frame: nothing here waits on the CPU).
   if (const Splatter* splatter = renderer_.splatter(); splatter && backend.on_gpu()) splatter->order_before(backend.cuda_stream());
   vertices_.update(backend, backend_color_mode(view.color_mode));
+  drawn_ = drawn_bodies(facts.groups, vertices_.count(), view.show_dark_matter);
   group_starts_.clear();
-  for (std::size_t g = 1; g < facts.groups.size(); ++g) group_starts_.push_back(facts.groups[g].begin);
+  for (std::size_t g = 1; g < facts.groups.size(); ++g)
+    if (facts.groups[g].begin < drawn_.count) group_starts_.push_back(facts.groups[g].begin);
   if (view.follow_bound) sampler_.gather(vertices_.buffer(), vertices_.count(), facts.time);
   overlay_ = {};
   if (view.octree_depth > 0) {
@@ -90,9 +110,11 @@ void SceneView::update_bounds(bool every_frame) {
 }
 
 SceneExtent SceneView::measure_extent() const {
-  if (!vertices_.host_copy().empty()) return nbl::measure_extent(vertices_.host_copy().data(), vertices_.count());
+  // What the camera fits is what it shows: the drawn bodies.
+  if (!vertices_.host_copy().empty())
+    return nbl::measure_extent(vertices_.host_copy().data(), std::min(drawn_.count, vertices_.count()));
   const auto positions = vertices_.read_positions();
-  return nbl::measure_extent(positions.data(), vertices_.count());
+  return nbl::measure_extent(positions.data(), std::min(drawn_.count, vertices_.count()));
 }
 
 void SceneView::draw(const OrbitCamera& camera, const ViewSettings& view, const Viewport& viewport,
@@ -104,6 +126,8 @@ void SceneView::draw(const OrbitCamera& camera, const ViewSettings& view, const 
   frame.target_framebuffer = target_framebuffer;
   frame.vertex_buffer = vertices_.buffer();
   frame.body_count = vertices_.count();
+  frame.draw_count = std::min(drawn_.count, frame.body_count);
+  frame.mean_mass = drawn_.mean_mass;
   if (!vertices_.host_copy().empty()) frame.host_vertices = vertices_.host_copy().data();
   frame.device_vertices = vertices_.interop();
   frame.writer_stream = vertices_.writer_stream();

@@ -24,6 +24,14 @@ struct BodyFacts {
   std::vector<BodyGroup> groups;  // empty: one group
 };
 
+// The bodies a frame draws: the first `count` (dark groups left out unless shown), and their mean mass,
+// which the sprites' size and light are relative to (0: every body's, 1 / body_count).
+struct DrawnBodies {
+  std::size_t count = 0;
+  float mean_mass = 0;
+};
+DrawnBodies drawn_bodies(const std::vector<BodyGroup>& groups, std::size_t body_count, bool show_dark);
+
 class SceneView {
  public:
   explicit SceneView(bool allow_interop = true) : vertices_(allow_interop) {}
@@ -63,6 +71,7 @@ class SceneView {
   std::optional<SceneExtent> bounds_;
   int frames_since_bounds_ = 0;
   std::vector<std::size_t> group_starts_;
+  DrawnBodies drawn_;
   BodySampler sampler_;
   std::optional<BodySample> last_sample_;
   std::optional<BoundEstimate> bound_;

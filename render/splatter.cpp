@@ -72,8 +72,8 @@ void Splatter::draw_on_device(const SplatBodies& bodies, const SplatView& view, 
   void* stream = device_->stream();
   InteropBuffer::Mapping vertices = bodies.device->map(stream);
   InteropBuffer::Mapping target = target_cuda_->map(stream);
-  device_->splat(view, static_cast<const float*>(vertices.device_pointer()), bodies.count, target.device_pointer(),
-                 bodies.writer_stream);
+  device_->splat(view, static_cast<const float*>(vertices.device_pointer()), bodies.count, bodies.draw_count,
+                 target.device_pointer(), bodies.writer_stream);
 }
 
 void Splatter::draw_on_host(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes,
@@ -97,7 +97,7 @@ void Splatter::draw_on_host(const SplatBodies& bodies, const SplatView& view, co
     const float* positions = vertices;
     const float* keys = vertices + 4 * bodies.count;
     const float* previous = view.density_valid ? host_density_.data() : nullptr;
-    for (std::size_t i = 0; i < bodies.count; ++i) {
+    for (std::size_t i = 0; i < std::min(bodies.draw_count, bodies.count); ++i) {
       const SplatBody b = splat_body(view, positions + 4 * i, keys[i], static_cast<int>(i), palettes.data(), previous);
       if (!b.visible) continue;
       splat_pixels(view, b, [&](int x, int y, float weight) {

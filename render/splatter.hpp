@@ -21,7 +21,8 @@ class SplatDevice;
 
 // Where the bodies are: a host copy, or a GL buffer registered with CUDA (and the stream that wrote it).
 struct SplatBodies {
-  std::size_t count = 0;
+  std::size_t count = 0;                 // the vertices' bodies (their layout)
+  std::size_t draw_count = 0;            // the first this many are splatted
   const float* host = nullptr;           // sim/render_vertices.hpp layout, or null
   InteropBuffer* device = nullptr;       // the vertex buffer, when the backend writes it through CUDA
   void* writer_stream = nullptr;         // the cudaStream_t the backend wrote it on

@@ -8,7 +8,8 @@
 #   scripts/gpu-suite.sh run        run from gpu-bundle/ (on the GPU machine)
 #   QUICK=1 scripts/gpu-suite.sh run   fewer and smaller benchmarks
 #   PARTS="tests barneshut" scripts/gpu-suite.sh run   only some parts (tests allpairs barneshut render
-#                                   sanitizer ab geometry long stall stallbh stalllists collshapes groups compare teach merger splat profile bhsweep;
+#                                   sanitizer ab geometry long stall stallbh stalllists collshapes groups compare teach picture merger
+#                                   splat profile bhsweep;
 #                                   default: tests allpairs
 #                                   barneshut render sanitizer), e.g. to fit a time limit
 #   FULL=1 scripts/gpu-suite.sh run  also the 1M ladder, the sweeps and the scaling run (minutes more)
@@ -568,6 +569,18 @@ EOF
       [[ -n $last ]] && mv "$last" "$out/picture-1m-t6-baseline.png" && rm -rf "$out/old-1m"
       step picture-1m-baseline-check "$bin/nbodylab" picture "$out/picture-1m-t6-baseline.png"
     fi
+  fi
+  # The default collision at 1M through the image check at its first passage (t = 3), with its tails
+  # out (t = 6) and later (t = 12): the README's and docs/screenshots' pictures. Only the last frame
+  # of each is kept.
+  if want picture; then
+    for t in 3 6 12; do
+      step "picture-1m-t$t" "$bin/nbodylab" render --scene collision --algo barneshut -n "$big" \
+        --frames $((t / 3 + 1)) --steps-per-frame 300 --size 1920x1080 --out "$out/picture-1m-t$t/" --overwrite \
+        --check-picture
+      local last; last=$(ls "$out/picture-1m-t$t/"frame_*.png 2>/dev/null | tail -n 1)
+      [[ -n $last ]] && mv "$last" "$out/picture-1m-t$t.png" && rm -rf "$out/picture-1m-t$t"
+    done
   fi
   # The default collision (65,536 bodies) stepped from the tails bookmark (t = 6) in segments of 4 time
   # units to t = 70: the last frame and the state of each, to pick the merger bookmark from.

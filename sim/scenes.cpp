@@ -67,17 +67,27 @@ void add_plummer_sphere(Random& random, std::size_t count, double body_mass, dou
 }
 
 // ---------------------------------------------------------------------------------------------------
-// A disk galaxy: exponential disk (surface density ~ exp(-R/Rd), sech^2 vertical profile) plus a
-// Plummer bulge. Disk bodies move on circular orbits of the galaxy's own midplane gravity, with a
-// velocity dispersion set by Toomre's Q (Hernquist 1993, ApJS 86, 389: the usual recipe for disk
-// initial conditions), so the disk stays a disk while spiral structure grows in it.
+// A disk galaxy: exponential disk (surface density ~ exp(-R/Rd), sech^2 vertical profile), a Plummer
+// bulge and a dark halo (Hernquist 1993, ApJS 86, 389: the usual recipe for disk initial conditions).
+// Disk bodies move on circular orbits of the whole galaxy's midplane gravity, with a velocity
+// dispersion set by Toomre's Q.
+//
+// The halo is what makes the picture: it carries three quarters of the mass, so the disk is light
+// against the gravity that holds it. Its velocity dispersion (Q times its own surface density over the
+// epicyclic frequency the halo sets) is then a small fraction of its rotation, and it stays cold: it
+// grows multi-armed spirals instead of the bar that a self-gravitating disk turns into within a rotation,
+// and an encounter draws its outer parts into long, thin tidal tails (Toomre & Toomre 1972) instead of
+// broad warm fans. The halo is a quarter of the bodies, each heavier than a star; the renderer leaves
+// them out unless asked (scene_groups: the dark group), as a telescope would.
 struct DiskGalaxy {
   double disk_mass = 0;
   double bulge_mass = 0;
+  double halo_mass = 0;
   double disk_scale_length = 0;   // Rd
   double disk_scale_height = 0;   // z0 of sech^2(z / z0)
   double disk_radius = 0;         // truncation radius of the disk
   double bulge_scale_length = 0;  // Plummer scale length b
+  double halo_scale_length = 0;   // Plummer scale length of the halo
   double toomre_q = 0;
 
   // Surface density of the truncated disk: M_d = 2 pi Sigma0 Rd^2 (1 - (1 + k) e^(-k)), k = R_max/Rd.
@@ -88,22 +98,49 @@ struct DiskGalaxy {
   }
 };
 
-// A fifth of the mass in the bulge: enough to steady the centre; a heavier one would outshine the disk.
+// A fifth of the luminous mass in the bulge: enough to steady the centre; a heavier one would outshine
+// the disk.
 constexpr double kBulgeFraction = 0.2;
+// The dark halo: three times the luminous mass, carried by a quarter of the bodies (each 9 times a
+// star's mass). A lighter halo lets the disk form a bar; a heavier one, or one more concentrated, holds
+// the stars so tightly that the tails stay short (Dubinski, Mihos & Hernquist 1996).
+constexpr double kHaloMassRatio = 3.0;
+constexpr double kHaloBodyShare = 0.25;
+// Below this many bodies a galaxy has no halo: a handful of heavy bodies would only kick the stars.
+constexpr std::size_t kMinHaloGalaxy = 64;
 
-// The galaxy's proportions for a given mass. Lengths grow as mass^(1/3), which keeps the mean density
-// and so the dynamical time the same: the default dt suits a galaxy of any mass.
-DiskGalaxy galaxy_model(double mass) {
-  const double size = std::cbrt(mass);
+// How a galaxy of `count` bodies and total mass `mass` divides into luminous bodies (disk and bulge,
+// first) and halo bodies (after them), and what each kind weighs in all.
+struct GalaxySplit {
+  std::size_t luminous = 0, dark = 0;
+  double luminous_mass = 0, dark_mass = 0;
+};
+
+GalaxySplit galaxy_split(std::size_t count, double mass) {
+  GalaxySplit s;
+  s.dark = count < kMinHaloGalaxy ? 0 : static_cast<std::size_t>(std::llround(kHaloBodyShare * static_cast<double>(count)));
+  s.luminous = count - s.dark;
+  s.dark_mass = s.dark == 0 ? 0.0 : mass * kHaloMassRatio / (1 + kHaloMassRatio);
+  s.luminous_mass = mass - s.dark_mass;
+  return s;
+}
+
+// The galaxy's proportions for a given total mass. Lengths grow as mass^(1/3), which keeps the mean
+// density and so the dynamical time the same: the default dt suits a galaxy of any mass.
+DiskGalaxy galaxy_model(const GalaxySplit& split) {
+  const double size = std::cbrt(split.luminous_mass + split.dark_mass);
   DiskGalaxy g;
-  g.disk_mass = (1 - kBulgeFraction) * mass;
-  g.bulge_mass = kBulgeFraction * mass;
+  g.disk_mass = (1 - kBulgeFraction) * split.luminous_mass;
+  g.bulge_mass = kBulgeFraction * split.luminous_mass;
+  g.halo_mass = split.dark_mass;
   g.disk_scale_length = 0.25 * size;
   g.disk_scale_height = 0.1 * g.disk_scale_length;
   g.disk_radius = 5.0 * g.disk_scale_length;
   g.bulge_scale_length = 0.3 * g.disk_scale_length;
-  // Warm enough that the disk does not fragment into clumps, cool enough to grow a bar and spiral
-  // arms within a rotation or two.
+  // About as much halo as disk inside the disk's edge, and most of the halo's mass beyond it.
+  g.halo_scale_length = 3.0 * g.disk_scale_length;
+  // Warm enough that the disk does not fragment into clumps, cool enough to grow spiral arms within a
+  // rotation or two.
   g.toomre_q = 1.2;
   return g;
 }
@@ -233,16 +270,15 @@ class DiskTable {
   DiskKinematics table_[RotationCurve::kRadii];
 };
 
-// The Plummer sampler gives the bulge the speeds of a Plummer sphere on its own; inside the galaxy the
-// disk deepens the potential, and a bulge that kept them would fall in. Each bulge body's speed is
-// scaled by the ratio of the isotropic Jeans dispersion in the whole galaxy's pull,
+// The Plummer sampler gives a bulge or a halo the speeds of a Plummer sphere on its own; inside the
+// galaxy the other components deepen the potential, and a sphere that kept them would fall in. Each of
+// its bodies' speed is scaled by the ratio of the isotropic Jeans dispersion in the whole galaxy's pull,
 //   sigma^2(r) = 1/rho(r) * integral_r^inf rho(r') v_c^2(r') / r' dr',
-// to the lone Plummer sphere's, sigma^2 = M_b / (6 sqrt(r^2 + b^2)): the shape of the speed
-// distribution stays the Plummer one.
-void warm_bulge(Particles& bodies, std::size_t begin, std::size_t end, const DiskGalaxy& galaxy,
-                const RotationCurve& curve) {
-  const double b = galaxy.bulge_scale_length;
-  if (begin == end || galaxy.bulge_mass <= 0) return;
+// to the lone Plummer sphere's, sigma^2 = M / (6 sqrt(r^2 + b^2)): the shape of the speed distribution
+// stays the Plummer one.
+void warm_plummer(Particles& bodies, std::size_t begin, std::size_t end, double mass, double b,
+                  const RotationCurve& curve) {
+  if (begin == end || mass <= 0) return;
   auto density = [b](double r) { return std::pow(1 + r * r / (b * b), -2.5); };
   // Scale factors on radii spaced evenly in log r from b/100 to 100 b.
   constexpr int kTable = 64, kSteps = 256;
@@ -260,7 +296,7 @@ void warm_bulge(Particles& bodies, std::size_t begin, std::size_t end, const Dis
       integral += (k == 0 || k == kSteps) ? 0.5 * term : term;
     }
     const double sigma2_galaxy = integral * du / density(r);
-    const double sigma2_alone = galaxy.bulge_mass / (6 * std::sqrt(r * r + b * b));
+    const double sigma2_alone = mass / (6 * std::sqrt(r * r + b * b));
     scale[t] = std::sqrt(std::max(1.0, sigma2_galaxy / sigma2_alone));
   }
   for (std::size_t i = begin; i < end; ++i) {
@@ -275,19 +311,28 @@ void warm_bulge(Particles& bodies, std::size_t begin, std::size_t end, const Dis
   }
 }
 
-// Adds `count` bodies of one disk galaxy of total mass count * body_mass, in its own frame (disk in
-// the xy plane, rotating counter-clockwise seen from +z).
-void add_disk_galaxy(Random& random, std::size_t count, double body_mass, double softening, Particles& out) {
-  if (count == 0) return;
-  const std::size_t bulge_count = static_cast<std::size_t>(std::llround(kBulgeFraction * static_cast<double>(count)));
-  const std::size_t disk_count = count - bulge_count;
-  DiskGalaxy galaxy = galaxy_model(body_mass * static_cast<double>(count));
-  // The model's masses are the ones actually sampled.
-  galaxy.disk_mass = body_mass * static_cast<double>(disk_count);
-  galaxy.bulge_mass = body_mass * static_cast<double>(bulge_count);
+// One disk galaxy of `count` bodies and total mass `mass`, in its own frame (disk in the xy plane,
+// rotating counter-clockwise seen from +z): the luminous bodies (disk, then bulge) and the halo's.
+struct GalaxyBodies {
+  Particles luminous, dark;
+};
 
-  // Positions first: the rotation is measured from where the bodies are.
-  const std::size_t first = out.size();
+GalaxyBodies make_disk_galaxy(Random& random, std::size_t count, double mass, double softening) {
+  GalaxyBodies out;
+  if (count == 0) return out;
+  const GalaxySplit split = galaxy_split(count, mass);
+  const std::size_t bulge_count = static_cast<std::size_t>(std::llround(kBulgeFraction * static_cast<double>(split.luminous)));
+  const std::size_t disk_count = split.luminous - bulge_count;
+  const double star_mass = split.luminous_mass / static_cast<double>(split.luminous);
+  DiskGalaxy galaxy = galaxy_model(split);
+  // The model's masses are the ones actually sampled.
+  galaxy.disk_mass = star_mass * static_cast<double>(disk_count);
+  galaxy.bulge_mass = star_mass * static_cast<double>(bulge_count);
+
+  // Positions first: the rotation is measured from where the bodies are. The halo goes in the same
+  // list for that, and moves to its own at the end.
+  Particles& bodies = out.luminous;
+  bodies.reserve(count);
   for (std::size_t i = 0; i < disk_count; ++i) {
     // Radius: R p(R) ~ R exp(-R/Rd) is the Gamma(2) density, the sum of two exponential variates.
     double radius;
@@ -301,31 +346,40 @@ void add_disk_galaxy(Random& random, std::size_t count, double body_mass, double
     p.y = radius * sy;
     // Height: the sech^2 profile's cumulative distribution (1 + tanh(z / z0)) / 2, inverted.
     p.z = galaxy.disk_scale_height * std::atanh(2 * random.uniform_open() - 1);
-    p.mass = body_mass;
-    out.push_back(p);
+    p.mass = star_mass;
+    bodies.push_back(p);
   }
-  add_plummer_sphere(random, bulge_count, body_mass, galaxy.bulge_mass, galaxy.bulge_scale_length, out);
-  if (disk_count == 0) return;
-
-  const RotationCurve curve(out, first, galaxy.disk_radius, softening);
-  warm_bulge(out, first + disk_count, out.size(), galaxy, curve);
-  const DiskTable table(galaxy, curve);
-  for (std::size_t i = first; i < first + disk_count; ++i) {
-    Particle& p = out[i];
-    const double radius = std::sqrt(p.x * p.x + p.y * p.y);
-    const double cx = radius > 0 ? p.x / radius : 1.0, sy = radius > 0 ? p.y / radius : 0.0;
-    const DiskKinematics k = table.at(radius);
-    const double v_radial = k.sigma_radial * random.normal();
-    const double v_azimuthal = k.rotation_speed + k.sigma_azimuthal * random.normal();
-    p.vx = v_radial * cx - v_azimuthal * sy;
-    p.vy = v_radial * sy + v_azimuthal * cx;
-    p.vz = k.sigma_vertical * random.normal();
+  add_plummer_sphere(random, bulge_count, star_mass, galaxy.bulge_mass, galaxy.bulge_scale_length, bodies);
+  if (split.dark > 0)
+    add_plummer_sphere(random, split.dark, galaxy.halo_mass / static_cast<double>(split.dark), galaxy.halo_mass,
+                       galaxy.halo_scale_length, bodies);
+  if (disk_count > 0) {
+    // Out to where the halo's speeds still need the curve; beyond it the curve falls as Kepler's.
+    const double reach = split.dark > 0 ? std::max(galaxy.disk_radius, 4 * galaxy.halo_scale_length) : galaxy.disk_radius;
+    const RotationCurve curve(bodies, 0, reach, softening);
+    warm_plummer(bodies, disk_count, disk_count + bulge_count, galaxy.bulge_mass, galaxy.bulge_scale_length, curve);
+    warm_plummer(bodies, split.luminous, bodies.size(), galaxy.halo_mass, galaxy.halo_scale_length, curve);
+    const DiskTable table(galaxy, curve);
+    for (std::size_t i = 0; i < disk_count; ++i) {
+      Particle& p = bodies[i];
+      const double radius = std::sqrt(p.x * p.x + p.y * p.y);
+      const double cx = radius > 0 ? p.x / radius : 1.0, sy = radius > 0 ? p.y / radius : 0.0;
+      const DiskKinematics k = table.at(radius);
+      const double v_radial = k.sigma_radial * random.normal();
+      const double v_azimuthal = k.rotation_speed + k.sigma_azimuthal * random.normal();
+      p.vx = v_radial * cx - v_azimuthal * sy;
+      p.vy = v_radial * sy + v_azimuthal * cx;
+      p.vz = k.sigma_vertical * random.normal();
+    }
   }
+  out.dark.assign(bodies.begin() + static_cast<std::ptrdiff_t>(split.luminous), bodies.end());
+  bodies.resize(split.luminous);
+  return out;
 }
 
-// Rotates bodies [begin, end) so the galaxy's spin axis (+z) tilts by `inclination` about the x axis
-// and then turns by `node_angle` about z, then moves them to (position, velocity).
-void place(Particles& bodies, std::size_t begin, double inclination, double node_angle, const double position[3],
+// Rotates a galaxy's bodies so its spin axis (+z) tilts by `inclination` about the x axis and then
+// turns by `node_angle` about z, then moves them to (position, velocity).
+void place(GalaxyBodies& galaxy, double inclination, double node_angle, const double position[3],
            const double velocity[3]) {
   const double ci = std::cos(inclination), si = std::sin(inclination);
   const double cn = std::cos(node_angle), sn = std::sin(node_angle);
@@ -338,17 +392,24 @@ void place(Particles& bodies, std::size_t begin, double inclination, double node
     y = y2;
     z = z1;
   };
-  for (std::size_t i = begin; i < bodies.size(); ++i) {
-    Particle& p = bodies[i];
-    rotate(p.x, p.y, p.z);
-    rotate(p.vx, p.vy, p.vz);
-    p.x += position[0];
-    p.y += position[1];
-    p.z += position[2];
-    p.vx += velocity[0];
-    p.vy += velocity[1];
-    p.vz += velocity[2];
+  for (Particles* list : {&galaxy.luminous, &galaxy.dark}) {
+    for (Particle& p : *list) {
+      rotate(p.x, p.y, p.z);
+      rotate(p.vx, p.vy, p.vz);
+      p.x += position[0];
+      p.y += position[1];
+      p.z += position[2];
+      p.vx += velocity[0];
+      p.vy += velocity[1];
+      p.vz += velocity[2];
+    }
   }
+}
+
+// The bodies in scene order: every galaxy's stars, then every galaxy's halo (scene_groups).
+void append(Particles& out, const std::vector<GalaxyBodies>& galaxies) {
+  for (const GalaxyBodies& g : galaxies) out.insert(out.end(), g.luminous.begin(), g.luminous.end());
+  for (const GalaxyBodies& g : galaxies) out.insert(out.end(), g.dark.begin(), g.dark.end());
 }
 
 // Two galaxies (masses 1 : 0.7) on a parabolic orbit in the xy plane, pericentre about one disk
@@ -386,11 +447,12 @@ void add_collision(Random& random, std::size_t n, double softening, Particles& o
   const double pos2[3] = {share2 * rel_pos[0], share2 * rel_pos[1], 0};
   const double vel2[3] = {share2 * rel_vel[0], share2 * rel_vel[1], 0};
 
-  add_disk_galaxy(random, count1, body_mass, softening, out);
-  place(out, 0, 20.0 * kPi / 180, 30.0 * kPi / 180, pos1, vel1);
-  const std::size_t second = out.size();
-  add_disk_galaxy(random, count2, body_mass, softening, out);
-  place(out, second, 65.0 * kPi / 180, -50.0 * kPi / 180, pos2, vel2);
+  std::vector<GalaxyBodies> galaxies;
+  galaxies.push_back(make_disk_galaxy(random, count1, mass1, softening));
+  place(galaxies.back(), 20.0 * kPi / 180, 30.0 * kPi / 180, pos1, vel1);
+  galaxies.push_back(make_disk_galaxy(random, count2, mass2, softening));
+  place(galaxies.back(), 65.0 * kPi / 180, -50.0 * kPi / 180, pos2, vel2);
+  append(out, galaxies);
 }
 
 // Uniform in the unit ball, at rest: the cold collapse.
@@ -519,9 +581,19 @@ SceneDefaults scene_defaults(Scene scene, std::size_t n) {
 }
 
 std::vector<BodyGroup> scene_groups(Scene scene, std::size_t n) {
+  const double body_mass = 1.0 / static_cast<double>(std::max<std::size_t>(n, 1));
   if (scene == Scene::collision && n >= 2) {
-    const std::size_t first = collision_first_count(n);
-    return {{0, first, "larger galaxy"}, {first, n, "smaller galaxy"}};
+    const std::size_t count1 = collision_first_count(n);
+    const GalaxySplit a = galaxy_split(count1, body_mass * static_cast<double>(count1));
+    const GalaxySplit b = galaxy_split(n - count1, body_mass * static_cast<double>(n - count1));
+    std::vector<BodyGroup> groups = {{0, a.luminous, "larger galaxy", a.luminous_mass},
+                                     {a.luminous, a.luminous + b.luminous, "smaller galaxy", b.luminous_mass}};
+    if (a.dark + b.dark > 0) groups.push_back({a.luminous + b.luminous, n, "dark halos", a.dark_mass + b.dark_mass, true});
+    return groups;
+  }
+  if (scene == Scene::galaxy) {
+    const GalaxySplit g = galaxy_split(n, 1.0);
+    if (g.dark > 0) return {{0, g.luminous, "stars", g.luminous_mass}, {g.luminous, n, "dark halo", g.dark_mass, true}};
   }
   return single_group(n);
 }
@@ -537,7 +609,7 @@ Bodies make_scene(Scene scene, std::size_t n, std::uint64_t seed) {
   const double body_mass = 1.0 / static_cast<double>(n);
   switch (scene) {
     case Scene::plummer: add_plummer_sphere(random, n, body_mass, 1.0, 3 * kPi / 16, particles); break;
-    case Scene::galaxy: add_disk_galaxy(random, n, body_mass, softening, particles); break;
+    case Scene::galaxy: append(particles, {make_disk_galaxy(random, n, 1.0, softening)}); break;
     case Scene::collision: add_collision(random, n, softening, particles); break;
     case Scene::sphere: add_sphere(random, n, particles); break;
     case Scene::cube: add_cube(random, n, particles); break;

@@ -42,6 +42,8 @@ struct ViewSettings {
   // frame's light, and the camera follows the centre of mass of the bound bodies.
   bool auto_exposure = true;
   bool follow_bound = true;
+  // Draw the galaxies' dark-matter halos (scene_groups' dark groups) too: off, the picture shows stars.
+  bool show_dark_matter = false;
   // Presenter mode (the window only): larger type, a high-contrast panel, a compact panel and a caption.
   float ui_scale = 1.0f;
   PanelTheme panel_theme = PanelTheme::dark;

@@ -283,6 +283,13 @@ inline constexpr std::array kSettings = {
             "centre, estimated on a sample of 4,096 bodies), so a recoiling remnant stays in view while escapers "
             "fly off. Panning and orbiting still work on top (C toggles).",
     .access = field<&ViewSettings::follow_bound>},
+  SettingDef{.key = "show_dark_matter", .cli = "--dark-matter", .label = "Dark matter", .noun = "the dark-matter halos",
+    .group = SettingGroup::view, .kind = SettingKind::flag,
+    .widget = PanelWidget::checkbox,
+    .help = "Also draw the galaxies' dark halos: a quarter of the bodies, three quarters of the mass, each body nine "
+            "times a star's mass (so drawn brighter). They are simulated either way; off, the picture shows the "
+            "stars, as a telescope would.",
+    .access = field<&ViewSettings::show_dark_matter>},
   SettingDef{.key = "ui_scale", .cli = "--ui-scale", .label = "UI scale", .noun = "the UI scale",
     .group = SettingGroup::view, .kind = SettingKind::real, .real_min = 0.75, .real_max = 2.5,
     .window_only = true,

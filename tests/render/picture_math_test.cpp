@@ -12,9 +12,33 @@
 #include "render/bound_centre.hpp"
 #include "render/exposure_math.hpp"
 #include "render/picture_detail.hpp"
+#include "render/scene_view.hpp"
+#include "sim/scenes.hpp"
 
 namespace nbl {
 namespace {
+
+// ---- which bodies a frame draws ----
+
+TEST(DrawnBodies, DarkHalosAreLeftOutUnlessShownAndStarsKeepTheirOwnMeanMass) {
+  const std::size_t n = 65536;
+  const auto groups = scene_groups(Scene::collision, n);
+  const std::size_t stars = groups[1].end;
+  ASSERT_TRUE(groups.back().dark);
+  const DrawnBodies hidden = drawn_bodies(groups, n, false);
+  EXPECT_EQ(hidden.count, stars);
+  EXPECT_NEAR(hidden.mean_mass, 0.25 / static_cast<double>(stars), 1e-6 / static_cast<double>(stars))
+      << "a star of the stars' mean mass is a lone star";
+  const DrawnBodies shown = drawn_bodies(groups, n, true);
+  EXPECT_EQ(shown.count, n);
+  EXPECT_NEAR(shown.mean_mass, 1.0 / static_cast<double>(n), 1e-6 / static_cast<double>(n));
+  // No groups (a loaded file of another N), or groups without masses: every body, mean 1/n.
+  EXPECT_EQ(drawn_bodies({}, n, false).count, n);
+  EXPECT_EQ(drawn_bodies({}, n, false).mean_mass, 0.0f);
+  EXPECT_EQ(drawn_bodies({{0, n, "no mass known"}}, n, false).mean_mass, 0.0f);
+  // Scenes without a halo draw everything.
+  EXPECT_EQ(drawn_bodies(scene_groups(Scene::plummer, 1000), 1000, false).count, 1000u);
+}
 
 // ---- exposure ----
 
