@@ -189,13 +189,21 @@ float SceneRenderer::mean_mass(const SceneFrame& frame) {
 std::array<GLint, kMaxGroups> SceneRenderer::group_starts(const SceneFrame& frame, int* groups) const {
   std::array<GLint, kMaxGroups> starts{};
   *groups = 1;
-  if (frame.view.color_mode == ColorMode::origin) {
-    for (std::size_t start : frame.group_starts) {
-      if (*groups >= std::min(kMaxGroups, palette_count_)) break;
-      starts[static_cast<std::size_t>(*groups - 1)] = static_cast<GLint>(std::min<std::size_t>(start, 0x7fffffff));
-      ++*groups;
-    }
+  if (frame.view.color_mode != ColorMode::origin) return starts;
+  const int palettes = std::min(kMaxGroups, palette_count_);
+  // Drawn dark halos take the last palette (colormaps.json: origin-dark); the stars' groups the others.
+  const bool dark = frame.dark_start < frame.draw_count && palettes > 1;
+  auto add = [&](std::size_t start) {
+    starts[static_cast<std::size_t>(*groups - 1)] = static_cast<GLint>(std::min<std::size_t>(start, 0x7fffffff));
+    ++*groups;
+  };
+  for (std::size_t start : frame.group_starts) {
+    if (start >= frame.dark_start || *groups >= (dark ? palettes - 1 : palettes)) break;
+    add(start);
   }
+  // Repeated starts count the halo's bodies past every palette up to the last one.
+  if (dark)
+    while (*groups < palettes) add(frame.dark_start);
   return starts;
 }
 

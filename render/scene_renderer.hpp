@@ -8,6 +8,7 @@
 #include <array>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -41,8 +42,10 @@ struct SceneFrame {
   InteropBuffer* device_vertices = nullptr;
   void* writer_stream = nullptr;
   std::span<const LineVertex> lines;   // overlays, GL_LINES pairs
-  // Galaxy-of-origin colouring: the first body index of every group after the first (sim/scenes.hpp).
+  // Galaxy-of-origin colouring: the first body index of every group of stars after the first, and of
+  // the dark halos (sim/scenes.hpp; SIZE_MAX: none). The halos, when drawn, take the last palette.
   std::span<const std::size_t> group_starts;
+  std::size_t dark_start = SIZE_MAX;
   // Seconds since the previous frame, for the exposure's adaptation; 0: the wall clock's.
   double frame_seconds = 0;
 };

@@ -43,8 +43,14 @@ void SceneView::update(Backend& backend, const ViewSettings& view, const BodyFac
   vertices_.update(backend, backend_color_mode(view.color_mode));
   drawn_ = drawn_bodies(facts.groups, vertices_.count(), view.show_dark_matter);
   group_starts_.clear();
-  for (std::size_t g = 1; g < facts.groups.size(); ++g)
-    if (facts.groups[g].begin < drawn_.count) group_starts_.push_back(facts.groups[g].begin);
+  dark_start_ = SIZE_MAX;
+  for (std::size_t g = 1; g < facts.groups.size(); ++g) {
+    if (facts.groups[g].dark) {
+      dark_start_ = facts.groups[g].begin;
+      break;
+    }
+    group_starts_.push_back(facts.groups[g].begin);
+  }
   if (view.follow_bound) sampler_.gather(vertices_.buffer(), vertices_.count(), facts.time);
   overlay_ = {};
   if (view.octree_depth > 0) {
@@ -133,6 +139,7 @@ void SceneView::draw(const OrbitCamera& camera, const ViewSettings& view, const 
   frame.writer_stream = vertices_.writer_stream();
   frame.lines = overlay_.vertices;
   frame.group_starts = group_starts_;
+  frame.dark_start = dark_start_;
   frame.frame_seconds = frame_seconds;
   renderer_.draw(frame);
 }

@@ -3,6 +3,7 @@
 // bodies for the camera to follow (body_sample.hpp, bound_centre.hpp) and draws it all through
 // SceneRenderer. The window and `nbodylab render` both draw through this, so they look the same.
 #pragma once
+#include <cstdint>
 #include <future>
 #include <optional>
 #include <vector>
@@ -72,6 +73,7 @@ class SceneView {
   int frames_since_bounds_ = 0;
   std::vector<std::size_t> group_starts_;
   DrawnBodies drawn_;
+  std::size_t dark_start_ = SIZE_MAX;
   BodySampler sampler_;
   std::optional<BodySample> last_sample_;
   std::optional<BoundEstimate> bound_;

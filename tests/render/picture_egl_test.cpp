@@ -3,6 +3,7 @@
 // check on a render that should pass it.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -128,6 +129,73 @@ TEST_F(PictureEgl, GalaxyOfOriginPaintsEachGroupInItsPalette) {
   const auto [rr, rb] = colour_at({1.0f, 0.0f, 0.0f});
   EXPECT_GT(lb, 1.15 * lr) << "the first group (the larger galaxy) is blue";
   EXPECT_GT(rr, 1.15 * rb) << "the second is orange";
+}
+
+TEST_F(PictureEgl, DarkHalosAreDrawnOnlyWhenAskedAndInTheirOwnPalette) {
+  // Stars [0, n) on the left, a dark group [n, 2n) of bodies three times as heavy on the right
+  // (sim/scenes.hpp: dark groups come last).
+  const std::size_t n = 6000;
+  Bodies blob = testing::blob(n, 0.6f), both;
+  both.resize(2 * n);
+  for (std::size_t i = 0; i < 2 * n; ++i) {
+    const std::size_t k = i % n;
+    both.x[i] = blob.x[k] + (i < n ? -1.0f : 1.0f);
+    both.y[i] = blob.y[k];
+    both.z[i] = blob.z[k];
+    both.mass[i] = (i < n ? 0.25f : 0.75f) / static_cast<float>(n);
+  }
+  testing::FakeBackend backend(both);
+  BodyFacts facts;
+  facts.groups = {{0, n, "stars", 0.25}, {n, 2 * n, "halo", 0.75, true}};
+  ViewSettings settings;
+  settings.color_mode = ColorMode::origin;
+  settings.follow_bound = false;
+  // Light in a box around each blob's centre on screen (the camera fits the stars alone, so one fixed
+  // camera serves every render).
+  OrbitCamera camera;
+  camera.set_angles(0, 90);
+  SceneExtent extent;
+  extent.min = {-1.7f, -0.7f, -0.7f};
+  extent.max = {1.7f, 0.7f, 0.7f};
+  extent.radius = 1.8f;
+  camera.fit(extent);
+  auto light = [&](bool show_dark) {
+    settings.show_dark_matter = show_dark;
+    SceneView view(false);
+    GlRenderTarget target(320, 180, GL_RGBA8);
+    for (int f = 0; f < 3; ++f) {
+      view.update(backend, settings, facts);
+      view.draw(camera, settings, {0, 0, 320, 180}, target.framebuffer(), 1.0);
+    }
+    const Image image = read_pixels(target.framebuffer(), {0, 0, 320, 180});
+    std::array<double, 6> sums{};  // the stars' r g b, the halo's r g b, above the sky
+    for (int side = 0; side < 2; ++side) {
+      const glm::vec4 clip =
+          camera.projection(320.0f / 180.0f) * camera.view() * glm::vec4(side ? 1.0f : -1.0f, 0.0f, 0.0f, 1.0f);
+      const int cx = static_cast<int>((clip.x / clip.w * 0.5f + 0.5f) * 320);
+      const int cy = static_cast<int>((0.5f - clip.y / clip.w * 0.5f) * 180);
+      for (int y = std::max(0, cy - 25); y < std::min(180, cy + 25); ++y)
+        for (int x = std::max(0, cx - 25); x < std::min(320, cx + 25); ++x) {
+          const std::uint8_t* p = image.pixel(x, y);
+          if (p[0] + p[1] + p[2] < 90) continue;
+          for (int c = 0; c < 3; ++c) sums[static_cast<std::size_t>(3 * side + c)] += p[c];
+        }
+    }
+    return sums;
+  };
+  for (const RenderPath path : {RenderPath::sprites, RenderPath::splat}) {
+    SCOPED_TRACE(path == RenderPath::sprites ? "sprites" : "splat");
+    settings.render_path = path;
+    const auto hidden = light(false);
+    const auto shown = light(true);
+    const double hidden_stars = hidden[0] + hidden[1] + hidden[2];
+    EXPECT_GT(hidden_stars, 0.0) << "the stars are drawn";
+    EXPECT_LT(hidden[3] + hidden[4] + hidden[5], 0.01 * hidden_stars) << "the halo is not drawn by default";
+    EXPECT_GT(shown[3] + shown[4] + shown[5], 0.2 * (shown[0] + shown[1] + shown[2])) << "Dark matter on: drawn";
+    // In the dark palette (grey violet), not the stars' blue or the second galaxy's orange.
+    EXPECT_GT(shown[5], 1.2 * shown[4]);
+    EXPECT_GT(shown[3], 0.8 * shown[4]);
+  }
 }
 
 TEST_F(PictureEgl, CrowdedSpritesShrinkSoADenseCoreKeepsItsStructure) {
