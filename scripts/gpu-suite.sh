@@ -552,10 +552,12 @@ EOF
   # the image check on a 10M frame at t = 6, beside the renderer before issue 13 at 1M.
   if want teach; then
     # Each under a time limit: a tour that stops making progress must not take the rest of the run.
+    # The live scripts step by the clock (6 and 8 s): the lab never waits for a build, and at 100 FPS a
+    # 60-frame step ends before its build and its A/B's are in (run1 of 2026-11-25-h200-session7).
     step tour-allpairs timeout 300 "$bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --algo allpairs -n 65536 \
-      --script tour-allpairs.json --trace "$out/tour-allpairs.csv"
+      --script tour-allpairs-live.json --trace "$out/tour-allpairs.csv"
     step tour-barneshut timeout 300 "$bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --algo barneshut -n "$big" \
-      --script tour-barneshut.json --trace "$out/tour-barneshut.csv"
+      --script tour-barneshut-live.json --trace "$out/tour-barneshut.csv"
     step picture-10m "$bin/nbodylab" render --scene collision --algo barneshut -n "$huge" --steps-per-frame 10 \
       --frames 61 --size 1920x1080 --check-picture --benchmark --warmup 2 --report "$out/picture-10m.json" \
       --script "$root/assets/scripts/last-frame-screenshot.json"

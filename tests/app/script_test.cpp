@@ -18,6 +18,7 @@
 #include "sim/error.hpp"
 #include "sim/ladder.hpp"
 #include "sim/resources.hpp"
+#include "sim/tour.hpp"
 
 namespace nbl {
 namespace {
@@ -128,6 +129,33 @@ TEST(ScriptParse, TheShippedScriptsParseAndTheToggleScriptSwitchesEverySecond) {
   int rungs = 0;
   for (const ScriptEntry& e : ladder.entries) rungs += e.action == ScriptAction::ladder_rung;
   EXPECT_EQ(rungs, static_cast<int>(kLadder.size()) - 1) << "every rung but the single thread's";
+}
+
+TEST(ScriptParse, TheLiveTourScriptsGiveEveryStepTimeForItsBuildAndItsAB) {
+  // The lab never waits for a build: a step must last longer than the build of its variant and of its
+  // A/B's B (up to 2 s each on an H200), or its live speed-up is never measured.
+  for (const TourKind kind : {TourKind::allpairs, TourKind::barneshut}) {
+    const std::string name = "tour-" + std::string(to_string(kind)) + "-live.json";
+    SCOPED_TRACE(name);
+    const Script s = load_script(name);
+    EXPECT_TRUE(s.quits());
+    std::size_t next = 0;
+    double started = -1;
+    bool stats_since_step = true;
+    for (const ScriptEntry& e : s.entries) {
+      ASSERT_TRUE(e.time_s) << "timed in seconds, not frames";
+      if (e.action == ScriptAction::stats) stats_since_step = e.time_s > started;
+      if (e.action != ScriptAction::tour) continue;
+      EXPECT_EQ(e.tour, kind);
+      EXPECT_EQ(e.tour_step, next) << "every step, in order";
+      EXPECT_TRUE(stats_since_step) << "the previous step's figures are printed before the next";
+      if (next > 0) EXPECT_GE(*e.time_s - started, 6.0);
+      started = *e.time_s;
+      stats_since_step = false;
+      ++next;
+    }
+    EXPECT_EQ(next, load_tour(kind).steps.size());
+  }
 }
 
 TEST(ScriptParse, EachKindOfBadFileIsRefusedNamingWhereAndWhy) {
