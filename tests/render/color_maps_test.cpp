@@ -43,14 +43,17 @@ TEST(ColorMaps, DiscreteMapsStepInsteadOfBlending) {
   EXPECT_FLOAT_EQ(texels[200][0], 0.0f);
 }
 
-TEST(ColorMaps, GalaxyOfOriginHasTwoPalettesAndDensityAPerceptualRamp) {
+TEST(ColorMaps, GalaxyOfOriginHasAPaletteForEachGalaxyAndTheHalosAndDensityAPerceptualRamp) {
   const ColorMapSet maps = load_color_maps();
   const auto& origin = maps.palettes(ColorMode::origin);
-  ASSERT_EQ(origin.size(), 2u) << "one palette per galaxy of the collision";
+  ASSERT_EQ(origin.size(), 3u) << "one palette per galaxy of the collision, the last for the dark halos";
   const auto& larger = origin[0].texels[128];
   const auto& smaller = origin[1].texels[128];
+  const auto& dark = origin[2].texels[128];
   EXPECT_GT(larger[2], larger[0]) << "the larger galaxy is blue";
   EXPECT_GT(smaller[0], smaller[2]) << "the smaller one is orange";
+  EXPECT_GT(dark[2], dark[1]) << "the halos are violet";
+  EXPECT_LT(dark[0] + dark[1] + dark[2], 0.6f * (larger[0] + larger[1] + larger[2])) << "and dim beside the stars";
   // Density: luminance rises monotonically from dark to bright (a perceptual map, read as more = brighter).
   const auto& ramp = maps[ColorMode::density].texels;
   float previous = -1;
