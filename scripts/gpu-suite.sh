@@ -94,7 +94,9 @@ path, title, key_column, key, column = sys.argv[1:6]
 for table in json.load(open(path)):
     if title in table["title"]:
         for row in table["rows"]:
-            if str(row.get(key_column)) == key:
+            cell = row.get(key_column)
+            # A number column reads 8.0 in the JSON where the caller names row 8.
+            if str(cell) == key or (isinstance(cell, float) and f"{cell:g}" == key):
                 v = row.get(column)
                 print(f"{v:.4g}" if isinstance(v, float) else v)
                 sys.exit(0)

@@ -222,7 +222,11 @@ TEST(PictureDetail, TheNewRenderersMillionAndTenMillionBodyFramesPass) {
   // The same scene at t = 6 rendered headless on the H100 with the renderer of issue 13: 1,048,576
   // bodies (commit 30cac59; benchmarks/2026-11-23-h100-instrument/run5-30cac59/picture.log) and
   // 10,000,000 (benchmarks/2026-11-24-h100-session3/run6-1ab51e5/picture-10m.log).
-  for (const char* file : {"docs/screenshots/h100-collision-1m-t6.png", "docs/screenshots/h100-collision-10m-t6.png"}) {
+  // Then the disk galaxies with dark halos (issue 13's last item), on the H200 at 0c997ff
+  // (benchmarks/2026-11-25-h200-session7/run1-0c997ff/picture-*.log): 1M at t = 6 and 12, 10M at t = 6.
+  for (const char* file : {"docs/screenshots/h100-collision-1m-t6.png", "docs/screenshots/h100-collision-10m-t6.png",
+                           "docs/screenshots/h200-collision-1m-t6.png", "docs/screenshots/h200-collision-1m-t12.png",
+                           "docs/screenshots/h200-collision-10m-t6.png"}) {
     const auto path = std::filesystem::path(NBL_SOURCE_DIR) / file;
     ASSERT_TRUE(std::filesystem::exists(path)) << path;
     const PictureDetail d = picture_detail(read_png(path));
