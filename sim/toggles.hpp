@@ -193,7 +193,7 @@ inline constexpr std::array kToggles = {
     "accuracy comes at a larger theta with fewer interactions. Adaptive: the quadrupole only for the cells "
     "near the opening limit, where a monopole errs most (those a monopole test at 0.7 theta would open); "
     "the farther cells stay monopoles.", ""},
-  ToggleDef{"bh_group_size", "Group size", Algorithm::barneshut, "Force", ToggleKind::integer, 96, 32, 128, 32,
+  ToggleDef{"bh_group_size", "Group size", Algorithm::barneshut, "Force", ToggleKind::integer, 64, 32, 128, 32,
     kNoChoices, "NBL_BH_GROUP_SIZE",
     "Group walk: bodies that share one tree walk and one interaction list, a warp of 32 lanes each taking "
     "group size / 32 of them. Larger groups walk the tree less often per body and reuse every list entry "
