@@ -91,19 +91,24 @@ TEST_F(PictureEgl, ExposureShadersAgreeWithTheHostArithmetic) {
   EXPECT_GT(exposure.state().white, target) << "still on its way down";
 }
 
-TEST_F(PictureEgl, GalaxyOfOriginPaintsEachGroupInItsPalette) {
-  // Two blobs side by side: bodies [0, n) on the left, [n, 2n) on the right.
-  const std::size_t n = 6000;
-  Bodies left = testing::blob(n, 0.6f), both;
+// Two blobs side by side: bodies [0, n) at x = -1 weighing `left_mass` in all, [n, 2n) at x = +1.
+Bodies two_blobs(std::size_t n, float left_mass, float right_mass) {
+  const Bodies blob = testing::blob(n, 0.6f);
+  Bodies both;
   both.resize(2 * n);
   for (std::size_t i = 0; i < 2 * n; ++i) {
     const std::size_t k = i % n;
-    both.x[i] = left.x[k] + (i < n ? -1.0f : 1.0f);
-    both.y[i] = left.y[k];
-    both.z[i] = left.z[k];
-    both.mass[i] = 1.0f / static_cast<float>(2 * n);
+    both.x[i] = blob.x[k] + (i < n ? -1.0f : 1.0f);
+    both.y[i] = blob.y[k];
+    both.z[i] = blob.z[k];
+    both.mass[i] = (i < n ? left_mass : right_mass) / static_cast<float>(n);
   }
-  testing::FakeBackend backend(both);
+  return both;
+}
+
+TEST_F(PictureEgl, GalaxyOfOriginPaintsEachGroupInItsPalette) {
+  const std::size_t n = 6000;
+  testing::FakeBackend backend(two_blobs(n, 0.5f, 0.5f));
   SceneView view(false);
   ViewSettings settings;
   settings.color_mode = ColorMode::origin;
@@ -135,16 +140,7 @@ TEST_F(PictureEgl, DarkHalosAreDrawnOnlyWhenAskedAndInTheirOwnPalette) {
   // Stars [0, n) on the left, a dark group [n, 2n) of bodies three times as heavy on the right
   // (sim/scenes.hpp: dark groups come last).
   const std::size_t n = 6000;
-  Bodies blob = testing::blob(n, 0.6f), both;
-  both.resize(2 * n);
-  for (std::size_t i = 0; i < 2 * n; ++i) {
-    const std::size_t k = i % n;
-    both.x[i] = blob.x[k] + (i < n ? -1.0f : 1.0f);
-    both.y[i] = blob.y[k];
-    both.z[i] = blob.z[k];
-    both.mass[i] = (i < n ? 0.25f : 0.75f) / static_cast<float>(n);
-  }
-  testing::FakeBackend backend(both);
+  testing::FakeBackend backend(two_blobs(n, 0.25f, 0.75f));
   BodyFacts facts;
   facts.groups = {{0, n, "stars", 0.25}, {n, 2 * n, "halo", 0.75, true}};
   ViewSettings settings;
