@@ -152,7 +152,7 @@ void FrameTrace::print_summary(std::ostream& out) const {
   }
   for (const TraceSummary::Comparison& c : s.comparisons) {
     std::snprintf(line, sizeof line,
-                  "  A/B, B = %s: %zu frame(s) compared; force computation A %.3f ms, B %.3f ms (medians); %s; "
+                  "  A/B, B = %s: %zu frame(s) compared; force computation A %.3f ms, B %.3f ms (medians); B is %s; "
                   "forces differ by %.2g (relative norm, median)\n",
                   c.b.empty() ? "a copy of A" : c.b.c_str(), c.frames, c.a_median_ms, c.b_median_ms,
                   c.speedup.describe().c_str(), c.difference_median);

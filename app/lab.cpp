@@ -837,7 +837,7 @@ void Lab::print_stats() {
       line += simulation_.comparison_ready() ? "no frame compared yet" : "B building";
     } else {
       char text[160];
-      std::snprintf(text, sizeof text, "%d frames, total A %.3f ms, B %.3f ms, B %s, forces differ by %.2g", static_cast<int>(ab_history_.size()),
+      std::snprintf(text, sizeof text, "%d frames, total A %.3f ms, B %.3f ms, B is %s, forces differ by %.2g", static_cast<int>(ab_history_.size()),
                     rows.back().a_ms.median, rows.back().b_ms.median, rows.back().speedup.describe().c_str(),
                     ab_history_.difference_relative_norm().median);
       line += text;

@@ -724,7 +724,7 @@ void Panel::ab_section(const PanelFacts& f, SettingsEditor& editor) {
         const bool faster = row.speedup.low > 1.0, slower = row.speedup.high < 1.0;
         ImGui::TextColored(faster ? kGood : slower ? kWarning : kMuted, "%.2fx", row.speedup.median);
         if (ImGui::IsItemHovered())
-          ImGui::SetTooltip("%s\n95%% interval %.3f .. %.3f over %zu paired frames%s", row.speedup.describe().c_str(),
+          ImGui::SetTooltip("B is %s\n95%% interval %.3f .. %.3f over %zu paired frames%s", row.speedup.describe().c_str(),
                             row.speedup.low, row.speedup.high, row.speedup.pairs,
                             faster || slower ? "" : "\nThe interval holds 1: no difference this noise can show.");
       }

@@ -28,8 +28,8 @@ std::string Speedup::describe() const {
   if (empty()) return "no samples yet";
   char text[96];
   const double half = 0.5 * (high - low);
-  if (median >= 1.0) std::snprintf(text, sizeof text, "B is %.2fx faster (+-%.2f)", median, half);
-  else std::snprintf(text, sizeof text, "B is %.2fx slower (+-%.2f)", 1.0 / median, half / (median * median));
+  if (median >= 1.0) std::snprintf(text, sizeof text, "%.2fx faster (+-%.2f)", median, half);
+  else std::snprintf(text, sizeof text, "%.2fx slower (+-%.2f)", 1.0 / median, half / (median * median));
   return text;
 }
 

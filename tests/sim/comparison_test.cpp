@@ -58,6 +58,9 @@ TEST(PairedSpeedup, FewPairsSpanTheirRangeAndBadOnesAreLeftOut) {
   EXPECT_EQ(s.median, 2.5);
   EXPECT_TRUE(paired_speedup({}, {}).empty());
   EXPECT_NE(paired_speedup({1.0}, {2.0}).describe().find("slower"), std::string::npos);
+  // The figure alone: callers say whose it is ("B is 2.00x slower ..."), so it must not say it again
+  // (the lab's stats line read "B B is ..." and the presenter caption "B is B is ...").
+  EXPECT_EQ(paired_speedup({1.0}, {2.0}).describe(), "2.00x slower (+-0.00)");
 }
 
 TEST(ComparisonHistory, RowsPerStageWithTheTotalLastAndAWindow) {
