@@ -175,7 +175,7 @@ Table geometry_table(const Settings& base, const BenchOptions& options) {
   s.algorithm = Algorithm::barneshut;
   s.scene = Scene::plummer;
   struct Figures {
-    double ms = 0, interactions_per_body = 0, touched_per_body = 0, p99 = 0, max = 0;
+    double ms = 0, force_ms = 0, interactions_per_body = 0, touched_per_body = 0, touched_max = 0, p99 = 0, max = 0;
   };
   std::optional<Figures> sphere;
   std::optional<Table> t;
@@ -189,8 +189,10 @@ Table geometry_table(const Settings& base, const BenchOptions& options) {
       t.emplace("Barnes-Hut on hard geometry, theta " + std::to_string(s.opening_angle).substr(0, 4) + ", n = " +
                 std::to_string(n) + " (" + sim.backend().name() + ")");
       t->column("case", "case").column("bodies", "bodies").column("ms", "ms/step").column("ms_ratio", "x")
+          .column("force_ms", "force ms").column("force_ratio", "x")
           .column("interactions_per_body", "interactions/body").column("interactions_ratio", "x")
           .column("touched_per_body", "nodes touched/body").column("touched_ratio", "x")
+          .column("touched_max", "touched max").column("touched_max_ratio", "x")
           .column("error_p99", "err/RMS p99").column("error_p99_ratio", "x").column("error_max", "err/RMS max")
           .column("error_max_ratio", "x").column("max_depth", "depth");
     }
@@ -207,19 +209,22 @@ Table geometry_table(const Settings& base, const BenchOptions& options) {
     t->row().add(name).add(bodies, 0);
     if (blew_up || steps.empty()) {
       t->add(std::string("NaN/inf"));
-      for (int k = 0; k < 10; ++k) t->add_empty();
+      for (int k = 0; k < 14; ++k) t->add_empty();
       continue;
     }
-    std::vector<double> interactions, touched, depth;
+    std::vector<double> interactions, touched, touched_max, depth;
     for (const StepStats& step : steps) {
       interactions.push_back(step.interactions / bodies);
       touched.push_back(step.tree.nodes_touched.avg);
+      touched_max.push_back(step.tree.nodes_touched.max);
       depth.push_back(step.tree.max_depth);
     }
     Figures f;
     f.ms = median_of(steps, "");
+    f.force_ms = median_of(steps, stage_name(Stage::force));
     f.interactions_per_body = median(interactions);
     f.touched_per_body = median(touched);
+    f.touched_max = median(touched_max);
     if (options.force_error_sample > 0) {
       const ForceError e = sim.force_error(static_cast<std::size_t>(options.force_error_sample));
       f.p99 = e.normalized_p99;
@@ -228,9 +233,10 @@ Table geometry_table(const Settings& base, const BenchOptions& options) {
       f.p99 = f.max = std::nan("");
     }
     if (!sphere) sphere = f;
-    t->add(f.ms, 3).add(f.ms / sphere->ms, 2).add(f.interactions_per_body, 1)
-        .add(f.interactions_per_body / sphere->interactions_per_body, 2).add(f.touched_per_body, 1)
-        .add(f.touched_per_body / sphere->touched_per_body, 2).add_sci(f.p99, 2).add(f.p99 / sphere->p99, 2)
+    t->add(f.ms, 3).add(f.ms / sphere->ms, 2).add(f.force_ms, 3).add(f.force_ms / sphere->force_ms, 2)
+        .add(f.interactions_per_body, 1).add(f.interactions_per_body / sphere->interactions_per_body, 2)
+        .add(f.touched_per_body, 1).add(f.touched_per_body / sphere->touched_per_body, 2).add(f.touched_max, 0)
+        .add(f.touched_max / sphere->touched_max, 2).add_sci(f.p99, 2).add(f.p99 / sphere->p99, 2)
         .add_sci(f.max, 2).add(f.max / sphere->max, 2).add(median(depth), 0);
   }
   std::fprintf(stderr, "%60s\r", "");
