@@ -26,6 +26,7 @@ struct BenchOptions {
 
 struct BenchResult {
   std::string backend, notice;
+  std::string variant;  // the kernels that ran, as the backend names them ("" for the CPU backends)
   std::string initial_conditions;  // "plummer", or "loaded from FILE"
   std::size_t bodies = 0;
   std::string bodies_origin;  // why n is what it is when -n was not given ("" when it was)

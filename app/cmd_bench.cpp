@@ -22,6 +22,7 @@
 #include "physics/gravity.hpp"
 #include "sim/error.hpp"
 #include "sim/file_util.hpp"
+#include "sim/stage_names.hpp"
 #include "sim/statistics.hpp"
 #include "sim/tipsy.hpp"
 
@@ -90,6 +91,7 @@ BenchResult run_bench(const Settings& settings, const BenchOptions& options, con
   result.final_bodies = sim.bodies();
   result.steps_advanced = options.warmup_steps + options.steps;
   result.time = sim.time();
+  result.variant = sim.backend().variant_label();  // after the steps: the pipeline that ran them
   return result;
 }
 
@@ -130,21 +132,27 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
   if (r.steps.size() >= 100) {
     Table over("Over the run: ms per step in eighths of the " + std::to_string(r.steps.size()) + " measured steps");
     over.column("part", "part").column("first_step", "from step").column("ms", "ms/step (median)")
-        .column("ratio", "x first part").column("max_depth", "tree depth");
+        .column("ratio", "x first part").column("force_ms", "force ms").column("interactions", "interactions/step")
+        .column("interactions_ratio", "x first part").column("max_depth", "tree depth");
     const std::size_t parts = 8, per = r.steps.size() / parts;
-    double first = 0;
+    double first = 0, first_interactions = 0;
     for (std::size_t p = 0; p < parts; ++p) {
-      std::vector<double> ms, depth;
+      std::vector<double> ms, force, interactions, depth;
       for (std::size_t k = p * per; k < (p + 1 == parts ? r.steps.size() : (p + 1) * per); ++k) {
         ms.push_back(r.steps[k].total_ms);
+        force.push_back(r.steps[k].stage_ms(stage_name(Stage::force)));
+        interactions.push_back(r.steps[k].interactions);
         depth.push_back(r.steps[k].tree.max_depth);
       }
-      const double m = median(ms);
-      if (p == 0) first = m;
+      const double m = median(ms), i = median(interactions);
+      if (p == 0) first = m, first_interactions = i;
       over.row().add(static_cast<double>(p + 1), 0).add(static_cast<double>(p * per + 1), 0).add(m, 3)
-          .add(first > 0 ? m / first : 0.0, 3).add(median(depth), 0);
+          .add(first > 0 ? m / first : 0.0, 3).add(median(force), 3).add_sci(i, 3)
+          .add(first_interactions > 0 ? i / first_interactions : 0.0, 3).add(median(depth), 0);
     }
-    over.note("medians of each part's steps (CUDA events on a GPU); the warm-up steps are not in the first part");
+    over.note("medians of each part's steps (CUDA events on a GPU); the warm-up steps are not in the first part. "
+              "Interactions that grow with the time tell a denser system (the same walk, more work); a time that "
+              "grows alone tells a slower walk");
     tables.push_back(over);
   }
 
@@ -154,6 +162,7 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
   auto number_row = [&](const std::string& q, double v, int precision = 3) { summary.row().add(q).add(v, precision); };
   auto sci_row = [&](const std::string& q, double v) { summary.row().add(q).add_sci(v, 3); };
   text_row("backend", r.backend);
+  if (!r.variant.empty()) text_row("kernels", r.variant);
   text_row("algorithm", std::string(to_string(settings.algorithm)));
   text_row("scene", r.initial_conditions);
   number_row("bodies", static_cast<double>(r.bodies), 0);

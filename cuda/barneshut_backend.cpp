@@ -246,7 +246,11 @@ std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
 }
 
 std::vector<BuildProgress> BarnesHutBackend::builds() const { return impl_->builds.progress(); }
-std::string BarnesHutBackend::variant_label() const { return impl_->variant.label; }
+std::string BarnesHutBackend::variant_label() const {
+  const Impl& s = *impl_;
+  if (!s.pipeline || s.pipeline->force_stack_capacity() == 0) return s.variant.label;
+  return s.variant.label + ", node stack of " + std::to_string(s.pipeline->force_stack_capacity()) + " a warp";
+}
 
 void BarnesHutBackend::set_comparison(const std::optional<Settings>& b) {
   Impl& s = *impl_;

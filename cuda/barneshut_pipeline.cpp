@@ -55,15 +55,16 @@ std::vector<KernelSource> barneshut_sources(const BarnesHutVariant& v) {
 BarnesHutPipeline::BarnesHutPipeline(const BarnesHutVariant& variant, Modules modules, const DeviceInfo& device)
     : variant_(variant), modules_(std::move(modules)), sm_count_(std::max(device.sm_count, 1)) {
   const BarnesHutVariant& v = variant_;
-  if (v.force_shared_bytes > 48 * 1024) {
-    if (v.force_shared_bytes > device.shared_per_block_optin)
-      throw InputError("force kernel needs " + std::to_string(v.force_shared_bytes) +
-                       " bytes of shared memory per block; this GPU allows " +
-                       std::to_string(device.shared_per_block_optin) + "; use a smaller bh_block_size");
+  if (v.force_shared_bytes > device.shared_per_block_optin)
+    throw InputError("force kernel needs " + std::to_string(v.force_shared_bytes) +
+                     " bytes of shared memory per block; this GPU allows " +
+                     std::to_string(device.shared_per_block_optin) + "; use a smaller bh_block_size");
+  force_shared_bytes_ = v.force_shared_bytes;
+  if (v.traversal == BhTraversal::group) size_group_stack(device);
+  if (force_shared_bytes_ > 48 * 1024)
     NBL_CUDA_CHECK(cudaFuncSetAttribute(module(BarnesHutSlot::force).kernel(bh::kForceKernel.name),
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(v.force_shared_bytes)));
-  }
+                                        static_cast<int>(force_shared_bytes_)));
   // Kernels 2-4 of the lock-based build wait on each other's results across the grid: every block
   // must be resident at once (a persistent grid), so they are sized by occupancy.
   if (!v.morton_build) {
@@ -72,6 +73,42 @@ BarnesHutPipeline::BarnesHutPipeline(const BarnesHutVariant& variant, Modules mo
         resident_blocks_per_sm(module(BarnesHutSlot::summarize), bh::kSummarizeKernel.name, bh::kSummarizeThreads) * sm_count_;
     sort_blocks_ = resident_blocks_per_sm(module(BarnesHutSlot::sort), bh::kSortKernel.name, bh::kSortThreads) * sm_count_;
   }
+}
+
+// The group walk crawls, one node a step, while its node stack is nearly full (bh_tree.hpp), and how
+// deep the stack runs grows with the tree and the group's box (a 1M collision late in its run, with
+// groups of 64, took twice as long with 512 entries as with 768). Registers usually cap how many
+// blocks an SM holds before shared memory does, so the stack takes the shared memory that the same
+// number of blocks leaves unused: more stack, never fewer warps.
+void BarnesHutPipeline::size_group_stack(const DeviceInfo& device) {
+  const BarnesHutVariant& v = variant_;
+  const int warps = v.force_block / 32;
+  const auto bytes_for = [&](int stack) {
+    return static_cast<std::size_t>(warps) *
+           bh::group_shared_bytes_per_warp(v.force_list_capacity, v.force_cell_capacity, stack);
+  };
+  force_stack_ = bh::kMinGroupStack;
+  force_shared_bytes_ = bytes_for(force_stack_);
+  const KernelModule& force = module(BarnesHutSlot::force);
+  const void* kernel = force.kernel(bh::kForceKernel.name);
+  // The occupancy queries below must see the kernel allowed the largest block it may get.
+  NBL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(device.shared_per_block_optin)));
+  const int blocks = resident_blocks_per_sm(force, bh::kForceKernel.name, v.force_block, force_shared_bytes_);
+  if (blocks < 1 || device.shared_per_sm == 0) return;
+  const std::size_t per_block = std::min<std::size_t>(
+      {device.shared_per_sm / static_cast<std::size_t>(blocks) - device.shared_reserved_per_block,
+       device.shared_per_block_optin, static_cast<std::size_t>(bh::kForceSharedLimit)});
+  const int fixed = bh::group_shared_bytes_per_warp(v.force_list_capacity, v.force_cell_capacity, 0);
+  int stack = static_cast<int>(per_block / static_cast<std::size_t>(warps)) - fixed;
+  stack = std::min(stack / 4 - (bh::group_stack_entries(0)), bh::kMaxGroupStack);
+  stack -= stack % 32;
+  if (stack <= bh::kMinGroupStack) return;
+  // Trust the occupancy calculator over the arithmetic above: keep the larger stack only when the SM
+  // still holds as many blocks.
+  if (resident_blocks_per_sm(force, bh::kForceKernel.name, v.force_block, bytes_for(stack)) < blocks) return;
+  force_stack_ = stack;
+  force_shared_bytes_ = bytes_for(stack);
 }
 
 int BarnesHutPipeline::stream_blocks(std::size_t n) const {
@@ -140,8 +177,10 @@ void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, c
     build_tree(b, p, stream, timer);
     const bh::Tree t = b.tree(p);
     run_stage(timer, Stage::force, [&] {
+      bh::Tree walk = t;
+      walk.stack_cap = force_stack_;
       launch(module(BarnesHutSlot::force), bh::kForceKernel,
-             LaunchShape::cover(b.size(), variant_.force_block, variant_.force_shared_bytes), stream, t);
+             LaunchShape::cover(b.size(), variant_.force_block, force_shared_bytes_), stream, walk);
     });
     if (then_kick) {
       run_stage(timer, Stage::integrate, [&] {

@@ -52,6 +52,11 @@ class BarnesHutPipeline {
 
   const BarnesHutVariant& variant() const { return variant_; }
   const Modules& modules() const { return modules_; }
+  // The group walk's node stack, entries per warp, and the force kernel's shared memory with it: the
+  // least the variant needs, grown into what the kernel's occupancy leaves of the SM (0 and the
+  // variant's bytes for the other traversals).
+  int force_stack_capacity() const { return force_stack_; }
+  std::size_t force_shared_bytes() const { return force_shared_bytes_; }
   // Takes over `previous`'s scratch (the device-wide sorts' temporary storage, sized for the bodies it
   // ran): a swapped-in pipeline neither allocates it on its first step nor frees the old one's.
   void adopt_scratch(BarnesHutPipeline& previous) { std::swap(primitives_, previous.primitives_); }
@@ -60,6 +65,7 @@ class BarnesHutPipeline {
  private:
   const KernelModule& module(BarnesHutSlot slot) const { return *modules_[static_cast<std::size_t>(slot)]; }
   bool has(BarnesHutSlot slot) const { return modules_[static_cast<std::size_t>(slot)] != nullptr; }
+  void size_group_stack(const DeviceInfo& device);
   void build_tree(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream, StageTimer* timer);
   int stream_blocks(std::size_t n) const;
 
@@ -67,6 +73,8 @@ class BarnesHutPipeline {
   Modules modules_;
   int sm_count_ = 1;
   int build_blocks_ = 1, summarize_blocks_ = 1, sort_blocks_ = 1;
+  int force_stack_ = 0;
+  std::size_t force_shared_bytes_ = 0;
   bh::Primitives primitives_;
 };
 

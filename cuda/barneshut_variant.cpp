@@ -87,24 +87,22 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
   v.force.macros.emplace_back("NBL_BH_SOFTENED", softened ? "1" : "0");
   if (group_walk) {
     // Shared memory per warp: the point list (float4 entries, bh_list_capacity of them), with quadrupoles
-    // a cell list a quarter as long (40 bytes an entry), and the node stack (ints): twice the list, and
-    // at least 512 entries per 64 bodies of the group, whose wider box keeps more nodes pending (a stack
-    // near full makes the walk pop one node a step).
+    // a cell list a quarter as long (40 bytes an entry), and the node stack (ints), at least
+    // kMinGroupStack entries; the launch gives the stack whatever more the kernel's occupancy leaves
+    // (cuda/barneshut_pipeline.cpp, force_stack_capacity).
     // Big blocks get shorter lists so that one block still fits an SM's 227 KB.
     const int warps = v.force_block / 32;
     int list_cap = t["bh_list_capacity"];
     auto cells_for = [&](int list) { return monopole ? 0 : std::max(64, list / 4); };
-    const int group_size = v.sort ? t["bh_group_size"] : 32;
-    auto stack_for = [&](int list) { return std::max(2 * list, 512 * group_size / 64); };
     auto bytes_for = [&](int list) {
-      return static_cast<std::size_t>(warps) * bh::group_shared_bytes_per_warp(list, cells_for(list), stack_for(list));
+      return static_cast<std::size_t>(warps) * bh::group_shared_bytes_per_warp(list, cells_for(list), bh::kMinGroupStack);
     };
     while (list_cap > 64 && bytes_for(list_cap) > bh::kForceSharedLimit) list_cap /= 2;
     v.force.macros.emplace_back("NBL_BH_LIST_CAP", std::to_string(list_cap));
     v.force.macros.emplace_back("NBL_BH_CELL_CAP", std::to_string(cells_for(list_cap)));
-    v.force.macros.emplace_back("NBL_BH_STACK_CAP", std::to_string(stack_for(list_cap)));
     v.force_shared_bytes = bytes_for(list_cap);
     v.force_list_capacity = list_cap;
+    v.force_cell_capacity = cells_for(list_cap);
     if (v.sort) {
       v.groups = source("bh_groups.cu", {"bh_group_size"}, t, "force groups");
     } else {

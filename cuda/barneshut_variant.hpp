@@ -24,8 +24,11 @@ struct BarnesHutVariant {
   BhTraversal traversal = BhTraversal::group;
   int leaf_capacity = 1;
   int force_block = 256;
-  std::size_t force_shared_bytes = 0;  // dynamic shared memory of the force kernel (group lists)
-  int force_list_capacity = 0;         // group walk: entries of the point list (bh_list_capacity, fitted)
+  // Dynamic shared memory of the force kernel (group lists) with the smallest node stack
+  // (bh::kMinGroupStack); the launch grows the stack into what occupancy leaves.
+  std::size_t force_shared_bytes = 0;
+  int force_list_capacity = 0;  // group walk: entries of the point list (bh_list_capacity, fitted)
+  int force_cell_capacity = 0;  // group walk: entries of the quadrupole cell list (0 with monopoles)
 
   KernelSource bounding_box;  // kernel 1
   KernelSource build;         // kernel 2: bh_build_insert.cu or bh_morton.cu

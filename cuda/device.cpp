@@ -66,6 +66,8 @@ std::optional<DeviceInfo> query_device(std::string* why) {
   d.memory_bytes = prop.totalGlobalMem;
   d.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
   d.shared_per_block_optin = prop.sharedMemPerBlockOptin;
+  d.shared_per_sm = prop.sharedMemPerMultiprocessor;
+  d.shared_reserved_per_block = prop.reservedSharedMemPerBlock;
   NBL_CUDA_CHECK(cudaDriverGetVersion(&d.driver_version));
   NBL_CUDA_CHECK(cudaRuntimeGetVersion(&d.runtime_version));
   fill_lanes(d);

@@ -19,6 +19,8 @@ struct DeviceInfo {
   int memory_bus_bits = 0;
   std::size_t l2_bytes = 0;
   std::size_t shared_per_block_optin = 0;
+  std::size_t shared_per_sm = 0;              // shared memory of one SM, all its blocks together
+  std::size_t shared_reserved_per_block = 0;  // what the driver keeps of it for each resident block
   int driver_version = 0, runtime_version = 0;
 
   std::string arch() const { return "sm_" + std::to_string(compute_major) + std::to_string(compute_minor); }

@@ -14,8 +14,8 @@
 
 using namespace nbl::bh;
 
-#if !defined(NBL_BH_LIST_CAP) || !defined(NBL_BH_CELL_CAP) || !defined(NBL_BH_STACK_CAP) || !defined(NBL_BH_GROUP_SIZE)
-#error "bh_force_group.cu needs NBL_BH_LIST_CAP, _CELL_CAP, _STACK_CAP and _GROUP_SIZE from the switchboard"
+#if !defined(NBL_BH_LIST_CAP) || !defined(NBL_BH_CELL_CAP) || !defined(NBL_BH_GROUP_SIZE)
+#error "bh_force_group.cu needs NBL_BH_LIST_CAP, _CELL_CAP and _GROUP_SIZE from the switchboard"
 #endif
 
 namespace {
@@ -24,8 +24,6 @@ constexpr unsigned kAll = 0xffffffffu;
 constexpr int kWarps = NBL_BH_BLOCK_SIZE / 32;
 constexpr int kListCap = NBL_BH_LIST_CAP;
 constexpr int kCellCap = NBL_BH_CELL_CAP;  // 0 with monopoles: a cell's monopole is a point mass
-constexpr int kStackCap = NBL_BH_STACK_CAP;
-constexpr int kStackAlloc = group_stack_entries(kStackCap);  // with the slack that rules out overflow
 constexpr int kGroupSize = NBL_BH_SORT ? NBL_BH_GROUP_SIZE : 32;  // unsorted: runs of 32 in memory order
 constexpr int kPerLane = kGroupSize / 32;
 static_assert(kGroupSize % 32 == 0 && kPerLane >= 1 && kGroupSize <= kMaxGroupSize, "group size: 32 to 128");
@@ -65,7 +63,8 @@ __device__ __forceinline__ void evaluate_cells(const float4* cells, const float4
 
 // Dynamic shared memory, per warp (kWarps of each, in this order): the point list (kListCap float4),
 // the cell list (kCellCap float4 positions and masses, kCellCap float4 and kCellCap float2 of quadrupole
-// and trace), the node stack (kStackAlloc ints). bh_tree.hpp's group_shared_bytes_per_warp gives the same total.
+// and trace), the node stack (t.stack_cap ints and the slack that rules out overflow, last: the launch
+// sizes it). bh_tree.hpp's group_shared_bytes_per_warp gives the same total.
 extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
   extern __shared__ float4 shared[];
   const Control* ctl = t.ctl;
@@ -77,7 +76,8 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   [[maybe_unused]] float4* quads = shared + kWarps * (kListCap + kCellCap) + warp * kCellCap;
   float2* after_quads = reinterpret_cast<float2*>(shared + kWarps * (kListCap + 2 * kCellCap));
   [[maybe_unused]] float2* quads_yz = after_quads + warp * kCellCap;
-  int* stack = reinterpret_cast<int*>(after_quads + kWarps * kCellCap) + warp * kStackAlloc;
+  const int stack_cap = t.stack_cap;
+  int* stack = reinterpret_cast<int*>(after_quads + kWarps * kCellCap) + warp * group_stack_entries(stack_cap);
   const int n = t.n;
   const int root = ctl->root;
   const float theta2 = t.theta * t.theta;
@@ -130,7 +130,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
     int top = 1;  // stack height, the same in every lane
     __syncwarp();
     while (top > 0) {
-      const int room = (kStackCap - top) >> 3;
+      const int room = (stack_cap - top) >> 3;
       const int take = min(min(32, top), max(1, room));
       const int id = static_cast<int>(lane) < take ? stack[top - take + static_cast<int>(lane)] : kNull;
       __syncwarp();

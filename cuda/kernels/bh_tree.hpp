@@ -109,7 +109,9 @@ struct Tree {
   float dt;         // time step
   float eps2;       // softening length squared
   float theta;      // opening angle
-  int pad;
+  // The group walk's node stack, entries per warp (bh_force_group.cu): the force pass's launch sets it
+  // to fill the shared memory its occupancy leaves (cuda/barneshut_pipeline.cpp); other kernels ignore it.
+  int stack_cap;
   // Second moments of each cell's mass about its centre of mass (sum of m dx dx, m dy dy, m dz dz, m dx dy
   // in `second`; m dx dz, m dy dz in `second_xz_yz`), written by summarize in both builds: the
   // quadrupole the walks use with bh_moments = quadrupole (physics/gravity.hpp) comes from them.
@@ -144,12 +146,17 @@ struct Morton {
 
 // The group walk's shared memory per warp (bh_force_group.cu): an interaction list of `list_cap`
 // float4 entries (bodies, and cells' monopoles), with quadrupoles a list of `cell_cap` cells (a float4
-// position and mass, a float4 and a float2 of quadrupole and trace: 40 bytes), and a node stack. A step pops up to
-// 32 nodes and pushes up to 8 children for each; while the stack is fuller than stack_cap - 8 a step
-// pops one node only (a pure depth-first step), which can push the stack at most 7 entries deeper per
-// level: the slack makes overflow impossible.
+// position and mass, a float4 and a float2 of quadrupole and trace: 40 bytes), and a node stack. A step
+// pops up to 32 nodes and pushes up to 8 children for each, so a step pops only as many as the room
+// left can take eight times over; while the stack is fuller than stack_cap - 8 a step pops one node only
+// (a pure depth-first step), which can push the stack at most 7 entries deeper per level: the slack
+// makes overflow impossible. A stack that runs that full makes the walk crawl, one node a step, so the
+// launch gives the stack all the shared memory the kernel's occupancy leaves (Tree::stack_cap), and
+// kMinGroupStack at the least.
 // Shared memory one block of the force kernel may take (an SM's 227 KB, less the static part).
 inline constexpr int kForceSharedLimit = 226 * 1024;
+inline constexpr int kMinGroupStack = 512;
+inline constexpr int kMaxGroupStack = 4096;  // 16 KB a warp: where more stack would cost occupancy anyway
 NBL_HD inline constexpr int group_stack_entries(int stack_cap) { return stack_cap + 7 * (kMaxDepth + 1) + 8; }
 NBL_HD inline constexpr int group_shared_bytes_per_warp(int list_cap, int cell_cap, int stack_cap) {
   return list_cap * 16 + cell_cap * 40 + group_stack_entries(stack_cap) * 4;
