@@ -1,5 +1,7 @@
 #include "cuda/barneshut_pipeline.hpp"
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -103,6 +105,9 @@ void BarnesHutPipeline::size_group_stack(const DeviceInfo& device) {
   int stack = static_cast<int>(per_block / static_cast<std::size_t>(warps)) - fixed;
   stack = std::min(stack / 4 - (bh::group_stack_entries(0)), bh::kMaxGroupStack);
   stack -= stack % 32;
+  // For measuring the trade-off (BENCHMARKS.md): NBODYLAB_BH_STACK caps the stack lower; the shared
+  // memory the stack does not take stays L1 cache, which the walk's tree loads use.
+  if (const char* cap = std::getenv("NBODYLAB_BH_STACK"); cap && std::atoi(cap) > 0) stack = std::min(stack, std::atoi(cap));
   if (stack <= bh::kMinGroupStack) return;
   // Trust the occupancy calculator over the arithmetic above: keep the larger stack only when the SM
   // still holds as many blocks.
