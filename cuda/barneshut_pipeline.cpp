@@ -101,9 +101,9 @@ void BarnesHutPipeline::size_group_stack(const DeviceInfo& device) {
   const std::size_t per_block = std::min<std::size_t>(
       {device.shared_per_sm / static_cast<std::size_t>(blocks) - device.shared_reserved_per_block,
        device.shared_per_block_optin, static_cast<std::size_t>(bh::kForceSharedLimit)});
+  // A warp's bytes with a stack of s entries: those with none (lists, the stack's slack) plus 4 s.
   const int fixed = bh::group_shared_bytes_per_warp(v.force_list_capacity, v.force_cell_capacity, 0);
-  int stack = static_cast<int>(per_block / static_cast<std::size_t>(warps)) - fixed;
-  stack = std::min(stack / 4 - (bh::group_stack_entries(0)), bh::kMaxGroupStack);
+  int stack = std::min((static_cast<int>(per_block / static_cast<std::size_t>(warps)) - fixed) / 4, bh::kMaxGroupStack);
   stack -= stack % 32;
   // For measuring the trade-off (BENCHMARKS.md): NBODYLAB_BH_STACK caps the stack lower; the shared
   // memory the stack does not take stays L1 cache, which the walk's tree loads use.
