@@ -78,10 +78,16 @@ BarnesHutPipeline::BarnesHutPipeline(const BarnesHutVariant& variant, Modules mo
 }
 
 // The group walk crawls, one node a step, while its node stack is nearly full (bh_tree.hpp), and how
-// deep the stack runs grows with the tree and the group's box (a 1M collision late in its run, with
-// groups of 64, took twice as long with 512 entries as with 768). Registers usually cap how many
-// blocks an SM holds before shared memory does, so the stack takes the shared memory that the same
-// number of blocks leaves unused: more stack, never fewer warps.
+// deep the stack runs grows with the tree and the group's box: a 1M collision late in its run took
+// 10.8 ms a step with 512 entries and 5.9 with 768 (groups of 64, H200). Registers usually cap how
+// many blocks an SM holds before shared memory does, so the stack takes shared memory that the same
+// number of blocks leaves unused: more stack, never fewer warps. But not all of it: shared memory and
+// L1 are one array per SM (kUnifiedBeyondShared more than the most shared memory an SM offers), and
+// the walk's tree loads live in L1. With less than kKeepL1 left to it the insertion build's walk,
+// which touches more nodes, slowed by 16% at 1M (stacks of 1,024 against 768, BENCHMARKS.md).
+constexpr std::size_t kUnifiedBeyondShared = 28 * 1024;  // 256 KB on sm_90 (228 shared), 192 on sm_80 (164)
+constexpr std::size_t kKeepL1 = 64 * 1024;
+
 void BarnesHutPipeline::size_group_stack(const DeviceInfo& device) {
   const BarnesHutVariant& v = variant_;
   const int warps = v.force_block / 32;
@@ -97,10 +103,12 @@ void BarnesHutPipeline::size_group_stack(const DeviceInfo& device) {
   NBL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(device.shared_per_block_optin)));
   const int blocks = resident_blocks_per_sm(force, bh::kForceKernel.name, v.force_block, force_shared_bytes_);
-  if (blocks < 1 || device.shared_per_sm == 0) return;
-  const std::size_t per_block = std::min<std::size_t>(
-      {device.shared_per_sm / static_cast<std::size_t>(blocks) - device.shared_reserved_per_block,
-       device.shared_per_block_optin, static_cast<std::size_t>(bh::kForceSharedLimit)});
+  if (blocks < 1 || device.shared_per_sm + kUnifiedBeyondShared <= kKeepL1) return;
+  const std::size_t shared = std::min(device.shared_per_sm, device.shared_per_sm + kUnifiedBeyondShared - kKeepL1);
+  const std::size_t share = shared / static_cast<std::size_t>(blocks);
+  const std::size_t per_block = std::min<std::size_t>({share - std::min(share, device.shared_reserved_per_block),
+                                                       device.shared_per_block_optin,
+                                                       static_cast<std::size_t>(bh::kForceSharedLimit)});
   // A warp's bytes with a stack of s entries: those with none (lists, the stack's slack) plus 4 s.
   const int fixed = bh::group_shared_bytes_per_warp(v.force_list_capacity, v.force_cell_capacity, 0);
   int stack = std::min((static_cast<int>(per_block / static_cast<std::size_t>(warps)) - fixed) / 4, bh::kMaxGroupStack);

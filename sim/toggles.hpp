@@ -193,16 +193,16 @@ inline constexpr std::array kToggles = {
     "accuracy comes at a larger theta with fewer interactions. Adaptive: the quadrupole only for the cells "
     "near the opening limit, where a monopole errs most (those a monopole test at 0.7 theta would open); "
     "the farther cells stay monopoles.", ""},
-  ToggleDef{"bh_group_size", "Group size", Algorithm::barneshut, "Force", ToggleKind::integer, 64, 32, 128, 32,
+  ToggleDef{"bh_group_size", "Group size", Algorithm::barneshut, "Force", ToggleKind::integer, 96, 32, 128, 32,
     kNoChoices, "NBL_BH_GROUP_SIZE",
     "Group walk: bodies that share one tree walk and one interaction list, a warp of 32 lanes each taking "
     "group size / 32 of them. Larger groups walk the tree less often per body and reuse every list entry "
     "from registers, for longer lists and more registers.", ""},
   ToggleDef{"bh_list_capacity", "List capacity", Algorithm::barneshut, "Force", ToggleKind::integer, 256, 128, 1024, 128,
     kNoChoices, "NBL_BH_LIST_CAP",
-    "Group walk: entries a warp's interaction list holds in shared memory before it is evaluated (the node "
-    "stack is twice as long). Shorter lists leave room for more warps per SM to hide the walk's memory "
-    "latency, at the cost of more, shorter evaluation rounds.", ""},
+    "Group walk: entries a warp's interaction list holds in shared memory before it is evaluated. Shorter "
+    "lists leave room for more warps per SM to hide the walk's memory latency, and for the walk's node "
+    "stack, at the cost of more, shorter evaluation rounds.", ""},
   ToggleDef{"bh_rsqrt", "rsqrtf", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_RSQRT",
     "Hardware reciprocal square root in the force walk.",
