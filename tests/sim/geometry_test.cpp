@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "sim/cpu_backends.hpp"
 #include "sim/diagnostics.hpp"
@@ -31,6 +32,7 @@ constexpr double kTheta = 0.5;
 struct Measured {
   StepStats stats;  // a step with exactly one force evaluation
   ForceError error;
+  Accelerations approx;  // that pass's forces, for errors over other samples
   std::size_t bodies = 0;
   double interactions_per_body() const { return stats.interactions / static_cast<double>(bodies); }
 };
@@ -49,10 +51,9 @@ Measured measure(const Bodies& bodies, double softening, std::uint64_t seed) {
   Measured m;
   m.stats = backend->step();
   m.bodies = bodies.size();
-  Accelerations approx;
-  backend->compute_accelerations(approx);  // the forces of that pass
+  backend->compute_accelerations(m.approx);  // the forces of that pass
   const auto indices = sample_indices(bodies.size(), 2000, seed);
-  m.error = force_error(select(approx, indices), reference_accelerations(bodies, softening, indices));
+  m.error = force_error(select(m.approx, indices), reference_accelerations(bodies, softening, indices));
   return m;
 }
 
@@ -228,7 +229,29 @@ TEST(CpuGeometry, BodiesNestedOverTheWholeFloatRangeTerminateWithAccurateForces)
   EXPECT_NE(m.stats.notices[0].find("bodies sit on top of others"), std::string::npos) << m.stats.notices[0];
   expect_structure_bounded(m);
   EXPECT_LE(m.interactions_per_body(), 2 * base.plummer.interactions_per_body()) << describe(m);
-  expect_accuracy_within_twice_plummer(m, base);
+  // The sphere's bodies, as in every case; the nested ones apart. They sit within 2 of the sphere's
+  // centre, most of them at one point, where one approximation of the sphere serves them all: in a
+  // common sample (3% of it) they set the 99th percentile with that one error, a single draw from the
+  // sphere's spread of errors, which one seed in a few dozen put above twice the sphere's p99. So
+  // they are held to the sphere's max, twice over, each of them, relative to the same RMS
+  // acceleration as the sphere's sample.
+  const auto sphere = sample_indices(n, 2000, seed);
+  const ForceError e = force_error(select(m.approx, sphere), reference_accelerations(bodies, base.softening, sphere));
+  EXPECT_FALSE(e.non_finite);
+  EXPECT_LE(e.normalized_p99, 2 * base.plummer.error.normalized_p99) << describe(m);
+  EXPECT_LE(e.normalized_max, 2 * base.plummer.error.normalized_max) << describe(m);
+  std::vector<std::size_t> inner(nested);
+  for (std::size_t k = 0; k < nested; ++k) inner[k] = n + k;
+  const Accelerations reference = reference_accelerations(bodies, base.softening, inner);
+  const Accelerations approx = select(m.approx, inner);
+  const double rms = e.reference_rms;
+  ASSERT_GT(rms, 0.0);
+  for (std::size_t k = 0; k < nested; ++k) {
+    const double dx = approx.x[k] - reference.x[k], dy = approx.y[k] - reference.y[k], dz = approx.z[k] - reference.z[k];
+    const double error = std::sqrt(dx * dx + dy * dy + dz * dz) / rms;
+    ASSERT_TRUE(std::isfinite(error)) << "nested body " << k;
+    EXPECT_LE(error, 2 * base.plummer.error.normalized_max) << "nested body " << k << " at x = 2^-" << k;
+  }
 }
 
 }  // namespace
