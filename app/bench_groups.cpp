@@ -134,11 +134,11 @@ Enclosing enclosing(const TreeView& v, int first, int size, int group_size) {
 
 }  // namespace
 
-Table groups_table(const Settings& base, const BenchOptions& options, int top) {
+Table groups_table(const Settings& base, const BenchOptions& options, int top, const std::string& load_file) {
   Settings s = base;
   s.algorithm = Algorithm::barneshut;
   if (s.backend != BackendKind::gpu) throw InputError("bench groups needs the GPU backend (--backend gpu)");
-  Simulation sim(s);
+  Simulation sim(s, load_file);
   auto* backend = dynamic_cast<BarnesHutBackend*>(&sim.backend());
   if (!backend) throw InputError("bench groups needs the GPU Barnes-Hut backend; this run has " + sim.backend().name());
   for (int i = 0; i < options.warmup_steps + options.steps; ++i)

@@ -29,7 +29,8 @@
 
 namespace nbl {
 
-Table groups_table(const Settings& base, const BenchOptions& options, int top);  // bench_groups.cpp
+Table groups_table(const Settings& base, const BenchOptions& options, int top,
+                   const std::string& load_file);  // bench_groups.cpp
 
 namespace {
 
@@ -416,10 +417,10 @@ std::vector<Command> add_bench_modes(CLI::App& bench, std::shared_ptr<RunOptions
   auto top = std::make_shared<int>(12);
   CLI::App* groups = bench.add_subcommand(
       "groups", "Barnes-Hut (GPU, group walk): replay each force group's walk of the last step's tree on the host; "
-                "the costliest groups and what they are");
+                "the costliest groups and what they are (of the scene, or of a snapshot given with --load)");
   groups->add_option("--top", *top, "How many of the costliest groups to list")->check(CLI::Range(1, 1000))->capture_default_str();
   modes.push_back({groups, [=] {
-                     emit_tables({groups_table(run->resolve(), *options, *top)}, *json_file, *csv_file);
+                     emit_tables({groups_table(run->resolve(), *options, *top, run->load_file())}, *json_file, *csv_file);
                      return kExitOk;
                    }});
   return modes;
