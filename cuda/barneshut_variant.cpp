@@ -81,7 +81,7 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
   const bool group_walk = v.traversal == BhTraversal::group;
   v.force = group_walk ? source(file,
                                 {"bh_rsqrt", "bh_avoid_volatile", "bh_sort", "bh_block_size", "bh_moments",
-                                 "bh_group_size"},
+                                 "bh_group_size", "bh_fit_slots"},
                                 t, "")
                        : source(file, {"bh_rsqrt", "bh_avoid_volatile", "bh_sort", "bh_block_size", "bh_moments"}, t, "");
   v.force.macros.emplace_back("NBL_BH_SOFTENED", softened ? "1" : "0");
@@ -92,6 +92,7 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
     // (cuda/barneshut_pipeline.cpp, force_stack_capacity).
     // Big blocks get shorter lists so that one block still fits an SM's 227 KB.
     const int warps = v.force_block / 32;
+    const int group_size = v.sort ? t["bh_group_size"] : 32;
     int list_cap = t["bh_list_capacity"];
     auto cells_for = [&](int list) { return monopole ? 0 : std::max(64, list / 4); };
     auto bytes_for = [&](int list) {
@@ -103,6 +104,9 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
     v.force_shared_bytes = bytes_for(list_cap);
     v.force_list_capacity = list_cap;
     v.force_cell_capacity = cells_for(list_cap);
+    if (group_size == 32)
+      v.inert.push_back({"bh_fit_slots", v.sort ? "groups of 32 fill one slot of each lane: there is nothing to fit"
+                                                : "unsorted runs of 32 fill one slot of each lane: there is nothing to fit"});
     if (v.sort) {
       v.groups = source("bh_groups.cu", {"bh_group_size"}, t, "force groups");
     } else {
@@ -112,6 +116,7 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
     const std::string group_only = "only the group walk forms groups and lists; this traversal walks per thread or per warp";
     v.inert.push_back({"bh_group_size", group_only});
     v.inert.push_back({"bh_list_capacity", group_only});
+    v.inert.push_back({"bh_fit_slots", group_only});
   }
   v.force.label = std::string(name) + (v.sort ? ", sorted" : ", unsorted") +
                   (group_walk && v.sort ? ", groups of " + std::to_string(t["bh_group_size"]) : std::string()) +
@@ -119,7 +124,7 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
                   (t.is(Choice{"bh_moments", "quadrupole"}) ? ", quadrupoles"
                    : t.is(Choice{"bh_moments", "adaptive"}) ? ", adaptive quadrupoles"
                                                               : "") +
-                  (t["bh_rsqrt"] ? ", rsqrtf" : ", 1/sqrtf") + (t["bh_avoid_volatile"] ? "" : ", volatile") + ", " +
+                  (group_walk && !t["bh_fit_slots"] ? ", every slot" : "") + (t["bh_rsqrt"] ? ", rsqrtf" : ", 1/sqrtf") + (t["bh_avoid_volatile"] ? "" : ", volatile") + ", " +
                   std::to_string(v.force_block) + " threads";
   v.integrate = source("bh_integrate.cu", {}, t, "integrate");
   v.label = v.build.label + "; " + v.force.label;
@@ -207,6 +212,11 @@ std::vector<std::string> barneshut_code_violations(const ToggleValues& t, Kernel
     ToggleValues other = t;
     other["bh_group_size"] = t["bh_group_size"] == 32 ? 64 : 32;
     if (v.sort) claim(ptx(barneshut_variant(other, true).force) != force, "bh_group_size changes the group walk");
+    other = t;
+    other["bh_fit_slots"] = t["bh_fit_slots"] ? 0 : 1;
+    const bool slots_to_fit = v.sort && t["bh_group_size"] > 32;
+    claim((ptx(barneshut_variant(other, true).force) != force) == slots_to_fit,
+          "bh_fit_slots changes the group walk exactly when a lane holds more than one body");
     other = t;
     other["bh_list_capacity"] = t["bh_list_capacity"] == 256 ? 512 : 256;
     const BarnesHutVariant resized = barneshut_variant(other, true);

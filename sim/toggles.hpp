@@ -203,6 +203,11 @@ inline constexpr std::array kToggles = {
     "Group walk: entries a warp's interaction list holds in shared memory before it is evaluated. Shorter "
     "lists leave room for more warps per SM to hide the walk's memory latency, and for the walk's node "
     "stack, at the cost of more, shorter evaluation rounds.", ""},
+  ToggleDef{"bh_fit_slots", "Fit slots", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
+    kNoChoices, "NBL_BH_FIT_SLOTS",
+    "Group walk: each lane holds group size / 32 bodies, but a group of 40 fills only a lane's first slot "
+    "(and 8 lanes' second). With the switch the warp evaluates its lists for the slots the group fills; "
+    "without it every lane works through all its slots, the empty ones on copies of a body.", ""},
   ToggleDef{"bh_rsqrt", "rsqrtf", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_RSQRT",
     "Hardware reciprocal square root in the force walk.",

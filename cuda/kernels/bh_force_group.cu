@@ -14,8 +14,8 @@
 
 using namespace nbl::bh;
 
-#if !defined(NBL_BH_LIST_CAP) || !defined(NBL_BH_CELL_CAP) || !defined(NBL_BH_GROUP_SIZE)
-#error "bh_force_group.cu needs NBL_BH_LIST_CAP, _CELL_CAP and _GROUP_SIZE from the switchboard"
+#if !defined(NBL_BH_LIST_CAP) || !defined(NBL_BH_CELL_CAP) || !defined(NBL_BH_GROUP_SIZE) || !defined(NBL_BH_FIT_SLOTS)
+#error "bh_force_group.cu needs NBL_BH_LIST_CAP, _CELL_CAP, _GROUP_SIZE and _FIT_SLOTS from the switchboard"
 #endif
 
 namespace {
@@ -35,27 +35,66 @@ struct LaneBodies {
   float ax[kPerLane], ay[kPerLane], az[kPerLane];
 };
 
-__device__ __forceinline__ void evaluate_points(const float4* list, int count, LaneBodies& b, float eps2) {
+// The list applied to the lane's first `kSlots` bodies.
+template <int kSlots>
+__device__ __forceinline__ void evaluate_points_in(const float4* list, int count, LaneBodies& b, float eps2) {
 #pragma unroll 4
   for (int j = 0; j < count; ++j) {
     const float4 e = list[j];
 #pragma unroll
-    for (int k = 0; k < kPerLane; ++k) interact(e, b.x[k], b.y[k], b.z[k], eps2, b.ax[k], b.ay[k], b.az[k]);
+    for (int k = 0; k < kSlots; ++k) interact(e, b.x[k], b.y[k], b.z[k], eps2, b.ax[k], b.ay[k], b.az[k]);
   }
 }
 
+// NBL_BH_FIT_SLOTS: a group of 40 bodies fills one slot of every lane and 8 lanes' second; with groups
+// of 96 a lane has three, and without the switch every lane evaluates all three. `slots`, the group's
+// filled slots per lane (the same in every lane), picks a loop over just those; the others' bodies
+// are copies of the group's first and their results are dropped anyway.
+__device__ __forceinline__ void evaluate_points(const float4* list, int count, LaneBodies& b, float eps2,
+                                                [[maybe_unused]] int slots) {
+#if NBL_BH_FIT_SLOTS
+  if constexpr (kPerLane > 1) {
+    if (slots == 1) return evaluate_points_in<1>(list, count, b, eps2);
+  }
+  if constexpr (kPerLane > 2) {
+    if (slots == 2) return evaluate_points_in<2>(list, count, b, eps2);
+  }
+  if constexpr (kPerLane > 3) {
+    if (slots == 3) return evaluate_points_in<3>(list, count, b, eps2);
+  }
+#endif
+  evaluate_points_in<kPerLane>(list, count, b, eps2);
+}
+
 #if NBL_BH_QUADRUPOLE
-__device__ __forceinline__ void evaluate_cells(const float4* cells, const float4* quads, const float2* quads_yz,
-                                               int count, LaneBodies& b, float eps2) {
+template <int kSlots>
+__device__ __forceinline__ void evaluate_cells_in(const float4* cells, const float4* quads, const float2* quads_yz,
+                                                  int count, LaneBodies& b, float eps2) {
 #pragma unroll 2
   for (int j = 0; j < count; ++j) {
     const float4 c = cells[j], q = quads[j];
     const float2 r = quads_yz[j];
     const nbl::Quadrupole quad{q.x, q.y, q.z, q.w, r.x, r.y};
 #pragma unroll
-    for (int k = 0; k < kPerLane; ++k)
+    for (int k = 0; k < kSlots; ++k)
       interact_quadrupole(c, quad, b.x[k], b.y[k], b.z[k], eps2, b.ax[k], b.ay[k], b.az[k]);
   }
+}
+
+__device__ __forceinline__ void evaluate_cells(const float4* cells, const float4* quads, const float2* quads_yz,
+                                               int count, LaneBodies& b, float eps2, [[maybe_unused]] int slots) {
+#if NBL_BH_FIT_SLOTS
+  if constexpr (kPerLane > 1) {
+    if (slots == 1) return evaluate_cells_in<1>(cells, quads, quads_yz, count, b, eps2);
+  }
+  if constexpr (kPerLane > 2) {
+    if (slots == 2) return evaluate_cells_in<2>(cells, quads, quads_yz, count, b, eps2);
+  }
+  if constexpr (kPerLane > 3) {
+    if (slots == 3) return evaluate_cells_in<3>(cells, quads, quads_yz, count, b, eps2);
+  }
+#endif
+  evaluate_cells_in<kPerLane>(cells, quads, quads_yz, count, b, eps2);
 }
 #endif
 
@@ -97,6 +136,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
 #else
     const int2 group = make_int2(g * kGroupSize, min(kGroupSize, n - g * kGroupSize));
 #endif
+    const int slots = (group.y + 31) >> 5;  // slots of each lane the group fills, at least partly
     LaneBodies b;
     int body[kPerLane];
     bool valid[kPerLane];
@@ -176,7 +216,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
         const int2 range = make_int2(__shfl_sync(kAll, mine.x, owner), __shfl_sync(kAll, mine.y, owner));
         for (int offset = 0; offset < range.y; offset += 32) {
           if (listed > kListCap - 32) {
-            evaluate_points(points, listed, b, eps2);
+            evaluate_points(points, listed, b, eps2, slots);
             entries += listed;
             listed = 0;
             __syncwarp();
@@ -190,7 +230,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
         }
       }
       if (listed > kListCap - 32) {  // room for this step's accepted nodes
-        evaluate_points(points, listed, b, eps2);
+        evaluate_points(points, listed, b, eps2, slots);
         entries += listed;
         listed = 0;
         __syncwarp();
@@ -232,24 +272,24 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       __syncwarp();
       // The next step adds at most 32 entries to each list: evaluate a list that could overflow.
       if (listed > kListCap - 32) {
-        evaluate_points(points, listed, b, eps2);
+        evaluate_points(points, listed, b, eps2, slots);
         entries += listed;
         listed = 0;
         __syncwarp();
       }
 #if NBL_BH_QUADRUPOLE
       if (celled > kCellCap - 32) {
-        evaluate_cells(cells, quads, quads_yz, celled, b, eps2);
+        evaluate_cells(cells, quads, quads_yz, celled, b, eps2, slots);
         entries += celled;
         celled = 0;
         __syncwarp();
       }
 #endif
     }
-    evaluate_points(points, listed, b, eps2);
+    evaluate_points(points, listed, b, eps2, slots);
     entries += listed;
 #if NBL_BH_QUADRUPOLE
-    evaluate_cells(cells, quads, quads_yz, celled, b, eps2);
+    evaluate_cells(cells, quads, quads_yz, celled, b, eps2, slots);
     entries += celled;
 #endif
     __syncwarp();
