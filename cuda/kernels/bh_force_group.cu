@@ -165,7 +165,8 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
     const float box_x = 0.5f * (lo_x + hi_x), box_y = 0.5f * (lo_y + hi_y), box_z = 0.5f * (lo_z + hi_z);
     const float half_x = 0.5f * (hi_x - lo_x), half_y = 0.5f * (hi_y - lo_y), half_z = 0.5f * (hi_z - lo_z);
 
-    int listed = 0, celled = 0, touched = 0, entries = 0;
+    int listed = 0, touched = 0, entries = 0;
+    [[maybe_unused]] int celled = 0;
     if (lane == 0) stack[0] = root;
     int top = 1;  // stack height, the same in every lane
     __syncwarp();
@@ -190,8 +191,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
           accept = true;
         } else {
           const float open_size2 = tree_open_size2(t, id);
-#pragma unroll
-          for (int j = 0; j < 8; ++j) kids[j] = tree_child(t, id, j);  // loaded alongside the node
+          tree_children(t, id, kids);  // loaded alongside the node
 #if NBL_BH_QUADRUPOLE
           quad = cell_quadrupole(t, id);  // most cells visited are accepted: load it in the same round
 #endif

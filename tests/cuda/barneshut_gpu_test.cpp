@@ -437,7 +437,7 @@ TEST_F(BarnesHutGpu, HotReloadSwapsInACheckedEditAndKeepsTheOldBuildOtherwise) {
     std::ofstream(file, std::ios::trunc) << text;
   };
   const std::string evaluate =
-      "for (int k = 0; k < kPerLane; ++k) interact(e, b.x[k], b.y[k], b.z[k], eps2, b.ax[k], b.ay[k], b.az[k]);";
+      "for (int k = 0; k < kSlots; ++k) interact(e, b.x[k], b.y[k], b.z[k], eps2, b.ax[k], b.ay[k], b.az[k]);";
   const std::string call = "interact(e, b.x[k], b.y[k], b.z[k], eps2, b.ax[k], b.ay[k], b.az[k])";
   const Bodies bodies = make_scene(Scene::plummer, 20000, fresh_seed());
   BarnesHutBackend backend(bh_settings(0.5), BarnesHutBackend::Options{.engine = copy});
@@ -449,7 +449,7 @@ TEST_F(BarnesHutGpu, HotReloadSwapsInACheckedEditAndKeepsTheOldBuildOtherwise) {
   auto force_info = [&] { return backend.kernel_info().front(); };  // bh_force comes first
 
   // 1. Does not compile: the old build runs on, the compiler's log is exposed.
-  rewrite(evaluate, "for (int k = 0; k < kPerLane; ++k) " + call + "  // broken");
+  rewrite(evaluate, "for (int k = 0; k < kSlots; ++k) " + call + "  // broken");
   EXPECT_FALSE(backend.poll_reload(true));
   EXPECT_TRUE(force_info().reload_failed);
   EXPECT_NE(force_info().compile_log.find("error"), std::string::npos);
