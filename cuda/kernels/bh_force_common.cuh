@@ -43,20 +43,6 @@ __device__ __forceinline__ float tree_open_size2(const Tree& t, int cell) {
 }
 #endif
 
-// A cell's eight child slots. With cached loads, two 16-byte loads instead of eight 4-byte ones: a
-// cell's slots are 32 bytes of Tree::child, which cudaMalloc aligns, at a multiple of 32 bytes.
-__device__ __forceinline__ void tree_children(const Tree& t, int cell, int (&kids)[8]) {
-#if NBL_BH_AVOID_VOLATILE
-  const int4* slots = reinterpret_cast<const int4*>(t.child + (cell - t.n) * 8);
-  const int4 low = __ldg(slots), high = __ldg(slots + 1);
-  kids[0] = low.x, kids[1] = low.y, kids[2] = low.z, kids[3] = low.w;
-  kids[4] = high.x, kids[5] = high.y, kids[6] = high.z, kids[7] = high.w;
-#else
-#pragma unroll
-  for (int j = 0; j < 8; ++j) kids[j] = tree_child(t, cell, j);
-#endif
-}
-
 // Which body the k-th thread computes: tree order when sorted (NBL_BH_SORT), memory order otherwise.
 __device__ __forceinline__ int body_for(const Tree& t, int k) {
 #if NBL_BH_SORT
