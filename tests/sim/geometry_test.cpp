@@ -229,17 +229,21 @@ TEST(CpuGeometry, BodiesNestedOverTheWholeFloatRangeTerminateWithAccurateForces)
   EXPECT_NE(m.stats.notices[0].find("bodies sit on top of others"), std::string::npos) << m.stats.notices[0];
   expect_structure_bounded(m);
   EXPECT_LE(m.interactions_per_body(), 2 * base.plummer.interactions_per_body()) << describe(m);
-  // The sphere's bodies, as in every case; the nested ones apart. They sit within 2 of the sphere's
+  // The sphere's bodies, and the nested ones apart. The nested bodies sit within 2 of the sphere's
   // centre, most of them at one point, where one approximation of the sphere serves them all: in a
   // common sample (3% of it) they set the 99th percentile with that one error, a single draw from the
   // sphere's spread of errors, which one seed in a few dozen put above twice the sphere's p99. So
   // they are held to the sphere's max, twice over, each of them, relative to the same RMS
-  // acceleration as the sphere's sample.
+  // acceleration as the sphere's sample. The sphere's bodies keep the p99 bound. Their max is one body's
+  // error, and the nested bodies put 3% of the mass at one point at the centre, which makes the cells
+  // around it lopsided: over 300 seeds its ratio to the plain sphere's max was 0.93 (median), 1.74
+  // (95th percentile) and 2.74 at most, and 3.03 once in CI; held to 4x, well below what a lost or
+  // misplaced nested body's pull would make it.
   const auto sphere = sample_indices(n, 2000, seed);
   const ForceError e = force_error(select(m.approx, sphere), reference_accelerations(bodies, base.softening, sphere));
   EXPECT_FALSE(e.non_finite);
   EXPECT_LE(e.normalized_p99, 2 * base.plummer.error.normalized_p99) << describe(m);
-  EXPECT_LE(e.normalized_max, 2 * base.plummer.error.normalized_max) << describe(m);
+  EXPECT_LE(e.normalized_max, 4 * base.plummer.error.normalized_max) << describe(m);
   std::vector<std::size_t> inner(nested);
   for (std::size_t k = 0; k < nested; ++k) inner[k] = n + k;
   const Accelerations reference = reference_accelerations(bodies, base.softening, inner);
