@@ -17,11 +17,6 @@ using namespace nbl::bh;
 #error "bh_build_insert.cu needs NBL_BH_THROTTLE and NBL_BH_COMBINED_FENCE from the switchboard"
 #endif
 
-// The octant of a cell centred at (cx, cy, cz) that holds p; the same numbering the Morton build uses.
-__device__ __forceinline__ int octant(float4 p, float cx, float cy, float cz) {
-  return (p.x > cx ? 1 : 0) | (p.y > cy ? 2 : 0) | (p.z > cz ? 4 : 0);
-}
-
 // The slot body `id` at p takes in a cell at `level`. Above kMaxDepth, its octant. From kMaxDepth on,
 // space is no longer split: bodies that reach it are closer than the deepest cells resolve (coincident,
 // mostly), and they part by the octal digits of their ids instead, lowest first. Two bodies always

@@ -42,6 +42,12 @@ __device__ __forceinline__ bool tree_failed(const Control* ctl) {
   return load_volatile(&ctl->error) & (kErrorPoolExhausted | kErrorSpinLimit | kErrorNonFinite);
 }
 
+// The octant of a cube centred at (cx, cy, cz) that holds p: one bit per axis, set on the upper half
+// (the Morton build's key digits number octants the same way).
+__device__ __forceinline__ int octant(float4 p, float cx, float cy, float cz) {
+  return (p.x > cx ? 1 : 0) | (p.y > cy ? 2 : 0) | (p.z > cz ? 4 : 0);
+}
+
 // Edge length of a cell at `level` below a root of edge `root_size`.
 __device__ __forceinline__ float cell_size_at(float root_size, int level) {
   return ldexpf(root_size, -level);

@@ -55,7 +55,7 @@ struct Measured {
 };
 
 // `softening` is the Plummer sphere's for its n in every case, so the cases differ only in geometry.
-Measured measure(const Build& build, const Bodies& bodies, double softening, std::uint64_t seed) {
+Settings gpu_settings(const Build& build, double softening) {
   Settings s;
   s.algorithm = Algorithm::barneshut;
   s.backend = BackendKind::gpu;
@@ -64,7 +64,11 @@ Measured measure(const Build& build, const Bodies& bodies, double softening, std
   s.dt = 0.0;
   s.softening = softening;
   s.opening_angle = kTheta;
-  auto backend = std::make_unique<BarnesHutBackend>(s);
+  return s;
+}
+
+Measured measure(const Build& build, const Bodies& bodies, double softening, std::uint64_t seed) {
+  auto backend = std::make_unique<BarnesHutBackend>(gpu_settings(build, softening));
   backend->set_bodies(bodies);
   backend->step();  // warms up (a grown cell pool, a fallback) so the measured step is a plain one
   Measured m;
@@ -146,14 +150,8 @@ TEST_P(GpuGeometry, NoGroupWalksFarMoreThanTheAverageAtAnyGroupSize) {
   const double softening = scene_defaults(Scene::plummer, kBodies).softening;
   for (int size = 32; size <= 128; size += 32) {
     for (const Bodies* bodies : {&sphere, &outlier}) {
-      Settings s;
-      s.algorithm = Algorithm::barneshut;
-      s.backend = BackendKind::gpu;
-      s.toggles.set(GetParam().choice);
+      Settings s = gpu_settings(GetParam(), softening);
       s.toggles["bh_group_size"] = size;
-      s.dt = 0.0;
-      s.softening = softening;
-      s.opening_angle = kTheta;
       BarnesHutBackend backend(s);
       backend.set_bodies(*bodies);
       backend.step();
