@@ -49,30 +49,21 @@ __device__ __forceinline__ void evaluate_points_in(const float4* list, int count
 // NBL_BH_FIT_SLOTS: a group of 40 bodies fills one slot of every lane and 8 lanes' second; with groups
 // of 96 a lane has three, and without the switch every lane evaluates all three. `slots`, the group's
 // filled slots per lane (the same in every lane), picks a loop over just those; the others' bodies
-// are copies of the group's first and their results are dropped anyway. `evaluate` is called with
-// Slots<k>, k the slots its loop covers.
-template <int k>
-struct Slots {
-  static constexpr int value = k;
-};
-template <typename Evaluate>
-__device__ __forceinline__ void over_filled_slots([[maybe_unused]] int slots, Evaluate&& evaluate) {
+// are copies of the group's first and their results are dropped anyway.
+__device__ __forceinline__ void evaluate_points(const float4* list, int count, LaneBodies& b, float eps2,
+                                                [[maybe_unused]] int slots) {
 #if NBL_BH_FIT_SLOTS
   if constexpr (kPerLane > 1) {
-    if (slots == 1) return evaluate(Slots<1>{});
+    if (slots == 1) return evaluate_points_in<1>(list, count, b, eps2);
   }
   if constexpr (kPerLane > 2) {
-    if (slots == 2) return evaluate(Slots<2>{});
+    if (slots == 2) return evaluate_points_in<2>(list, count, b, eps2);
   }
   if constexpr (kPerLane > 3) {
-    if (slots == 3) return evaluate(Slots<3>{});
+    if (slots == 3) return evaluate_points_in<3>(list, count, b, eps2);
   }
 #endif
-  evaluate(Slots<kPerLane>{});
-}
-
-__device__ __forceinline__ void evaluate_points(const float4* list, int count, LaneBodies& b, float eps2, int slots) {
-  over_filled_slots(slots, [&](auto s) { evaluate_points_in<decltype(s)::value>(list, count, b, eps2); });
+  evaluate_points_in<kPerLane>(list, count, b, eps2);
 }
 
 #if NBL_BH_QUADRUPOLE
@@ -91,8 +82,19 @@ __device__ __forceinline__ void evaluate_cells_in(const float4* cells, const flo
 }
 
 __device__ __forceinline__ void evaluate_cells(const float4* cells, const float4* quads, const float2* quads_yz,
-                                               int count, LaneBodies& b, float eps2, int slots) {
-  over_filled_slots(slots, [&](auto s) { evaluate_cells_in<decltype(s)::value>(cells, quads, quads_yz, count, b, eps2); });
+                                               int count, LaneBodies& b, float eps2, [[maybe_unused]] int slots) {
+#if NBL_BH_FIT_SLOTS
+  if constexpr (kPerLane > 1) {
+    if (slots == 1) return evaluate_cells_in<1>(cells, quads, quads_yz, count, b, eps2);
+  }
+  if constexpr (kPerLane > 2) {
+    if (slots == 2) return evaluate_cells_in<2>(cells, quads, quads_yz, count, b, eps2);
+  }
+  if constexpr (kPerLane > 3) {
+    if (slots == 3) return evaluate_cells_in<3>(cells, quads, quads_yz, count, b, eps2);
+  }
+#endif
+  evaluate_cells_in<kPerLane>(cells, quads, quads_yz, count, b, eps2);
 }
 #endif
 
