@@ -78,7 +78,7 @@ extern "C" __global__ void bh_make_groups(Tree t, int insertion_build) {
       octants[j] = 0;
       if (child == kNull) continue;
       const float4 at = child >= n ? t.box[child - n] : t.node[child];
-      octants[j] = octant(at, centre.x, centre.y, centre.z);
+      octants[j] = (at.x > centre.x ? 1 : 0) | (at.y > centre.y ? 2 : 0) | (at.z > centre.z ? 4 : 0);
       if (sizes[j] > kGroupSize) dense |= 1u << octants[j];
     }
     int position = start, run_first = start, run_count = 0, run_low = 7, run_high = 0;
