@@ -13,8 +13,19 @@ import sys
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
-    source, x, target = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-    data = open(source, "rb").read()
+    source, target = sys.argv[1], sys.argv[3]
+    try:
+        x = float(sys.argv[2])
+    except ValueError:
+        sys.exit(f"X must be a number (got {sys.argv[2]!r})")
+    if x != x or x in (float("inf"), float("-inf")):
+        sys.exit(f"X must be finite (got {sys.argv[2]!r}): nbodylab refuses NaN and inf at load")
+    try:
+        data = open(source, "rb").read()
+    except OSError as e:
+        sys.exit(f"{source}: {e.strerror}")
+    if len(data) < 32:
+        sys.exit(f"{source}: {len(data)} bytes, too short for a Tipsy header")
     time, n, ndim, ngas, ndark, nstar = struct.unpack(">diiiii", data[:28])
     if ngas or nstar or ndark != n:
         sys.exit(f"{source}: only dark-particle snapshots (as nbodylab writes them) are read")

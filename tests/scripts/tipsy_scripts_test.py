@@ -57,6 +57,11 @@ def main():
         r = run(os.path.join(ROOT, "scripts", "tipsy_add_body.py"), gas, "1e20", os.path.join(tmp, "x.tipsy"))
         assert r.returncode != 0 and "dark-particle" in r.stderr, (r.returncode, r.stderr)
         assert not os.path.exists(os.path.join(tmp, "x.tipsy")), "nothing written for a refused input"
+        for x, why in (("abc", "must be a number"), ("nan", "must be finite")):
+            r = run(os.path.join(ROOT, "scripts", "tipsy_add_body.py"), source, x, os.path.join(tmp, "y.tipsy"))
+            assert r.returncode != 0 and why in r.stderr and "Traceback" not in r.stderr, (x, r.stderr)
+        r = run(os.path.join(ROOT, "scripts", "tipsy_add_body.py"), os.path.join(tmp, "none.tipsy"), "1", far)
+        assert r.returncode != 0 and "none.tipsy" in r.stderr and "Traceback" not in r.stderr, r.stderr
     print("tipsy scripts: ok")
 
 
