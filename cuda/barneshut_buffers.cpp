@@ -96,6 +96,7 @@ void BarnesHutBuffers::grow_cells(int cells, cudaStream_t stream) {
   second_.resize(cells);
   second_xz_yz_.resize(cells);
   open_size2_.resize(cells);
+  reach_.resize(cells);
   box_.resize(cells);
   if (morton_) cell_parent_.resize(cells), arrivals_.resize(cells);
   max_cells_ = cells;
@@ -104,7 +105,7 @@ void BarnesHutBuffers::grow_cells(int cells, cudaStream_t stream) {
 std::size_t BarnesHutBuffers::bytes() const {
   std::size_t total = node_.bytes() + vel_.bytes() + acc_.bytes() + groups_.bytes() + block_bounds_.bytes() +
                       control_.bytes() + keys_unsorted_.bytes() + keys_.bytes() + second_.bytes() +
-                      second_xz_yz_.bytes() + open_size2_.bytes() + box_.bytes();
+                      second_xz_yz_.bytes() + open_size2_.bytes() + reach_.bytes() + box_.bytes();
   total += cell_parent_.bytes() + arrivals_.bytes();
   for (const auto* b : {&child_, &depth_, &count_, &start_, &sorted_, &body_depth_, &rank_, &ids_unsorted_,
                         &first_, &last_, &prefix_bits_, &parent_, &cells_, &offset_})
@@ -134,6 +135,7 @@ bh::Tree BarnesHutBuffers::tree(const BarnesHutPhysics& physics) {
   t.second = second_.data();
   t.second_xz_yz = second_xz_yz_.data();
   t.open_size2 = open_size2_.data();
+  t.reach = reach_.data();
   t.box = box_.data();
   return t;
 }

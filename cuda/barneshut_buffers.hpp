@@ -88,6 +88,7 @@ class BarnesHutBuffers {
   DeviceBuffer<float4> second_;        // per cell: second moments about the centre of mass
   DeviceBuffer<float2> second_xz_yz_;
   DeviceBuffer<float> open_size2_;     // per cell: its size in the opening criterion, squared
+  DeviceBuffer<float> reach_;          // per cell: the farthest its bodies lie from its centre of mass
   DeviceBuffer<float4> box_;           // per cell: its cube (centre, edge)
   DeviceBuffer<float> block_bounds_;
   DeviceBuffer<bh::Control> control_;

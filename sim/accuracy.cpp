@@ -27,7 +27,9 @@ ForceErrorBound force_error_bound(Algorithm algorithm, bool fp64, double opening
   if (algorithm == Algorithm::allpairs) return fp64 ? ForceErrorBound{1e-12, 1e-10} : ForceErrorBound{1e-4, 1e-3};
   // Barnes-Hut on a Plummer sphere: theta = 0.5 gives p99 about 2e-3 and max about 4e-3 (BENCHMARKS.md);
   // the bound leaves a factor 10. Above 0.5 the monopole error grows as theta squared; below it the
-  // bound stays (a looser bound never refuses a correct build). Theta 0 is a direct sum in float.
+  // bound stays (a looser bound never refuses a correct build). Quadrupole cells err less at the same
+  // theta (the default, adaptive at 0.65, about as the monopole at 0.5), so the monopole's bound covers
+  // every moment order. Theta 0 is a direct sum in float.
   if (opening_angle <= 0) return {1e-4, 1e-3};
   const double growth = std::max(1.0, (opening_angle / 0.5) * (opening_angle / 0.5));
   return {0.02 * growth, 0.05 * growth};

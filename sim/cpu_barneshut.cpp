@@ -135,7 +135,9 @@ class Octree {
       if (mo.mass > 0)
         for (double& c : mo.com) c /= mo.mass;
       for (std::int32_t p = node.point_begin; p < node.point_end; ++p) {
-        mo.add_second(point_mass_[p], point_x_[p] - mo.com[0], point_y_[p] - mo.com[1], point_z_[p] - mo.com[2]);
+        const double dx = point_x_[p] - mo.com[0], dy = point_y_[p] - mo.com[1], dz = point_z_[p] - mo.com[2];
+        mo.add_second(point_mass_[p], dx, dy, dz);
+        mo.reach = std::max(mo.reach, std::sqrt(dx * dx + dy * dy + dz * dz));
       }
     }
     for (std::size_t k = count; k-- > 0;) {
@@ -156,7 +158,9 @@ class Octree {
         for (std::int32_t c = i + 1; c < node.skip; c = nodes_[c].skip) {
           const Moments& child = moments_[c];
           for (int q = 0; q < 6; ++q) mo.second[q] += child.second[q];
-          mo.add_second(child.mass, child.com[0] - mo.com[0], child.com[1] - mo.com[1], child.com[2] - mo.com[2]);
+          const double dx = child.com[0] - mo.com[0], dy = child.com[1] - mo.com[1], dz = child.com[2] - mo.com[2];
+          mo.add_second(child.mass, dx, dy, dz);
+          mo.reach = std::max(mo.reach, std::sqrt(dx * dx + dy * dy + dz * dz) + child.reach);
         }
       }
       node.mass = static_cast<float>(mo.mass);
@@ -165,12 +169,13 @@ class Octree {
       node.com_x = static_cast<float>(mo.mass > 0 ? mo.com[0] : g.center[0]);
       node.com_y = static_cast<float>(mo.mass > 0 ? mo.com[1] : g.center[1]);
       node.com_z = static_cast<float>(mo.mass > 0 ? mo.com[2] : g.center[2]);
-      // Rods and sheets count as larger than their cube (physics/gravity.hpp, opening_stretch).
       const double effective_count = mo.mass2 > 0 ? mo.mass * mo.mass / mo.mass2 : 0;
       const double* m2 = mo.second;
       const double edge = 2 * g.half;
-      node.edge = static_cast<float>(edge * opening_stretch(m2[0], m2[1], m2[2], m2[3], m2[4], m2[5], mo.mass,
-                                                            effective_count, edge));
+      // Rods and sheets count as larger than their cube, and no cell as smaller than its reach.
+      const double stretched = edge * opening_stretch(m2[0], m2[1], m2[2], m2[3], m2[4], m2[5], mo.mass,
+                                                      effective_count, edge);
+      node.edge = static_cast<float>(opening_size(stretched, mo.reach));
       // From the double moments, rounded to float once: a few flops per cell, so every walk has them.
       quadrupoles_[k] = quadrupole_from_second_moments(m2[0], m2[1], m2[2], m2[3], m2[4], m2[5]);
     }
@@ -594,6 +599,7 @@ class Octree {
     double mass = 0, mass2 = 0;
     double com[3] = {0, 0, 0};
     double second[6] = {0, 0, 0, 0, 0, 0};
+    double reach = 0;  // no body of the cell lies farther than this from its centre of mass
     void add_second(double m, double dx, double dy, double dz) {
       second[0] += m * dx * dx;
       second[1] += m * dy * dy;

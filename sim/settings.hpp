@@ -57,7 +57,7 @@ struct Settings {
   std::uint64_t seed = 1;
   std::optional<double> dt;                // unset: the scene's recommended time step
   std::optional<double> softening;         // unset: the scene's recommended softening length
-  double opening_angle = 0.5;              // Barnes-Hut theta
+  double opening_angle = 0.65;             // Barnes-Hut theta (with adaptive quadrupoles, bh_moments)
   Algorithm algorithm = Algorithm::barneshut;
   BackendKind backend = BackendKind::automatic;
   int steps_per_frame = 1;

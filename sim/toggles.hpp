@@ -185,7 +185,7 @@ inline constexpr std::array kToggles = {
     kNoChoices, "NBL_BH_LEAF_CAPACITY",
     "Morton build: a cell holding at most this many bodies is not split further. 1 is the classic "
     "octree (one body per leaf); larger leaves mean fewer, shallower cells.", ""},
-  ToggleDef{"bh_moments", "Cell moments", Algorithm::barneshut, "Force", ToggleKind::choice, 0, 0, 2, 1,
+  ToggleDef{"bh_moments", "Cell moments", Algorithm::barneshut, "Force", ToggleKind::choice, 2, 0, 2, 1,
     toggle_choices::bh_moments, "NBL_BH_MOMENTS",
     "What a far cell stands in for its bodies with: their total mass at its centre of mass (monopole), or "
     "that plus their quadrupole moment, how the mass spreads about the centre. The quadrupole costs about "

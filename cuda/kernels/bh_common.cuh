@@ -54,8 +54,8 @@ __device__ __forceinline__ float cell_size_at(float root_size, int level) {
 }
 
 // The squared size a summarized cell counts as in the opening criterion (Tree::open_size2): its edge,
-// stretched when its mass lies along a line or in a plane (physics/gravity.hpp, opening_stretch, the
-// rule the CPU backend uses too), from its second moments about the centre of mass. The effective
+// stretched when its mass lies along a line or in a plane and at least its reach (physics/gravity.hpp,
+// opening_stretch and opening_size, the rules the CPU backend uses too), from its second moments about the centre of mass. The effective
 // number of bodies is taken as the count (exact for equal masses; unequal ones stretch a little more).
 // A cell at the deepest level is never opened into child cells. When its bodies are unresolved, closer
 // together (RMS about their centre of mass) than a thousandth of the softening length, or all at one
@@ -65,9 +65,11 @@ __device__ __forceinline__ float cell_size_at(float root_size, int level) {
 // walks take differences of nearby floats exactly, and merging two bodies a few units of float
 // rounding apart (which an earlier rule did) dropped their strong mutual pull.
 __device__ __forceinline__ float opening_size2(int level, float edge, float mass, int count, float sxx, float syy,
-                                               float szz, float sxy, float sxz, float syz, float eps2) {
+                                               float szz, float sxy, float sxz, float syz, float reach, float eps2) {
   if (level >= kMaxDepth) return sxx + syy + szz <= mass * (1e-6f * eps2) ? -1.0f : __int_as_float(0x7f800000);
-  const float size = edge * nbl::opening_stretch(sxx, syy, szz, sxy, sxz, syz, mass, static_cast<float>(count), edge);
+  const float stretched =
+      edge * nbl::opening_stretch(sxx, syy, szz, sxy, sxz, syz, mass, static_cast<float>(count), edge);
+  const float size = nbl::opening_size(stretched, reach);
   // A cube wider than 1.8e19 squares past float's range: kept finite, so +inf stays the deepest cells'
   // mark (such a cell is then far only from cells whose distance squares to inf too).
   return fminf(size * size, 3.0e38f);

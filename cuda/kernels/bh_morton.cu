@@ -256,6 +256,7 @@ extern "C" __global__ void bh_octree_single(Tree t) {
   t.node[t.n] = t.node[t.sorted[0]];
   t.second[0] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);  // one point: no spread
   t.second_xz_yz[0] = make_float2(0.0f, 0.0f);
+  t.reach[0] = 0.0f;
   const float edge = ctl->root_size;
   t.box[0] = make_float4(ctl->root_x, ctl->root_y, ctl->root_z, edge);
   t.open_size2[0] = edge * edge;
@@ -302,9 +303,11 @@ struct ChildCell {
   float4 com;  // centre of mass and mass
   float4 second;
   float2 second_xz_yz;
+  float reach;
 };
 __device__ __forceinline__ ChildCell load_child(const Tree& t, int cell) {
-  return ChildCell{__ldcg(t.node + cell), __ldcg(t.second + (cell - t.n)), __ldcg(t.second_xz_yz + (cell - t.n))};
+  return ChildCell{__ldcg(t.node + cell), __ldcg(t.second + (cell - t.n)), __ldcg(t.second_xz_yz + (cell - t.n)),
+                   __ldcg(t.reach + (cell - t.n))};
 }
 
 // Sums over the lanes of a warp, every lane left with the total.
@@ -323,6 +326,7 @@ struct CellSummary {
   float4 cube;     // centre and edge
   float4 com;      // centre of mass and mass
   Moments second;  // second moments about com (the mass fields unused)
+  float reach;     // the farthest a body lies from com (at most)
 };
 
 // Cell c (an index into the cell arrays): its cube, mass, centre of mass and second moments about it.
@@ -357,23 +361,33 @@ __device__ CellSummary summarize_cell(const Tree& t, const Morton& m, int c, boo
     com.z = static_cast<float>(cube.z + about_centre.z / about_centre.m);
   r.com = com;
   // Second moments about the (float) centre of mass the walks use: bodies directly, child cells by
-  // parallel axes.
+  // parallel axes; and the reach, from the bodies' distances and the child cells' reaches.
   Moments& s = r.second;
+  double reach = 0;
   for (int k = lane; k < entries; k += lanes) {
     const int id = entry(k);
     if (id == kNull) continue;
     if (id < n) {
       const float4 p = t.node[id];
-      s.add_second(p.w, static_cast<double>(p.x) - com.x, static_cast<double>(p.y) - com.y, static_cast<double>(p.z) - com.z);
+      const double dx = static_cast<double>(p.x) - com.x, dy = static_cast<double>(p.y) - com.y,
+                   dz = static_cast<double>(p.z) - com.z;
+      s.add_second(p.w, dx, dy, dz);
+      reach = fmax(reach, sqrt(dx * dx + dy * dy + dz * dz));
     } else {
       const ChildCell child = load_child(t, id);
       s.xx += child.second.x, s.yy += child.second.y, s.zz += child.second.z, s.xy += child.second.w;
       s.xz += child.second_xz_yz.x, s.yz += child.second_xz_yz.y;
-      s.add_second(child.com.w, static_cast<double>(child.com.x) - com.x, static_cast<double>(child.com.y) - com.y,
-                   static_cast<double>(child.com.z) - com.z);
+      const double dx = static_cast<double>(child.com.x) - com.x, dy = static_cast<double>(child.com.y) - com.y,
+                   dz = static_cast<double>(child.com.z) - com.z;
+      s.add_second(child.com.w, dx, dy, dz);
+      reach = fmax(reach, sqrt(dx * dx + dy * dy + dz * dz) + child.reach);
     }
   }
-  if (lanes > 1) warp_total(s);
+  if (lanes > 1) {
+    warp_total(s);
+    for (int offset = 16; offset > 0; offset >>= 1) reach = fmax(reach, __shfl_xor_sync(0xffffffffu, reach, offset));
+  }
+  r.reach = static_cast<float>(reach);
   return r;
 }
 
@@ -386,8 +400,9 @@ __device__ void store_cell(const Tree& t, int c, const CellSummary& r) {
   t.second[c] = second;
   t.second_xz_yz[c] = second_xz_yz;
   t.box[c] = r.cube;
+  t.reach[c] = r.reach;
   t.open_size2[c] = opening_size2(t.depth[c], r.cube.w, r.com.w, t.count[c], second.x, second.y, second.z, second.w,
-                                  second_xz_yz.x, second_xz_yz.y, t.eps2);
+                                  second_xz_yz.x, second_xz_yz.y, r.reach, t.eps2);
 }
 
 // Bodies above which a cell without child cells is summed by its whole warp.

@@ -46,21 +46,25 @@ __device__ __forceinline__ void add_cell(const Tree& t, int cell, Sum& s) {
   s.add(p, load_volatile(&t.count[cell - t.n]));
 }
 
-// Second moments of mass about a point, sum of m d d^T.
+// Second moments of mass about a point, sum of m d d^T, and the farthest a body lies from it.
 struct Second {
   float xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;
-  __device__ void add(float m, float dx, float dy, float dz) {
+  float reach = 0;
+  // Mass m whose own bodies lie within `within` of its centre, at offset d.
+  __device__ void add(float m, float dx, float dy, float dz, float within) {
     xx += m * dx * dx, yy += m * dy * dy, zz += m * dz * dz;
     xy += m * dx * dy, xz += m * dx * dz, yz += m * dy * dz;
+    reach = fmaxf(reach, sqrtf(dx * dx + dy * dy + dz * dz) + within);
   }
 };
 
 __device__ __forceinline__ void add_body_second(const Tree& t, int body, float4 com, Second& s) {
   const float4 p = t.node[body];
-  s.add(p.w, p.x - com.x, p.y - com.y, p.z - com.z);
+  s.add(p.w, p.x - com.x, p.y - com.y, p.z - com.z, 0.0f);
 }
 
-// A summarized child cell: its own second moments plus its mass at its centre of mass (parallel axes).
+// A summarized child cell: its own second moments plus its mass at its centre of mass (parallel axes);
+// its bodies lie within its reach of its centre of mass.
 __device__ __forceinline__ void add_cell_second(const Tree& t, int cell, float4 com, Second& s) {
   const float4* node = t.node + cell;
   const float4 p = make_float4(load_volatile(&node->x), load_volatile(&node->y), load_volatile(&node->z),
@@ -69,7 +73,7 @@ __device__ __forceinline__ void add_cell_second(const Tree& t, int cell, float4 
   const float* r2 = reinterpret_cast<const float*>(t.second_xz_yz + (cell - t.n));
   s.xx += load_volatile(m2 + 0), s.yy += load_volatile(m2 + 1), s.zz += load_volatile(m2 + 2);
   s.xy += load_volatile(m2 + 3), s.xz += load_volatile(r2 + 0), s.yz += load_volatile(r2 + 1);
-  s.add(p.w, p.x - com.x, p.y - com.y, p.z - com.z);
+  s.add(p.w, p.x - com.x, p.y - com.y, p.z - com.z, load_volatile(&t.reach[cell - t.n]));
 }
 
 extern "C" __global__ void __launch_bounds__(kSummarizeThreads) bh_summarize(Tree t) {
@@ -148,8 +152,9 @@ extern "C" __global__ void __launch_bounds__(kSummarizeThreads) bh_summarize(Tre
     }
     t.second[k - n] = make_float4(second.xx, second.yy, second.zz, second.xy);
     t.second_xz_yz[k - n] = make_float2(second.xz, second.yz);
+    t.reach[k - n] = second.reach;
     t.open_size2[k - n] = opening_size2(t.depth[k - n], t.box[k - n].w, s.m, s.count, second.xx, second.yy, second.zz,
-                                        second.xy, second.xz, second.yz, t.eps2);
+                                        second.xy, second.xz, second.yz, second.reach, t.eps2);
     float4* node = t.node + k;
     store_volatile(&node->x, com.x);
     store_volatile(&node->y, com.y);

@@ -118,9 +118,13 @@ struct Tree {
   float4* second;        // [max_cells]
   float2* second_xz_yz;  // [max_cells]
   // The size each cell counts as in the opening criterion, squared (physics/gravity.hpp,
-  // opening_stretch: its edge, stretched for rods and sheets), written by summarize; -1 for a cell at
+  // opening_stretch and opening_size: its edge, stretched for rods and sheets, at least its reach),
+  // written by summarize; -1 for a cell at
   // kMaxDepth, which is never opened (it acts as one point mass wherever it is seen from).
   float* open_size2;     // [max_cells]
+  // The farthest any of each cell's bodies lies from its centre of mass (at most; from the children's,
+  // written by summarize): no cell counts as smaller in the opening test (physics/gravity.hpp, opening_size).
+  float* reach;          // [max_cells]
   // Each cell's cube: centre and edge (x, y, z, edge). Written by the build (insertion: as cells are
   // made) or by summarize (Morton: from the keys); the overlay draws it, summarize sizes cells by it.
   float4* box;           // [max_cells]
@@ -193,13 +197,13 @@ inline constexpr KernelSignature<Tree, int*> kRankKernel{"bh_rank"};
 // field that one compiler pads differently stops that side's build (NVRTC has no offsetof; the host
 // also checks a few offsets).
 static_assert(sizeof(Control) == 112 && alignof(Control) == 8, "bh::Control changed: update the sizes here on purpose");
-static_assert(sizeof(Tree) == 152 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
+static_assert(sizeof(Tree) == 160 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
 static_assert(sizeof(Morton) == 80 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
 static_assert(sizeof(VertexScales) == 16, "bh::VertexScales changed: update the size here on purpose");
 #if !defined(__CUDACC_RTC__)
 static_assert(__builtin_offsetof(Control, interactions) == 56 && __builtin_offsetof(Control, child_slots_used) == 80 &&
               __builtin_offsetof(Tree, ctl) == 96 && __builtin_offsetof(Tree, theta) == 112 &&
-              __builtin_offsetof(Tree, second) == 120 && __builtin_offsetof(Tree, box) == 144 &&
+              __builtin_offsetof(Tree, second) == 120 && __builtin_offsetof(Tree, box) == 152 &&
               __builtin_offsetof(Control, core_x) == 88 && __builtin_offsetof(Morton, cell_parent) == 56);
 #endif
 

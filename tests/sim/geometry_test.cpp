@@ -26,7 +26,8 @@ std::uint64_t fresh_seed() {
   return (static_cast<std::uint64_t>(device()) << 32) | device();
 }
 
-constexpr double kTheta = 0.5;
+// What users run: the default theta and cell moments (adaptive quadrupoles at 0.65).
+const double kTheta = Settings{}.opening_angle;
 
 // What one force pass of the CPU Barnes-Hut backend cost and how accurate it was.
 struct Measured {
