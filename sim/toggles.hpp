@@ -181,7 +181,7 @@ inline constexpr std::array kToggles = {
     "walks once for its group of 32 bodies, 32 nodes per step, collecting an interaction list that it "
     "then evaluates like the all-pairs kernel (beyond the tutorial). Each is its own kernel file.",
     "warp-synchronous execution: 6.23x (50k), 8.04x (500k), 8.60x (5M)"},
-  ToggleDef{"bh_leaf_capacity", "Leaf capacity", Algorithm::barneshut, "Tree build", ToggleKind::integer, 4, 1, 8, 1,
+  ToggleDef{"bh_leaf_capacity", "Leaf capacity", Algorithm::barneshut, "Tree build", ToggleKind::integer, 8, 1, 8, 1,
     kNoChoices, "NBL_BH_LEAF_CAPACITY",
     "Morton build: a cell holding at most this many bodies is not split further. 1 is the classic "
     "octree (one body per leaf); larger leaves mean fewer, shallower cells.", ""},

@@ -321,6 +321,13 @@ __device__ __forceinline__ void warp_total(Moments& s) {
   s.xy = warp_total(s.xy), s.xz = warp_total(s.xz), s.yz = warp_total(s.yz);
 }
 
+// |(dx, dy, dz)| in float, for the reach (past float's range it is inf, and the cell's size then the
+// largest float: opening_size2).
+__device__ __forceinline__ float distance(double dx, double dy, double dz) {
+  const float x = static_cast<float>(dx), y = static_cast<float>(dy), z = static_cast<float>(dz);
+  return sqrtf(x * x + y * y + z * z);
+}
+
 // What summarize_cell finds for a cell, before it is stored.
 struct CellSummary {
   float4 cube;     // centre and edge
@@ -363,7 +370,7 @@ __device__ CellSummary summarize_cell(const Tree& t, const Morton& m, int c, boo
   // Second moments about the (float) centre of mass the walks use: bodies directly, child cells by
   // parallel axes; and the reach, from the bodies' distances and the child cells' reaches.
   Moments& s = r.second;
-  double reach = 0;
+  float reach = 0;  // in float: a double square root per entry cost summarize a fifth more time (H200)
   for (int k = lane; k < entries; k += lanes) {
     const int id = entry(k);
     if (id == kNull) continue;
@@ -372,7 +379,7 @@ __device__ CellSummary summarize_cell(const Tree& t, const Morton& m, int c, boo
       const double dx = static_cast<double>(p.x) - com.x, dy = static_cast<double>(p.y) - com.y,
                    dz = static_cast<double>(p.z) - com.z;
       s.add_second(p.w, dx, dy, dz);
-      reach = fmax(reach, sqrt(dx * dx + dy * dy + dz * dz));
+      reach = fmaxf(reach, distance(dx, dy, dz));
     } else {
       const ChildCell child = load_child(t, id);
       s.xx += child.second.x, s.yy += child.second.y, s.zz += child.second.z, s.xy += child.second.w;
@@ -380,14 +387,14 @@ __device__ CellSummary summarize_cell(const Tree& t, const Morton& m, int c, boo
       const double dx = static_cast<double>(child.com.x) - com.x, dy = static_cast<double>(child.com.y) - com.y,
                    dz = static_cast<double>(child.com.z) - com.z;
       s.add_second(child.com.w, dx, dy, dz);
-      reach = fmax(reach, sqrt(dx * dx + dy * dy + dz * dz) + child.reach);
+      reach = fmaxf(reach, distance(dx, dy, dz) + child.reach);
     }
   }
   if (lanes > 1) {
     warp_total(s);
-    for (int offset = 16; offset > 0; offset >>= 1) reach = fmax(reach, __shfl_xor_sync(0xffffffffu, reach, offset));
+    for (int offset = 16; offset > 0; offset >>= 1) reach = fmaxf(reach, __shfl_xor_sync(0xffffffffu, reach, offset));
   }
-  r.reach = static_cast<float>(reach);
+  r.reach = reach;
   return r;
 }
 
