@@ -159,7 +159,7 @@ NBL_HD inline T opening_stretch(T xx, T yy, T zz, T xy, T xz, T yz, T mass, T ef
 // bodies fill evenly has them within half its diagonal, 0.87 of its edge, and keeps its size. One
 // whose mass sits in a corner (a dense clump) has its centre of mass there and bodies up to 1.7 edges
 // away; above theta = 1/sqrt(3) = 0.58 the size alone accepted it for bodies within that reach, where
-// a quadrupole diverges: a thousand coincident bodies in a sphere of 10,000 gave max errors up to 5x
+// a quadrupole diverges: a thousand coincident bodies in a sphere of 10,000 gave max errors up to 6x
 // the sphere's at theta 0.65 (CPU backend); with the reach, 0.6-0.8x, for 0.1-0.3% more interactions
 // on the sphere. `size`: the edge as opening_stretch leaves it.
 template <typename T>

@@ -54,9 +54,10 @@ __device__ __forceinline__ float cell_size_at(float root_size, int level) {
 }
 
 // The squared size a summarized cell counts as in the opening criterion (Tree::open_size2): its edge,
-// stretched when its mass lies along a line or in a plane and at least its reach (physics/gravity.hpp,
-// opening_stretch and opening_size, the rules the CPU backend uses too), from its second moments about the centre of mass. The effective
-// number of bodies is taken as the count (exact for equal masses; unequal ones stretch a little more).
+// stretched when its mass lies along a line or in a plane (from its second moments about the centre
+// of mass), and at least its reach (physics/gravity.hpp, opening_stretch and opening_size, the rules
+// the CPU backend uses too). The effective number of bodies is taken as the count (exact for equal
+// masses; unequal ones stretch a little more).
 // A cell at the deepest level is never opened into child cells. When its bodies are unresolved, closer
 // together (RMS about their centre of mass) than a thousandth of the softening length, or all at one
 // position, it is never opened at all (-1): one point mass, k coincident bodies cost O(k). Otherwise

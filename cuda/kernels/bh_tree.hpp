@@ -119,8 +119,8 @@ struct Tree {
   float2* second_xz_yz;  // [max_cells]
   // The size each cell counts as in the opening criterion, squared (physics/gravity.hpp,
   // opening_stretch and opening_size: its edge, stretched for rods and sheets, at least its reach),
-  // written by summarize; -1 for a cell at
-  // kMaxDepth, which is never opened (it acts as one point mass wherever it is seen from).
+  // written by summarize; -1 for a cell at kMaxDepth, which is never opened (it acts as one point mass
+  // wherever it is seen from).
   float* open_size2;     // [max_cells]
   // The farthest any of each cell's bodies lies from its centre of mass (at most; from the children's,
   // written by summarize): no cell counts as smaller in the opening test (physics/gravity.hpp, opening_size).
