@@ -73,6 +73,7 @@ class BarnesHutBuffers {
   const DeviceBuffer<int2>& groups_buffer() const { return groups_; }
   const DeviceBuffer<float4>& second_buffer() const { return second_; }
   const DeviceBuffer<float2>& second_xz_yz_buffer() const { return second_xz_yz_; }
+  const DeviceBuffer<float>& reach_buffer() const { return reach_; }
   const DeviceBuffer<float4>& box_buffer() const { return box_; }
 
  private:

@@ -28,6 +28,7 @@ struct BarnesHutTreeCopy {
   std::vector<int> group_first, group_size;
   std::vector<float> second;  // 6 per cell, indexed by id - n: second moments about the centre of mass
                               // (xx, yy, zz, xy, xz, yz)
+  std::vector<float> reach;   // per cell, indexed by id - n: how far its bodies lie from its centre of mass
 };
 
 // Both read the tree the last force pass left in `buffers` (built by `variant`); they wait for `stream`

@@ -135,6 +135,32 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
       }
     }
   }
+  // Each cell's reach is at least how far its farthest body lies from its stored centre of mass (the
+  // opening test counts the cell no smaller: physics/gravity.hpp, opening_size). A cell's bodies are
+  // its range of the tree order.
+  if (!t.reach.empty() && t.sorted) {
+    for (int c = lo; c <= hi; ++c) {
+      const std::size_t i = cell_index(c);
+      const int first = t.start[i], count = t.count[i];
+      if (count <= 0 || first < 0 || first + count > n) continue;  // not in the tree order (reported above)
+      const double cx = node(c, 0), cy = node(c, 1), cz = node(c, 2);
+      double farthest = 0;
+      for (int k = 0; k < count; ++k) {
+        const int b = t.order[static_cast<std::size_t>(first + k)];
+        if (b < 0 || b >= n) continue;
+        farthest = std::max(farthest, std::hypot(node(b, 0) - cx, node(b, 1) - cy, node(b, 2) - cz));
+      }
+      // Float differences and sums, a rounding of the positions per level at most.
+      const double position = std::fabs(cx) + std::fabs(cy) + std::fabs(cz);
+      const double stored = t.reach[i];
+      if (!(farthest <= stored + 1e-5 * (position + farthest) + 1e-30)) {
+        char numbers[200];
+        std::snprintf(numbers, sizeof numbers, " %.9g, but a body lies %.9g from its centre of mass (%d bodies, depth %d)",
+                      stored, farthest, count, t.depth[i]);
+        problem("cell " + std::to_string(c) + " reach" + numbers);
+      }
+    }
+  }
   for (int b = 0; b < n; ++b)
     if (seen[static_cast<std::size_t>(b)] != 1)
       problem("body " + std::to_string(b) + " appears " + std::to_string(seen[static_cast<std::size_t>(b)]) +

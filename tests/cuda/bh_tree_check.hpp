@@ -1,7 +1,8 @@
 // Checks an octree the GPU Barnes-Hut backend built against its own definition, on the host: every
 // body appears exactly once; each cell's body count, mass and centre of mass equal those of its
 // children; each cell's second moments about its centre of mass (the quadrupole's source) equal the
-// direct sum over its bodies; each child cell is one level deeper; the root holds all the mass; the tree order and the
+// direct sum over its bodies; its reach is at least how far its bodies lie from its centre of mass;
+// each child cell is one level deeper; the root holds all the mass; the tree order and the
 // force groups list every body once. Test support: the backend hands out a copy of its tree
 // (BarnesHutBackend::copy_tree) and knows nothing of this check.
 #pragma once
