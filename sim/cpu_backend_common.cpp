@@ -174,6 +174,9 @@ void CpuBackendBase::write_vertices(VertexTarget target, ColorMode mode) {
       tree_depth_keys(keys);
       break;
     }
+    case ColorMode::ab_difference:  // A/B runs on the GPU only: no difference, as a GPU backend without one draws
+      std::fill(keys, keys + n, 0.0f);
+      break;
   }
 }
 
