@@ -124,7 +124,8 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
                   (t.is(Choice{"bh_moments", "quadrupole"}) ? ", quadrupoles"
                    : t.is(Choice{"bh_moments", "adaptive"}) ? ", adaptive quadrupoles"
                                                               : "") +
-                  (group_walk && !t["bh_fit_slots"] ? ", every slot" : "") + (t["bh_rsqrt"] ? ", rsqrtf" : ", 1/sqrtf") + (t["bh_avoid_volatile"] ? "" : ", volatile") + ", " +
+                  (group_walk && !t["bh_fit_slots"] ? ", every slot" : "") + (t["bh_rsqrt"] ? ", rsqrtf" : ", 1/sqrtf") +
+                  (t["bh_avoid_volatile"] ? "" : ", volatile") + ", " +
                   std::to_string(v.force_block) + " threads";
   v.integrate = source("bh_integrate.cu", {}, t, "integrate");
   v.label = v.build.label + "; " + v.force.label;
