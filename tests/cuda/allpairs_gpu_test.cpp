@@ -410,7 +410,9 @@ TEST_F(AllPairsGpu, ARefusedAsynchronousSwitchLeavesTheRunningVariant) {
   EXPECT_NE(outcome->message.find("refused"), std::string::npos) << outcome->message;
   // The refused build's module went back to the idle pool: unloading it would have waited for every
   // kernel on the GPU, the running variant's steps with them. (A full pool would evict one for it.)
-  if (idle_before < kIdleModules) EXPECT_GT(idle_modules(), idle_before);
+  if (idle_before < kIdleModules) {
+    EXPECT_GT(idle_modules(), idle_before);
+  }
   EXPECT_EQ(backend.variant().description, before);
   Bodies now;
   backend.get_bodies(now);
