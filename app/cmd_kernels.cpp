@@ -184,7 +184,8 @@ Table barneshut_list_table(KernelEngine& engine) {
   t.column("variant", "variant").column("kernel", "kernel").column("registers", "regs").column("spill_bytes", "spill B")
       .column("shared_bytes", "smem B").column("rsqrt", "rsqrt").column("vote_all", "vote.all").column("ballot", "ballot")
       .column("shfl", "shfl").column("bar", "bar.*").column("fences", "fences").column("volatile", "ld.volatile")
-      .column("nanosleep", "nanosleep").column("total", "PTX instr.");
+      .column("nanosleep", "nanosleep").column("total", "PTX instr.").column("loop_bodies", "loop bodies")
+      .column("per_interaction", "PTX/int");
   auto count = [](const std::string& text, const std::string& what) {
     int n = 0;
     for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -209,11 +210,19 @@ Table barneshut_list_table(KernelEngine& engine) {
             .add(count(body, "shfl.sync"), 0).add(count(body, "bar.sync") + count(body, "bar.red"), 0)
             .add(count(body, "membar.gl") + count(body, "fence.sc"), 0).add(count(body, "ld.volatile"), 0)
             .add(count(body, "nanosleep"), 0).add(e.mix.total(), 0);
+        if (source == &v.force && e.has_loop && e.loop_bodies > 0) {
+          t.add(e.loop_bodies, 0).add(e.loop_instructions_per_body(), 2);
+        } else {
+          t.add_empty().add_empty();
+        }
       }
     }
   }
   t.note("Counts are PTX instructions in the kernel's code (not executions). The group traversal's shared memory is "
          "dynamic: lists and stacks, sized per block at launch.");
+  t.note("PTX/int: the force kernel's hot loop (the innermost loop with the most square roots) per interaction, as in "
+         "the all-pairs table. In the group traversal that is the point list applied to every slot of a lane: "
+         "loop bodies = unroll x bodies per lane. Quadrupole cells are a loop of their own, with fewer square roots.");
   return t;
 }
 

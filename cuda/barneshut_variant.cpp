@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "cuda/allpairs_variant.hpp"
+#include "cuda/kernel_engine.hpp"
 #include "cuda/kernels/bh_tree.hpp"
+#include "cuda/ptx_analysis.hpp"
 
 namespace nbl {
 
@@ -208,6 +211,37 @@ std::vector<std::string> barneshut_code_violations(const ToggleValues& t, Kernel
     ToggleValues other = t;
     other["bh_moments"] = (t["bh_moments"] + 1) % 3;
     claim(ptx(barneshut_variant(other, true).force) != force, "bh_moments changes the force kernel");
+  }
+  if (v.traversal == BhTraversal::group && t["bh_rsqrt"]) {
+    // The point list is evaluated like the all-pairs kernel (issue 15: a force pass near its rate): the
+    // same arithmetic per interaction as the default all-pairs variant's hot loop (6 FMA, 3 MUL, 3 ADD,
+    // one RSQRT) and, per list entry, one 16-byte shared load that all of a lane's slots use and the
+    // loop's bookkeeping: 3 PTX instructions an entry, unrolled 4 entries deep. Per interaction that is
+    // 14.0 with groups of 96 (three slots a lane), 14.5 with 64 and 16.0 with 32, against the all-pairs
+    // kernel's 13.28 (4 bodies per thread, unroll 32).
+    const auto group_program = engine.compile(v.force);
+    const auto allpairs_program = engine.compile(select_allpairs_variant(ToggleValues{}, 0.01).source);
+    const PtxEntryStats* group = group_program->entry(bh::kForceKernel.name);
+    const PtxEntryStats* allpairs = allpairs_program->entry(kAllPairsForceKernel);
+    auto arithmetic = [](const PtxEntryStats& e) {
+      const InstructionMix& m = e.loop_mix;
+      return m["fma.f32"] + m["mul.f32"] + m["add.f32"] + m["rsqrt"];
+    };
+    const bool loops = group && allpairs && group->has_loop && allpairs->has_loop && group->loop_bodies > 0 &&
+                       allpairs->loop_bodies > 0;
+    claim(loops, "the group walk and the all-pairs kernel each have a hot loop of interactions");
+    if (loops) {
+      const double per_interaction = static_cast<double>(arithmetic(*group)) / group->loop_bodies;
+      const double allpairs_per_interaction = static_cast<double>(arithmetic(*allpairs)) / allpairs->loop_bodies;
+      claim(per_interaction == allpairs_per_interaction,
+            "the point list's arithmetic per interaction is the all-pairs kernel's (" + std::to_string(per_interaction) +
+                " against " + std::to_string(allpairs_per_interaction) + ")");
+      const int slots = v.sort ? t["bh_group_size"] / 32 : 1;  // the hot loop applies each entry to every slot
+      const double entries = static_cast<double>(group->loop_bodies) / slots;
+      const double overhead = (group->loop_mix.total() - arithmetic(*group)) / entries;
+      claim(overhead <= 3.0, "the point list spends at most 3 PTX instructions an entry besides the interactions (" +
+                                 std::to_string(overhead) + ")");
+    }
   }
   if (v.traversal == BhTraversal::group) {
     ToggleValues other = t;
