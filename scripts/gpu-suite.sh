@@ -9,7 +9,7 @@
 #   QUICK=1 scripts/gpu-suite.sh run   fewer and smaller benchmarks
 #   PARTS="tests barneshut" scripts/gpu-suite.sh run   only some parts (tests allpairs barneshut render
 #                                   sanitizer ab geometry long stall stallbh stalllists collshapes groups compare teach picture merger
-#                                   splat profile bhsweep;
+#                                   splat profile bhsweep kernelab;
 #                                   default: tests allpairs
 #                                   barneshut render sanitizer), e.g. to fit a time limit
 #   FULL=1 scripts/gpu-suite.sh run  also the 1M ladder, the sweeps and the scaling run (minutes more)
@@ -18,6 +18,10 @@
 #                                   65,536 bodies all-pairs and 1,048,576 Barnes-Hut (collision)
 #   BASELINE_BIN=path/to/nbodylab scripts/gpu-suite.sh build   also bundle an earlier build; the
 #                                   `compare` part then times both in one run, alternating A B A B
+#   KERNELS_A=dir KERNELS_B=dir PARTS=kernelab scripts/gpu-suite.sh run   A/B of two kernel folders
+#                                   (`nbodylab kernels --export DIR`, then edited; unset: the built-in
+#                                   kernels) with one binary: Barnes-Hut at the defaults, Plummer 1M, 4M
+#                                   and 10M and collision 1M, alternating A B A B
 #
 # Build for another GPU with CUDA_ARCH=80 (default 90: the H100 the figures in BENCHMARKS.md come from).
 # Kept under benchmarks/, a run's $OUT feeds scripts/measured_figures.py (the panel's measured figures);
@@ -315,6 +319,33 @@ compare() {
 }
 declare -a compare_rows=()
 
+# Two kernel folders, one binary: each case twice, A B A B, so drift shows as a round-to-round change.
+kernelab() {
+  local -a cases=("plummer-1m --scene plummer -n 1048576 --steps 10 --warmup 2"
+                  "plummer-4m --scene plummer -n 4194304 --steps 5 --warmup 1"
+                  "plummer-10m --scene plummer -n 10000000 --steps 3 --warmup 1"
+                  "collision-1m --scene collision -n 1048576 --steps 10 --warmup 2")
+  local -a figures=()
+  for c in "${cases[@]}"; do
+    local name=${c%% *} args=${c#* }
+    for round in 1 2; do
+      for who in A B; do
+        local dir=${KERNELS_A:-}; [[ $who == B ]] && dir=${KERNELS_B:-}
+        local -a kernels=(); [[ -n $dir ]] && kernels=(--kernels "$dir")
+        # shellcheck disable=SC2086  # the case's options are words
+        step "kernelab-$who-$name-$round" "$bundle/bin/nbodylab" bench --algo barneshut --backend gpu $args \
+          --error-sample 1000 "${kernels[@]}" --json "$out/kernelab-$who-$name-$round.json"
+        local json=$out/kernelab-$who-$name-$round.json
+        figures+=("$(printf '%-14s %s round %s  %s ms/step  force %s ms  p99 %s' "$name" "$who" "$round" \
+          "$(figure "$json" "Per stage" stage total ms)" "$(figure "$json" "Per stage" stage force ms)" \
+          "$(figure "$json" Summary quantity "force error: 99th percentile" value)")")
+      done
+    done
+  done
+  kernelab_rows=("${figures[@]}")
+}
+declare -a kernelab_rows=()
+
 run() {
   mkdir -p "$out"
   export NBODYLAB_ROOT=$root
@@ -610,6 +641,7 @@ EOF
   fi
 
   if want compare; then compare "$big"; fi
+  if want kernelab; then kernelab; fi
 
   echo
   echo "================ summary ================"
@@ -709,6 +741,10 @@ print("%.3f / %.3f ms, p99 %.2e, max %.2e, %.0f" % (total, force, float(p99), fl
   if ((${#compare_rows[@]})); then
     echo "----------------- baseline (base) vs this build (now), n=$big -----------------"
     printf '%s\n' "${compare_rows[@]}"
+  fi
+  if ((${#kernelab_rows[@]})); then
+    echo "----------------- kernels A (${KERNELS_A:-built in}) vs B (${KERNELS_B:-built in}) -----------------"
+    printf '%s\n' "${kernelab_rows[@]}"
   fi
   return $failed
 }
