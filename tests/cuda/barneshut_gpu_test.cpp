@@ -282,7 +282,8 @@ TEST_F(BarnesHutGpu, AnExhaustedCellPoolGrowsAndTheTreeIsRebuilt) {
   for (int build = 0; build < 2; ++build) {
     Settings s = bh_settings(0.5);
     s.toggles["bh_build"] = build;  // each build, by index
-    auto backend = std::make_unique<BarnesHutBackend>(s, BarnesHutBackend::Options{.initial_cells = 8, .engine = nullptr});
+    auto backend =
+        std::make_unique<BarnesHutBackend>(s, BarnesHutBackend::Options{.initial_cells = 8, .engine = nullptr});
     backend->set_bodies(bodies);
     const StepStats stats = backend->step();
     bool grown = false;
