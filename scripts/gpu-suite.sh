@@ -18,10 +18,11 @@
 #                                   65,536 bodies all-pairs and 1,048,576 Barnes-Hut (collision)
 #   BASELINE_BIN=path/to/nbodylab scripts/gpu-suite.sh build   also bundle an earlier build; the
 #                                   `compare` part then times both in one run, alternating A B A B
-#   KERNELS_A=dir KERNELS_B=dir PARTS=kernelab scripts/gpu-suite.sh run   A/B of two kernel folders
-#                                   (`nbodylab kernels --export DIR`, then edited; unset: the built-in
-#                                   kernels) with one binary: Barnes-Hut at the defaults, Plummer 1M, 4M
-#                                   and 10M and collision 1M, alternating A B A B
+#   KERNELAB="A=dir B=dir ..." PARTS=kernelab scripts/gpu-suite.sh run   kernel folders side by side
+#                                   with one binary (each made by `nbodylab kernels --export DIR`, then
+#                                   edited; `name=` alone: the built-in kernels), Barnes-Hut at the
+#                                   defaults, every folder in turn, twice; KERNELAB_CASES picks the
+#                                   cases (default "plummer-1m plummer-4m plummer-10m collision-1m")
 #
 # Build for another GPU with CUDA_ARCH=80 (default 90: the H100 the figures in BENCHMARKS.md come from).
 # Kept under benchmarks/, a run's $OUT feeds scripts/measured_figures.py (the panel's measured figures);
@@ -319,24 +320,25 @@ compare() {
 }
 declare -a compare_rows=()
 
-# Two kernel folders, one binary: each case twice, A B A B, so drift shows as a round-to-round change.
+# Kernel folders, one binary: each case twice, every folder in turn (A B C A B C), so drift shows as a
+# round-to-round change rather than as a difference between folders.
 kernelab() {
-  local -a cases=("plummer-1m --scene plummer -n 1048576 --steps 10 --warmup 2"
-                  "plummer-4m --scene plummer -n 4194304 --steps 5 --warmup 1"
-                  "plummer-10m --scene plummer -n 10000000 --steps 3 --warmup 1"
-                  "collision-1m --scene collision -n 1048576 --steps 10 --warmup 2")
+  local -A args=([plummer-1m]="--scene plummer -n 1048576 --steps 10 --warmup 2"
+                 [plummer-4m]="--scene plummer -n 4194304 --steps 5 --warmup 1"
+                 [plummer-10m]="--scene plummer -n 10000000 --steps 3 --warmup 1"
+                 [collision-1m]="--scene collision -n 1048576 --steps 10 --warmup 2")
   local -a figures=()
-  for c in "${cases[@]}"; do
-    local name=${c%% *} args=${c#* }
+  for name in ${KERNELAB_CASES:-plummer-1m plummer-4m plummer-10m collision-1m}; do
+    [[ -n ${args[$name]:-} ]] || { row "kernelab-$name" "FAILED: no such case (${!args[*]})"; continue; }
     for round in 1 2; do
-      for who in A B; do
-        local dir=${KERNELS_A:-}; [[ $who == B ]] && dir=${KERNELS_B:-}
+      for entry in ${KERNELAB:-built-in=}; do
+        local who=${entry%%=*} dir=${entry#*=}
         local -a kernels=(); [[ -n $dir ]] && kernels=(--kernels "$dir")
-        # shellcheck disable=SC2086  # the case's options are words
-        step "kernelab-$who-$name-$round" "$bundle/bin/nbodylab" bench --algo barneshut --backend gpu $args \
-          --error-sample 1000 "${kernels[@]}" --json "$out/kernelab-$who-$name-$round.json"
         local json=$out/kernelab-$who-$name-$round.json
-        figures+=("$(printf '%-14s %s round %s  %s ms/step  force %s ms  p99 %s' "$name" "$who" "$round" \
+        # shellcheck disable=SC2086  # the case's options are words
+        step "kernelab-$who-$name-$round" "$bundle/bin/nbodylab" bench --algo barneshut --backend gpu ${args[$name]} \
+          --error-sample 1000 "${kernels[@]}" --json "$json"
+        figures+=("$(printf '%-13s %-12s round %s  %s ms/step  force %s ms  p99 %s' "$name" "$who" "$round" \
           "$(figure "$json" "Per stage" stage total ms)" "$(figure "$json" "Per stage" stage force ms)" \
           "$(figure "$json" Summary quantity "force error: 99th percentile" value)")")
       done
@@ -743,7 +745,7 @@ print("%.3f / %.3f ms, p99 %.2e, max %.2e, %.0f" % (total, force, float(p99), fl
     printf '%s\n' "${compare_rows[@]}"
   fi
   if ((${#kernelab_rows[@]})); then
-    echo "----------------- kernels A (${KERNELS_A:-built in}) vs B (${KERNELS_B:-built in}) -----------------"
+    echo "----------------- kernel folders side by side: ${KERNELAB:-built-in=} -----------------"
     printf '%s\n' "${kernelab_rows[@]}"
   fi
   return $failed
