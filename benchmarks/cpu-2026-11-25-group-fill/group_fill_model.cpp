@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
     std::uint64_t k = 0;
     for (int a = 0; a < 3; ++a) {
       const double f = ((*axis[a])[i] - lo[a]) / extent;
-      k |= spread(std::min<std::uint64_t>(2097151, static_cast<std::uint64_t>(f * 2097152))) << (2 - a);
+      k |= spread(std::min<std::uint64_t>(2097151, static_cast<std::uint64_t>(f * 2097152))) << a;  // x bit 0, as bh_morton.cu
     }
     keys[i] = k;
   }
