@@ -219,8 +219,9 @@ inline constexpr std::array kToggles = {
   ToggleDef{"bh_block_size", "Block size (force)", Algorithm::barneshut, "Launch", ToggleKind::integer, 128, 32, 1024, 32,
     kNoChoices, "NBL_BH_BLOCK_SIZE",
     "Threads per block of the force kernel. The group walk needs about 100 registers a thread, so an SM holds "
-    "2 blocks of 256 (16 warps) but 5 of 128 (20 warps): 5% faster on fresh states (H200, BENCHMARKS.md), "
-    "though each warp's node stack gets less shared memory.", "the tutorial used 256 threads x 5 blocks per SM"},
+    "2 blocks of 256 (16 warps) but 5 of 128 (20 warps): 5% faster from 1M to 10M bodies (H200, "
+    "BENCHMARKS.md), though each warp's node stack gets less shared memory. The per-thread walk is 4% "
+    "faster with 256.", "the tutorial used 256 threads x 5 blocks per SM"},
 };
 // clang-format on
 
