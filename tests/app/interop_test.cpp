@@ -90,7 +90,9 @@ TEST_P(Interop, CudaSplatDrawsTheSpritesPicture) {
     }
     *used = scene.body_path();
     EXPECT_EQ(scene.vertices().path(), VertexPath::interop) << scene.vertices().interop_unavailable_reason();
-    if (scene.splatter()) EXPECT_EQ(scene.splatter()->device_unavailable_reason(), "");
+    if (scene.splatter()) {
+      EXPECT_EQ(scene.splatter()->device_unavailable_reason(), "");
+    }
     return read_pixels(target.framebuffer(), {0, 0, 640, 360});
   };
   for (ColorMode mode : {ColorMode::speed, ColorMode::origin, ColorMode::density}) {

@@ -149,7 +149,9 @@ TEST(ScriptParse, TheLiveTourScriptsGiveEveryStepTimeForItsBuildAndItsAB) {
       EXPECT_EQ(e.tour, kind);
       EXPECT_EQ(e.tour_step, next) << "every step, in order";
       EXPECT_TRUE(stats_since_step) << "the previous step's figures are printed before the next";
-      if (next > 0) EXPECT_GE(*e.time_s - started, 6.0);
+      if (next > 0) {
+        EXPECT_GE(*e.time_s - started, 6.0);
+      }
       started = *e.time_s;
       stats_since_step = false;
       ++next;

@@ -343,7 +343,9 @@ TEST(ToggleNeighbours, AreOneClickAwayAndInRange) {
       EXPECT_EQ(def.algorithm, Algorithm::allpairs);
       EXPECT_GE(n.values[i], def.min_value);
       EXPECT_LE(n.values[i], def.max_value);
-      if (def.kind == ToggleKind::integer) EXPECT_EQ(std::abs(n.values[i] - t.values[i]), def.step) << def.key;
+      if (def.kind == ToggleKind::integer) {
+        EXPECT_EQ(std::abs(n.values[i] - t.values[i]), def.step) << def.key;
+      }
     }
     EXPECT_EQ(differing, 1);
   }

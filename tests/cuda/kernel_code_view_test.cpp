@@ -84,7 +84,9 @@ TEST(KernelCodeView, EveryTourStepShowsItsCodeChangeAndTheMacrosLines) {
                                          [&](const SourceLine& l) { return l.text.find(macro) != std::string::npos; });
           const bool used = macro.find("NBL_PARALLELISM") == std::string::npos && macro.find("NBL_TILING") == std::string::npos &&
                             macro.find("NBL_BH_BUILD") == std::string::npos;  // these pick the kernel file instead
-          if (used) EXPECT_TRUE(named) << macro << " in " << c.kernel;
+          if (used) {
+            EXPECT_TRUE(named) << macro << " in " << c.kernel;
+          }
         }
       }
       EXPECT_TRUE(shows_something);

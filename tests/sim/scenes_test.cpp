@@ -247,7 +247,9 @@ TEST(Scenes, GroupsDescribeTheBodiesStarsFirstThenDarkHalos) {
       bool seen_dark = false;
       double total = 0;
       for (std::size_t g = 0; g < groups.size(); ++g) {
-        if (g > 0) EXPECT_EQ(groups[g].begin, groups[g - 1].end);
+        if (g > 0) {
+          EXPECT_EQ(groups[g].begin, groups[g - 1].end);
+        }
         EXPECT_FALSE(seen_dark && !groups[g].dark) << "dark groups come last";
         seen_dark = seen_dark || groups[g].dark;
         double mass = 0;

@@ -57,7 +57,9 @@ TEST(Tour, AllPairsStepsRunTheirRungsToggles) {
     for (std::size_t t = 0; t < kToggleCount; ++t) {
       const bool named = std::any_of(kLadder[*s.rung].changes.begin(), kLadder[*s.rung].changes.end(),
                                      [&](const ToggleChange& c) { return c.toggle.index == t; });
-      if (!named) EXPECT_EQ(s.toggles.values[t], tour.steps[*s.previous].toggles.values[t]) << kToggles[t].key;
+      if (!named) {
+        EXPECT_EQ(s.toggles.values[t], tour.steps[*s.previous].toggles.values[t]) << kToggles[t].key;
+      }
     }
   }
   // Two loops (rung 5) is a side trip: shared tiles (rung 6) builds on rsqrtf (rung 4).
