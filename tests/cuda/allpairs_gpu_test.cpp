@@ -25,6 +25,7 @@
 #include "sim/diagnostics.hpp"
 #include "sim/ladder.hpp"
 #include "sim/render_vertices.hpp"
+#include "tests/fresh_seed.hpp"
 
 namespace nbl {
 namespace {
@@ -38,10 +39,7 @@ class AllPairsGpu : public ::testing::Test {
   static std::shared_ptr<KernelEngine> engine() { return test::this_gpu_engine(); }
 };
 
-std::uint64_t fresh_seed() {
-  static std::random_device device;
-  return (static_cast<std::uint64_t>(device()) << 32) | device();
-}
+using test::fresh_seed;
 
 // Bodies in a unit ball with a denser core, unequal masses, random velocities.
 Bodies random_bodies(std::size_t n, std::uint64_t seed) {

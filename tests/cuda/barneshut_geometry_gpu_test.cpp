@@ -20,6 +20,7 @@
 #include "sim/geometry_cases.hpp"
 #include "sim/scenes.hpp"
 #include "tests/cuda/bh_tree_check.hpp"
+#include "tests/fresh_seed.hpp"
 
 namespace nbl {
 namespace {
@@ -38,10 +39,7 @@ class GpuGeometry : public ::testing::TestWithParam<Build> {
   }
 };
 
-std::uint64_t fresh_seed() {
-  static std::random_device device;
-  return (static_cast<std::uint64_t>(device()) << 32) | device();
-}
+using test::fresh_seed;
 
 // What users run: the default theta and cell moments (adaptive quadrupoles at 0.65).
 const double kTheta = Settings{}.opening_angle;

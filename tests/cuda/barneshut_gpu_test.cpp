@@ -27,6 +27,7 @@
 #include "sim/accuracy.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/scenes.hpp"
+#include "tests/fresh_seed.hpp"
 
 namespace nbl {
 namespace {
@@ -42,12 +43,7 @@ class BarnesHutGpu : public ::testing::Test {
 // The bound every build is held to at theta = 0.5 (sim/accuracy.hpp), the same the lab's build check uses.
 const ForceErrorBound kBound = force_error_bound(Algorithm::barneshut, false, 0.5);
 
-// A new seed every run; NBODYLAB_TEST_SEED replays the one a failure printed.
-std::uint64_t fresh_seed() {
-  if (const char* replay = std::getenv("NBODYLAB_TEST_SEED"); replay && *replay) return std::strtoull(replay, nullptr, 10);
-  static std::random_device device;
-  return (static_cast<std::uint64_t>(device()) << 32) | device();
-}
+using test::fresh_seed;
 
 Settings bh_settings(double theta, double softening = 0.01) {
   Settings s;

@@ -16,6 +16,7 @@
 #include "cuda/device_bodies.hpp"
 #include "cuda/energy_pass.hpp"
 #include "sim/diagnostics.hpp"
+#include "tests/fresh_seed.hpp"
 
 namespace nbl {
 namespace {
@@ -25,7 +26,7 @@ class EnergyGpu : public ::testing::Test {
   void SetUp() override {
     std::string why;
     if (!query_device(&why)) GTEST_SKIP() << "no GPU: " << why;
-    seed_ = (static_cast<std::uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
+    seed_ = test::fresh_seed();
   }
   std::uint64_t seed_ = 0;
 };

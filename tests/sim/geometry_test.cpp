@@ -18,16 +18,12 @@
 #include "sim/diagnostics.hpp"
 #include "sim/geometry_cases.hpp"
 #include "sim/scenes.hpp"
+#include "tests/fresh_seed.hpp"
 
 namespace nbl {
 namespace {
 
-// A new seed every run; NBODYLAB_TEST_SEED replays the one a failure printed.
-std::uint64_t fresh_seed() {
-  if (const char* replay = std::getenv("NBODYLAB_TEST_SEED"); replay && *replay) return std::strtoull(replay, nullptr, 10);
-  static std::random_device device;
-  return (static_cast<std::uint64_t>(device()) << 32) | device();
-}
+using test::fresh_seed;
 
 // What users run: the default theta and cell moments (adaptive quadrupoles at 0.65).
 const double kTheta = Settings{}.opening_angle;
