@@ -132,8 +132,10 @@ struct BarnesHutBackend::Impl {
   void retire(RetiredObjects old) { retire_after(shared_build_queue(), stream.get(), std::move(old)); }
   void retire_comparison() { retire_after(shared_build_queue(), stream.get(), comparison); }
 
-  void forces(StageTimer* t, StepStats& stats, bool then_kick = false) {
-    pipeline->forces(buffers, physics, stream.get(), t, stats, then_kick);
+  // previous_acc: what relative opening judges cells by; by default the last pass's, when there is one.
+  void forces(StageTimer* t, StepStats& stats, bool then_kick = false, const float4* previous_acc = nullptr) {
+    if (!previous_acc && acc_valid) previous_acc = buffers.accelerations();
+    pipeline->forces(buffers, physics, stream.get(), t, stats, then_kick, previous_acc);
     if (stats.non_finite) return;
     last_max_depth = std::max(1, stats.tree.max_depth);
     acc_valid = true;
@@ -349,10 +351,18 @@ void BarnesHutBackend::compute_accelerations(Accelerations& out) {
   const std::size_t n = s.buffers.size();
   if (n == 0) throw Error("no bodies to compute accelerations for");
   // Poisoned first (0xff bytes are NaN): a walk that skips a body shows up as NaN in every check that
-  // reads these, never as the stale right answer of the last step (issue 14).
+  // reads these, never as the stale right answer of the last step (issue 14). Relative opening judges by
+  // the last pass's accelerations: they are kept aside first.
+  DeviceBuffer<float4> previous;
+  if (s.variant.relative_opening && s.acc_valid) {
+    previous.resize(n);
+    NBL_CUDA_CHECK(cudaMemcpyAsync(previous.data(), s.buffers.accelerations(), n * sizeof(float4),
+                                   cudaMemcpyDeviceToDevice, s.stream.get()));
+  }
   NBL_CUDA_CHECK(cudaMemsetAsync(s.buffers.accelerations(), 0xff, n * sizeof(float4), s.stream.get()));
+  s.acc_valid = false;
   StepStats stats;
-  s.forces(nullptr, stats);
+  s.forces(nullptr, stats, false, previous.size() ? previous.data() : nullptr);
   if (stats.non_finite) throw Error("the state holds NaN or inf values; no accelerations to compute");
   std::vector<float4> acc(n);
   NBL_CUDA_CHECK(cudaMemcpyAsync(acc.data(), s.buffers.accelerations(), n * sizeof(float4), cudaMemcpyDeviceToHost,

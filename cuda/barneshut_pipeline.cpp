@@ -1,5 +1,6 @@
 #include "cuda/barneshut_pipeline.hpp"
 
+#include <cstddef>
 #include <cstdlib>
 
 #include <algorithm>
@@ -124,6 +125,19 @@ void BarnesHutPipeline::size_group_stack(const DeviceInfo& device) {
   force_shared_bytes_ = bytes_for(stack);
 }
 
+namespace {
+
+// Clears what a force walk counts in Control (interactions, nodes touched), as the bounding-box kernel
+// leaves them before the first walk: a second walk over the same tree then counts alone.
+void forget_walk_counts(bh::Control* ctl, cudaStream_t stream) {
+  char* base = reinterpret_cast<char*>(ctl);
+  NBL_CUDA_CHECK(cudaMemsetAsync(base + offsetof(bh::Control, interactions), 0, 2 * sizeof(unsigned long long), stream));
+  NBL_CUDA_CHECK(cudaMemsetAsync(base + offsetof(bh::Control, touched_min), 0x7f, sizeof(int), stream));
+  NBL_CUDA_CHECK(cudaMemsetAsync(base + offsetof(bh::Control, touched_max), 0, sizeof(int), stream));
+}
+
+}  // namespace
+
 int BarnesHutPipeline::stream_blocks(std::size_t n) const {
   return std::clamp(blocks_for(n, bh::kStreamThreads), 1, sm_count_ * 32);
 }
@@ -183,7 +197,7 @@ void BarnesHutPipeline::build_tree(BarnesHutBuffers& b, const BarnesHutPhysics& 
 }
 
 void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream, StageTimer* timer,
-                               StepStats& stats, bool then_kick) {
+                               StepStats& stats, bool then_kick, const float4* previous_acc) {
   bool retried_spin = false;
   for (int attempt = 0;; ++attempt) {
     if (timer && attempt > 0) timer->begin(stream);
@@ -192,8 +206,17 @@ void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, c
     run_stage(timer, Stage::force, [&] {
       bh::Tree walk = t;
       walk.stack_cap = force_stack_;
-      launch(module(BarnesHutSlot::force), bh::kForceKernel,
-             LaunchShape::cover(b.size(), variant_.force_block, force_shared_bytes_), stream, walk);
+      const auto shape = LaunchShape::cover(b.size(), variant_.force_block, force_shared_bytes_);
+      if (variant_.relative_opening && !previous_acc) {
+        // No accelerations to judge by yet: the geometric walk provides them (GADGET-2's first step).
+        walk.previous_acc = nullptr;
+        launch(module(BarnesHutSlot::force), bh::kForceKernel, shape, stream, walk);
+        forget_walk_counts(t.ctl, stream);  // the statistics are the relative walk's
+        walk.previous_acc = b.accelerations();
+      } else {
+        walk.previous_acc = variant_.relative_opening ? previous_acc : nullptr;
+      }
+      launch(module(BarnesHutSlot::force), bh::kForceKernel, shape, stream, walk);
     });
     if (then_kick) {
       run_stage(timer, Stage::integrate, [&] {

@@ -42,8 +42,11 @@ class BarnesHutPipeline {
 
   // Kernels 1-5: tree and forces for the current positions; with then_kick, kernel 6's second half-kick.
   // Records the tree statistics (or non_finite) in `stats`; stage times when `timer` is given.
+  // previous_acc: these bodies' accelerations from an earlier pass (it may be b's own), which a variant
+  // with relative opening judges cells by; without them such a variant first computes them with the
+  // geometric test, an extra walk over the same tree.
   void forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream, StageTimer* timer, StepStats& stats,
-              bool then_kick = false);
+              bool then_kick = false, const float4* previous_acc = nullptr);
   // Kernel 6's first half: v += a dt/2, x += v dt.
   void kick_drift(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream);
   // The renderer's vertices (sim/render_vertices.hpp layout) into `positions` and `keys`.

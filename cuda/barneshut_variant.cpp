@@ -84,9 +84,16 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
   const bool group_walk = v.traversal == BhTraversal::group;
   v.force = group_walk ? source(file,
                                 {"bh_rsqrt", "bh_avoid_volatile", "bh_sort", "bh_block_size", "bh_moments",
-                                 "bh_group_size", "bh_fit_slots"},
+                                 "bh_opening", "bh_tolerance", "bh_group_size", "bh_fit_slots"},
                                 t, "")
-                       : source(file, {"bh_rsqrt", "bh_avoid_volatile", "bh_sort", "bh_block_size", "bh_moments"}, t, "");
+                       : source(file,
+                                {"bh_rsqrt", "bh_avoid_volatile", "bh_sort", "bh_block_size", "bh_moments",
+                                 "bh_opening", "bh_tolerance"},
+                                t, "");
+  const bool relative = t.is(Choice{"bh_opening", "relative"});
+  v.relative_opening = relative;
+  if (!relative)
+    v.inert.push_back({"bh_tolerance", "cells open by the angle theta; the tolerance sets the relative opening test"});
   v.force.macros.emplace_back("NBL_BH_SOFTENED", softened ? "1" : "0");
   if (group_walk) {
     // Shared memory per warp: the point list (float4 entries, bh_list_capacity of them), with quadrupoles
@@ -127,6 +134,7 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
                   (t.is(Choice{"bh_moments", "quadrupole"}) ? ", quadrupoles"
                    : t.is(Choice{"bh_moments", "adaptive"}) ? ", adaptive quadrupoles"
                                                               : "") +
+                  (relative ? ", relative opening at " + std::to_string(t["bh_tolerance"]) + "e-4" : std::string()) +
                   (group_walk && !t["bh_fit_slots"] ? ", every slot" : "") + (t["bh_rsqrt"] ? ", rsqrtf" : ", 1/sqrtf") +
                   (t["bh_avoid_volatile"] ? "" : ", volatile") + ", " +
                   std::to_string(v.force_block) + " threads";
@@ -160,6 +168,14 @@ std::vector<ToggleValues> barneshut_toggle_sweep() {
           t["bh_build"] = build, t["bh_traversal"] = traversal, t["bh_sort"] = sort, t["bh_moments"] = moments;
           if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
         }
+  // Relative opening in every traversal, with each moment order.
+  for (int traversal = 0; traversal < 3; ++traversal)
+    for (int moments = 0; moments < 3; ++moments) {
+      ToggleValues t;
+      t["bh_traversal"] = traversal, t["bh_moments"] = moments;
+      t.set(Choice{"bh_opening", "relative"});
+      if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+    }
   // The group walk's shapes: every group size and a short and a long list, with each moment order.
   for (int size = 32; size <= 128; size += 32)
     for (int list : {256, 1024})
@@ -211,6 +227,14 @@ std::vector<std::string> barneshut_code_violations(const ToggleValues& t, Kernel
     ToggleValues other = t;
     other["bh_moments"] = (t["bh_moments"] + 1) % 3;
     claim(ptx(barneshut_variant(other, true).force) != force, "bh_moments changes the force kernel");
+  }
+  // Relative opening reads the previous pass's accelerations (one float4 per body, the only such load
+  // besides the body's position) and compares against the tolerance.
+  claim(ptx(flipped("bh_opening").force) != force, "bh_opening changes the force kernel");
+  if (t.is(Choice{"bh_opening", "relative"})) {
+    ToggleValues other = t;
+    other["bh_tolerance"] = t["bh_tolerance"] == 40 ? 20 : 40;
+    claim(ptx(barneshut_variant(other, true).force) != force, "bh_tolerance changes the relative force kernel");
   }
   if (v.traversal == BhTraversal::group && t["bh_rsqrt"]) {
     // The point list is evaluated like the all-pairs kernel (issue 15: a force pass near its rate): the

@@ -20,6 +20,7 @@ static_assert(Choice{"bh_traversal", "thread"}.value == static_cast<int>(BhTrave
 
 struct BarnesHutVariant {
   bool morton_build = true;  // else the lock-based insertion build
+  bool relative_opening = false;  // bh_opening = relative: the force pass wants the previous accelerations
   bool sort = true;          // force threads take bodies in tree order
   BhTraversal traversal = BhTraversal::group;
   int leaf_capacity = 1;

@@ -99,6 +99,44 @@ NBL_HD inline void accumulate_quadrupole(T dx, T dy, T dz, T mass, T qxx, T qyy,
 // accepts stay monopoles (a quadrupole costs about 2.5 monopoles). One constant for both backends.
 inline constexpr float kAdaptiveMonopoleShare = 0.7f;
 
+// Relative opening (the bh_opening toggle's second choice; the criterion of Springel 2005, GADGET-2,
+// extended to pick a cell's moments): instead of one angle for every cell, a cell is accepted when the
+// error it would make is a small share, the tolerance, of the pull the bodies feel in all. A monopole
+// errs by about m s^2 / d^4 and a quadrupole by about m s^3 / d^5 (cell mass m, size s, distance d), so a
+// light cell far out in a sphere's halo is accepted at a wide angle and a heavy one near the core
+// only at a narrow one, where an angle spends the same accuracy on both. The pull comes from the
+// previous force pass (the smallest |a| of the bodies that share the walk), so the first pass of a new
+// state uses the geometric test. On the CPU backend at 100,000 bodies (Plummer, groups of 32) this
+// took 2.5e8 interactions for a 99th-percentile error of 1.7e-3, where the angle took 4.5e8
+// (BENCHMARKS.md, "relative opening").
+// - No cell is accepted above kRelativeMaxAngle, where the expansion stops converging, and one the
+//   angle kRelativeFloorAngle accepts always is: a body whose pull vanishes (a sphere's centre, an
+//   outlier whose pull underflows) costs at most the walk at that angle.
+// - A monopole is used where its error is below kRelativeMonopoleShare of the budget, a quadrupole
+//   where its own is below the whole budget: the quadrupole's error term runs smaller than its estimate
+//   by about that share (0.3 gave half the p99 of 1.0 for 1.15x the arithmetic, CPU backend).
+inline constexpr float kRelativeMaxAngle = 1.0f;
+inline constexpr float kRelativeFloorAngle = 0.1f;
+inline constexpr float kRelativeMonopoleShare = 0.3f;
+enum class Acceptance { open, monopole, quadrupole };
+// size2: the cell's opening size squared (opening_stretch, opening_size; negative for a cell that is
+// one point mass, +inf for one that must be opened); dist2: its centre of mass's squared distance;
+// budget: tolerance times the smallest |a| of the bodies; quadrupoles: whether the walk may use them.
+template <typename T>
+NBL_HD inline Acceptance relative_acceptance(T size2, T dist2, T mass, T budget, bool quadrupoles) {
+  if (!(size2 < T(kRelativeMaxAngle * kRelativeMaxAngle) * dist2)) return Acceptance::open;
+  if (size2 < T(0)) return Acceptance::monopole;  // a deepest cell of unresolved bodies: one point mass
+  const T ratio2 = size2 / dist2;                 // dist2 > 0 here
+  const T error = mass * ratio2;                  // the monopole's error times d^2
+  const T allowed = budget * dist2;
+  if (error < T(kRelativeMonopoleShare) * allowed) return Acceptance::monopole;
+  const bool floor = size2 < T(kRelativeFloorAngle * kRelativeFloorAngle) * dist2;
+  if (!quadrupoles) return floor ? Acceptance::monopole : Acceptance::open;
+  // The quadrupole's error, m s^3 / d^5, is the monopole's times s / d: compared squared, no root.
+  if (error * error * ratio2 < allowed * allowed || floor) return Acceptance::quadrupole;
+  return Acceptance::open;
+}
+
 // Softened pair potential energy of bodies i and j: -m_i m_j / sqrt(|d|^2 + eps^2). Consistent with the
 // force above (the force is minus its gradient), so total energy is conserved by the exact dynamics.
 template <typename T>

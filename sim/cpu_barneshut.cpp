@@ -237,9 +237,12 @@ class Octree {
   // point masses either way.
   // Adaptive: only cells that the opening test at kAdaptiveMonopoleShare * theta would open take their
   // quadrupole (physics/gravity.hpp); the rest keep their monopole.
+  // Relative opening (budget >= 0, the tolerance times the smallest previous |a| of the group): a cell
+  // is judged by physics/gravity.hpp's relative_acceptance at the group box's nearest distance, as the
+  // GPU's group walk judges it, instead of by theta.
   template <bool Quadrupoles, bool Adaptive = false>
-  void walk(const Group& group, float theta, float eps2, InteractionList& list, float* out_x, float* out_y,
-            float* out_z, WalkCounts& counts) const {
+  void walk(const Group& group, float theta, float budget, float eps2, InteractionList& list, float* out_x,
+            float* out_y, float* out_z, WalkCounts& counts) const {
     const float monopole_theta = kAdaptiveMonopoleShare * theta;
     const std::size_t g = group.end - group.begin;
     float px[kGroupSize], py[kGroupSize], pz[kGroupSize];
@@ -280,28 +283,42 @@ class Octree {
           near2 += gap * gap;
           far2 += span * span;
         }
-        int all_far = cell_is_far(near2, node.edge, theta);
-        if (!all_far && cell_is_far(far2, node.edge, theta)) {
-          all_far = 1;
-#pragma omp simd reduction(&& : all_far)
-          for (std::size_t b = 0; b < g; ++b) {
-            const float dx = node.com_x - px[b], dy = node.com_y - py[b], dz = node.com_z - pz[b];
-            all_far = all_far && cell_is_far(dx * dx + dy * dy + dz * dz, node.edge, theta);
-          }
-        }
-        if (all_far) {
-          if constexpr (Quadrupoles) {
-            if (Adaptive && cell_is_far(near2, node.edge, monopole_theta)) {
-              list.add_point(node.com_x, node.com_y, node.com_z, node.mass);
-            } else {
+        if (budget >= 0) {
+          const Acceptance as = relative_acceptance(node.edge * node.edge, near2, node.mass, budget, Quadrupoles);
+          if (as != Acceptance::open) {
+            if (Quadrupoles && (as == Acceptance::quadrupole || !Adaptive)) {
               list.add_cell(node, quadrupoles_[i]);
+            } else {
+              list.add_point(node.com_x, node.com_y, node.com_z, node.mass);
             }
-          } else {
-            list.add_point(node.com_x, node.com_y, node.com_z, node.mass);
+            ++cells;
+            i = node.skip;
+            continue;
           }
-          ++cells;
-          i = node.skip;
-          continue;
+        } else {
+          int all_far = cell_is_far(near2, node.edge, theta);
+          if (!all_far && cell_is_far(far2, node.edge, theta)) {
+            all_far = 1;
+#pragma omp simd reduction(&& : all_far)
+            for (std::size_t b = 0; b < g; ++b) {
+              const float dx = node.com_x - px[b], dy = node.com_y - py[b], dz = node.com_z - pz[b];
+              all_far = all_far && cell_is_far(dx * dx + dy * dy + dz * dz, node.edge, theta);
+            }
+          }
+          if (all_far) {
+            if constexpr (Quadrupoles) {
+              if (Adaptive && cell_is_far(near2, node.edge, monopole_theta)) {
+                list.add_point(node.com_x, node.com_y, node.com_z, node.mass);
+              } else {
+                list.add_cell(node, quadrupoles_[i]);
+              }
+            } else {
+              list.add_point(node.com_x, node.com_y, node.com_z, node.mass);
+            }
+            ++cells;
+            i = node.skip;
+            continue;
+          }
         }
       }
       if (node.point_begin >= 0) {
@@ -642,10 +659,15 @@ class CpuBarnesHut final : public CpuBackendBase {
   bool configure_forces(const Settings& settings) override {
     const bool quadrupoles = !settings.toggles.is(Choice{"bh_moments", "monopole"});
     const bool adaptive = settings.toggles.is(Choice{"bh_moments", "adaptive"});
-    const bool changed = settings.opening_angle != opening_angle_ || quadrupoles != quadrupoles_ || adaptive != adaptive_;
+    const bool relative = settings.toggles.is(Choice{"bh_opening", "relative"});
+    const int tolerance = settings.toggles["bh_tolerance"];
+    const bool changed = settings.opening_angle != opening_angle_ || quadrupoles != quadrupoles_ ||
+                         adaptive != adaptive_ || relative != relative_ || (relative && tolerance != tolerance_);
     opening_angle_ = settings.opening_angle;
     quadrupoles_ = quadrupoles;
     adaptive_ = adaptive;
+    relative_ = relative;
+    tolerance_ = tolerance;
     return changed;
   }
 
@@ -694,29 +716,49 @@ class CpuBarnesHut final : public CpuBackendBase {
     float* out_z = accel_z_.data();
     const auto& groups = tree_.groups();
     const auto group_count = static_cast<std::int64_t>(groups.size());
+    const float tolerance = static_cast<float>(tolerance_) * 1e-4f;
+    // One walk of every group; `relative`: judged by the accelerations in accel_x_/y_/z_ now, the last
+    // pass's (each group reads its own bodies' before it writes them, and no other group's).
+    const auto pass = [&](bool relative) {
+      body_interactions = cell_interactions = touched_sum = touched_max = 0;
+      touched_min = std::numeric_limits<std::int64_t>::max();
 #pragma omp parallel reduction(+ : body_interactions, cell_interactions, touched_sum) reduction(min : touched_min) \
     reduction(max : touched_max)
-    {
-      Octree::InteractionList list;  // one per thread, reused across its groups
+      {
+        Octree::InteractionList list;  // one per thread, reused across its groups
 #pragma omp for schedule(dynamic, 4)
-      for (std::int64_t k = 0; k < group_count; ++k) {
-        const auto& group = groups[k];
-        WalkCounts counts;
-        if (adaptive_) {
-          tree_.walk<true, true>(group, theta, eps2, list, out_x, out_y, out_z, counts);
-        } else if (quadrupoles_) {
-          tree_.walk<true>(group, theta, eps2, list, out_x, out_y, out_z, counts);
-        } else {
-          tree_.walk<false>(group, theta, eps2, list, out_x, out_y, out_z, counts);
+        for (std::int64_t k = 0; k < group_count; ++k) {
+          const auto& group = groups[k];
+          float budget = -1.0f;
+          if (relative) {
+            float accel = std::numeric_limits<float>::max();
+            for (std::uint32_t b = group.begin; b < group.end; ++b) {
+              const std::uint32_t body = tree_.body_at(b);
+              accel = std::min(accel, std::sqrt(out_x[body] * out_x[body] + out_y[body] * out_y[body] +
+                                                out_z[body] * out_z[body]));
+            }
+            budget = tolerance * accel;
+          }
+          WalkCounts counts;
+          if (adaptive_) {
+            tree_.walk<true, true>(group, theta, budget, eps2, list, out_x, out_y, out_z, counts);
+          } else if (quadrupoles_) {
+            tree_.walk<true>(group, theta, budget, eps2, list, out_x, out_y, out_z, counts);
+          } else {
+            tree_.walk<false>(group, theta, budget, eps2, list, out_x, out_y, out_z, counts);
+          }
+          body_interactions += counts.body_interactions;
+          cell_interactions += counts.cell_interactions;
+          // Each body of the group touched every node its group walk touched.
+          touched_sum += counts.touched * static_cast<std::int64_t>(group.end - group.begin);
+          touched_min = std::min(touched_min, counts.touched);
+          touched_max = std::max(touched_max, counts.touched);
         }
-        body_interactions += counts.body_interactions;
-        cell_interactions += counts.cell_interactions;
-        // Each body of the group touched every node its group walk touched.
-        touched_sum += counts.touched * static_cast<std::int64_t>(group.end - group.begin);
-        touched_min = std::min(touched_min, counts.touched);
-        touched_max = std::max(touched_max, counts.touched);
       }
-    }
+    };
+    // Relative opening needs the pull the bodies felt: the last pass's, or a geometric pass's first.
+    if (relative_ && !accelerations_valid_) pass(false);
+    pass(relative_);
     add_stage_time(stats, stage_name(Stage::force), force_clock.elapsed_ms());
 
     stats.interactions += static_cast<double>(body_interactions + cell_interactions);
@@ -741,6 +783,8 @@ class CpuBarnesHut final : public CpuBackendBase {
   double opening_angle_ = 0.5;
   bool quadrupoles_ = false;  // bh_moments: far cells act through their quadrupole moments too
   bool adaptive_ = false;     // ... only near the opening limit (bh_moments = adaptive)
+  bool relative_ = false;     // bh_opening = relative: cells judged by their error against the pull
+  int tolerance_ = 40;        // bh_tolerance, in units of 1e-4
   Octree tree_;
   bool tree_valid_ = false;
 };

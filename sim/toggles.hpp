@@ -92,6 +92,10 @@ inline constexpr std::array<ToggleChoice, 3> bh_moments{{
     {"quadrupole", "quadrupole (and the mass's spread)"},
     {"adaptive", "quadrupole where a monopole errs most"},
 }};
+inline constexpr std::array<ToggleChoice, 2> bh_opening{{
+    {"geometric", "by angle (theta)"},
+    {"relative", "by error relative to the pull"},
+}};
 }  // namespace toggle_choices
 
 inline constexpr std::span<const ToggleChoice> kNoChoices{};
@@ -193,6 +197,17 @@ inline constexpr std::array kToggles = {
     "accuracy comes at a larger theta with fewer interactions. Adaptive: the quadrupole only for the cells "
     "near the opening limit, where a monopole errs most (those a monopole test at 0.7 theta would open); "
     "the farther cells stay monopoles.", ""},
+  ToggleDef{"bh_opening", "Opening test", Algorithm::barneshut, "Force", ToggleKind::choice, 0, 0, 1, 1,
+    toggle_choices::bh_opening, "NBL_BH_OPENING",
+    "When a cell may stand in for its bodies. By angle: when its size over its distance is below theta, the "
+    "same for every cell (the tutorial). Relative: when the error it would make, m s^2 / d^4 for a monopole "
+    "and m s^3 / d^5 with its quadrupole, is below the tolerance times the pull the bodies felt in the "
+    "previous step, so light cells are accepted wider and heavy ones narrower (GADGET-2's criterion). A "
+    "new state's first pass opens by angle.", ""},
+  ToggleDef{"bh_tolerance", "Tolerance (x 1e-4)", Algorithm::barneshut, "Force", ToggleKind::integer, 40, 1, 400, 1,
+    kNoChoices, "NBL_BH_TOLERANCE",
+    "Relative opening: the share of a body's pull one cell's error may be, in units of 1e-4. Smaller is "
+    "more accurate and opens more cells.", ""},
   ToggleDef{"bh_group_size", "Group size", Algorithm::barneshut, "Force", ToggleKind::integer, 96, 32, 128, 32,
     kNoChoices, "NBL_BH_GROUP_SIZE",
     "Group walk: bodies that share one tree walk and one interaction list, a warp of 32 lanes each taking "

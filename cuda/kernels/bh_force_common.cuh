@@ -7,9 +7,13 @@
 // interaction with itself is exactly zero, so no test is needed).
 #if !defined(NBL_BH_RSQRT) || !defined(NBL_BH_AVOID_VOLATILE) || !defined(NBL_BH_SORT) || \
     !defined(NBL_BH_SOFTENED) || !defined(NBL_BH_BLOCK_SIZE) || !defined(NBL_BH_MOMENTS) ||      \
-    !defined(NBL_BH_MOMENTS_QUADRUPOLE)
-#error "the force kernels need NBL_BH_RSQRT, _AVOID_VOLATILE, _SORT, _SOFTENED, _BLOCK_SIZE and _MOMENTS from the switchboard"
+    !defined(NBL_BH_MOMENTS_QUADRUPOLE) || !defined(NBL_BH_OPENING) || !defined(NBL_BH_TOLERANCE)
+#error "the force kernels need NBL_BH_RSQRT, _AVOID_VOLATILE, _SORT, _SOFTENED, _BLOCK_SIZE, _MOMENTS, _OPENING and _TOLERANCE from the switchboard"
 #endif
+
+// bh_opening: cells open by an angle (theta), or by the share of the bodies' pull their error would be
+// (relative, with the tolerance bh_tolerance in units of 1e-4; physics/gravity.hpp).
+#define NBL_BH_RELATIVE (NBL_BH_OPENING == NBL_BH_OPENING_RELATIVE)
 
 // bh_moments: a far cell acts through its monopole (mass at the centre of mass) or also through its
 // quadrupole (physics/gravity.hpp, accumulate_quadrupole): every far cell, or with `adaptive` only the
@@ -62,6 +66,55 @@ __device__ __forceinline__ bool is_far(float open_size2, float theta2, float dis
   return open_size2 < theta2 * dist2;
 }
 
+// The opening test a walk applies to every cell, set up once per body (per-thread walk), per warp
+// (warp walk) or per group: by angle (is_far above, and for adaptive moments the monopole's narrower
+// angle), or with bh_opening = relative by the share of the smallest pull `accel` among the walk's
+// bodies (physics/gravity.hpp, relative_acceptance). Without previous accelerations (Tree::previous_acc
+// null: a new state's first pass) the relative walk opens by angle too.
+struct OpeningTest {
+  float theta2, monopole_theta2;
+#if NBL_BH_RELATIVE
+  float budget;  // tolerance x the smallest |a|; < 0: open by angle
+#endif
+  __device__ OpeningTest(const Tree& t, [[maybe_unused]] float accel) {
+    theta2 = t.theta * t.theta;
+    monopole_theta2 = kMonopoleShare * kMonopoleShare * theta2;
+#if NBL_BH_RELATIVE
+    budget = t.previous_acc ? NBL_BH_TOLERANCE * 1e-4f * accel : -1.0f;
+#endif
+  }
+  // Whether the walk uses previous accelerations (so the caller knows to load them).
+  __device__ static bool relative(const Tree& t) { return NBL_BH_RELATIVE && t.previous_acc != nullptr; }
+
+  // What a cell of squared opening size `size2` and mass `mass`, its centre of mass `dist2` (squared)
+  // from the bodies, is taken as: opened, or accepted as a monopole or with its quadrupole.
+  __device__ __forceinline__ nbl::Acceptance judge(float size2, float dist2, [[maybe_unused]] float mass) const {
+#if NBL_BH_RELATIVE
+    if (budget >= 0.0f) {
+      const nbl::Acceptance as = nbl::relative_acceptance(size2, dist2, mass, budget, NBL_BH_QUADRUPOLE != 0);
+#if NBL_BH_QUADRUPOLE && !NBL_BH_ADAPTIVE
+      if (as == nbl::Acceptance::monopole) return nbl::Acceptance::quadrupole;  // every accepted cell's
+#endif
+      return as;
+    }
+#endif
+    if (!is_far(size2, theta2, dist2)) return nbl::Acceptance::open;
+#if NBL_BH_ADAPTIVE
+    return is_far(size2, monopole_theta2, dist2) ? nbl::Acceptance::monopole : nbl::Acceptance::quadrupole;
+#elif NBL_BH_QUADRUPOLE
+    return nbl::Acceptance::quadrupole;
+#else
+    return nbl::Acceptance::monopole;
+#endif
+  }
+};
+
+// |a| of a body from the previous pass (the relative test's scale).
+__device__ __forceinline__ float previous_accel(const Tree& t, int body) {
+  const float4 a = __ldg(&t.previous_acc[body]);
+  return sqrtf(a.x * a.x + a.y * a.y + a.z * a.z);
+}
+
 // A deepest cell whose bodies are resolved apart (open_size2 = +inf: never far) is opened by visiting
 // its bodies: it has no child cells.
 __device__ __forceinline__ bool bodies_to_visit(float open_size2) { return open_size2 == __int_as_float(0x7f800000); }
@@ -102,20 +155,19 @@ __device__ __forceinline__ void interact_quadrupole(float4 cell, const nbl::Quad
 }
 
 // What a cell the walk accepts adds to a body: its monopole, or with NBL_BH_QUADRUPOLE its quadrupole too
-// (adaptive: only when a monopole test at kMonopoleShare * theta, squared in `monopole_theta2`, would not
-// accept it at squared distance `dist2`).
-__device__ __forceinline__ void interact_cell(const Tree& t, int cell, float4 node, float open_size2, float dist2,
-                                              float monopole_theta2, float px, float py, float pz, float eps2,
-                                              float& ax, float& ay, float& az) {
-#if NBL_BH_ADAPTIVE
-  if (is_far(open_size2, monopole_theta2, dist2)) {
+// (adaptive or relative: only when the opening test said so; `as`, never Acceptance::open here).
+__device__ __forceinline__ void interact_cell(const Tree& t, int cell, float4 node, nbl::Acceptance as, float px,
+                                              float py, float pz, float eps2, float& ax, float& ay, float& az) {
+#if NBL_BH_QUADRUPOLE
+#if NBL_BH_ADAPTIVE || NBL_BH_RELATIVE
+  if (as == nbl::Acceptance::monopole) {
     interact(node, px, py, pz, eps2, ax, ay, az);
     return;
   }
 #endif
-#if NBL_BH_QUADRUPOLE
   interact_quadrupole(node, cell_quadrupole(t, cell), px, py, pz, eps2, ax, ay, az);
 #else
+  (void)as;
   interact(node, px, py, pz, eps2, ax, ay, az);
 #endif
 }

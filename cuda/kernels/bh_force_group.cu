@@ -119,8 +119,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   int* stack = reinterpret_cast<int*>(after_quads + kWarps * kCellCap) + warp * group_stack_entries(stack_cap);
   const int n = t.n;
   const int root = ctl->root;
-  const float theta2 = t.theta * t.theta;
-  [[maybe_unused]] const float monopole_theta2 = kMonopoleShare * kMonopoleShare * theta2;
+  const bool relative = OpeningTest::relative(t);
   const float eps2 = t.eps2;
   const unsigned lanes_below = (1u << lane) - 1u;
   unsigned long long interactions = 0;
@@ -142,6 +141,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
     bool valid[kPerLane];
     int mine = 0;  // valid bodies of this lane
     float lo_x, lo_y, lo_z, hi_x, hi_y, hi_z;
+    float accel = 3.0e38f;  // the smallest previous |a| of the lane's bodies (relative opening)
 #pragma unroll
     for (int k = 0; k < kPerLane; ++k) {
       const int slot = static_cast<int>(lane) + 32 * k;
@@ -152,6 +152,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       b.x[k] = p.x, b.y[k] = p.y, b.z[k] = p.z;
       b.ax[k] = b.ay[k] = b.az[k] = 0.0f;
       mine += valid[k];
+      if (relative && valid[k]) accel = fminf(accel, previous_accel(t, body[k]));
       if (k == 0) {
         lo_x = hi_x = p.x, lo_y = hi_y = p.y, lo_z = hi_z = p.z;
       } else {
@@ -164,6 +165,8 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
     hi_x = warp_max(hi_x), hi_y = warp_max(hi_y), hi_z = warp_max(hi_z);
     const float box_x = 0.5f * (lo_x + hi_x), box_y = 0.5f * (lo_y + hi_y), box_z = 0.5f * (lo_z + hi_z);
     const float half_x = 0.5f * (hi_x - lo_x), half_y = 0.5f * (hi_y - lo_y), half_z = 0.5f * (hi_z - lo_z);
+    // The group walks one path: every cell is judged by the smallest pull among its bodies.
+    const OpeningTest opening(t, relative ? warp_min(accel) : 0.0f);
 
     int listed = 0, touched = 0, entries = 0;
     [[maybe_unused]] int celled = 0;
@@ -201,14 +204,10 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
           const float dx = fmaxf(fabsf(q.x - box_x) - half_x, 0.0f);
           const float dy = fmaxf(fabsf(q.y - box_y) - half_y, 0.0f);
           const float dz = fmaxf(fabsf(q.z - box_z) - half_z, 0.0f);
-          const float dist2 = dx * dx + dy * dy + dz * dz;
-          accept = is_far(open_size2, theta2, dist2);
+          const nbl::Acceptance as = opening.judge(open_size2, dx * dx + dy * dy + dz * dz, q.w);
+          accept = as != nbl::Acceptance::open;
           visit_bodies = !accept && bodies_to_visit(open_size2);  // a deepest cell with resolved bodies
-#if NBL_BH_ADAPTIVE
-          as_monopole = is_far(open_size2, monopole_theta2, dist2);
-#elif NBL_BH_QUADRUPOLE
-          as_monopole = false;
-#endif
+          as_monopole = as == nbl::Acceptance::monopole;
         }
       }
       // Opened cells at the deepest level have no child cells: the warp appends their bodies, 32 at a time.

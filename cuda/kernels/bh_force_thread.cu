@@ -11,8 +11,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   if (tree_failed(ctl)) return;
   const int n = t.n;
   const int root = ctl->root;
-  const float theta2 = t.theta * t.theta;
-  const float monopole_theta2 = kMonopoleShare * kMonopoleShare * theta2;
+  const bool relative = OpeningTest::relative(t);
   unsigned long long interactions = 0;
   // Depth-first with every opened cell's children pushed: at most 7 per level plus the root's 8.
   int stack[7 * (kMaxDepth + 1) + 8];
@@ -21,6 +20,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
     const bool valid = k < n;
     const int i = valid ? body_for(t, k) : 0;
     const float4 p = t.node[i];
+    const OpeningTest opening(t, relative && valid ? previous_accel(t, i) : 0.0f);
     float ax = 0, ay = 0, az = 0;
     int touched = 0;
     int sp = 0;
@@ -37,8 +37,9 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
       const float open_size2 = tree_open_size2(t, id);
       const float dist2 = dx * dx + dy * dy + dz * dz;
-      if (is_far(open_size2, theta2, dist2)) {
-        interact_cell(t, id, q, open_size2, dist2, monopole_theta2, p.x, p.y, p.z, t.eps2, ax, ay, az);
+      const nbl::Acceptance as = opening.judge(open_size2, dist2, q.w);
+      if (as != nbl::Acceptance::open) {
+        interact_cell(t, id, q, as, p.x, p.y, p.z, t.eps2, ax, ay, az);
         ++interactions;
         continue;
       }

@@ -18,8 +18,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   if (tree_failed(ctl)) return;
   const int n = t.n;
   const int root = ctl->root;
-  const float theta2 = t.theta * t.theta;
-  const float monopole_theta2 = kMonopoleShare * kMonopoleShare * theta2;
+  const bool relative = OpeningTest::relative(t);
   const int warp = threadIdx.x >> 5;
   const unsigned lane = lane_id();
   unsigned long long interactions = 0;
@@ -28,6 +27,8 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
     const bool valid = k < n;
     const int i = body_for(t, valid ? k : base);
     const float4 p = t.node[i];
+    // The warp walks one path, so it judges every cell by the smallest pull among its bodies.
+    const OpeningTest opening(t, relative ? warp_min(valid ? previous_accel(t, i) : 3.0e38f) : 0.0f);
     float ax = 0, ay = 0, az = 0;
     int touched = 0, warp_interactions = 0;
     if (lane == 0) {
@@ -50,12 +51,13 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       ++touched;
       const float4 q = tree_node(t, id);
       bool approximate = id < n;
-      float open_size2 = 0.0f, dist2 = 0.0f;
+      float open_size2 = 0.0f;
+      nbl::Acceptance as = nbl::Acceptance::monopole;
       if (!approximate) {
         const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
         open_size2 = tree_open_size2(t, id);
-        dist2 = dx * dx + dy * dy + dz * dz;
-        const bool far = !valid || is_far(open_size2, theta2, dist2);
+        as = opening.judge(open_size2, dx * dx + dy * dy + dz * dz, q.w);
+        const bool far = !valid || as != nbl::Acceptance::open;
         approximate = __all_sync(kAll, far);
       }
       if (!approximate && bodies_to_visit(open_size2)) {  // a deepest cell: every lane visits its bodies
@@ -70,7 +72,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
         if (id < n) {
           if (valid && (NBL_BH_SOFTENED || id != i)) interact(q, p.x, p.y, p.z, t.eps2, ax, ay, az);
         } else if (valid) {
-          interact_cell(t, id, q, open_size2, dist2, monopole_theta2, p.x, p.y, p.z, t.eps2, ax, ay, az);
+          interact_cell(t, id, q, as, p.x, p.y, p.z, t.eps2, ax, ay, az);
         }
         ++warp_interactions;
       } else {

@@ -128,6 +128,10 @@ struct Tree {
   // Each cell's cube: centre and edge (x, y, z, edge). Written by the build (insertion: as cells are
   // made) or by summarize (Morton: from the keys); the overlay draws it, summarize sizes cells by it.
   float4* box;           // [max_cells]
+  // The previous force pass's accelerations of these bodies, for the relative opening test (bh_opening,
+  // physics/gravity.hpp, relative_acceptance), or nullptr: then the walk opens by theta. It may be
+  // `acc` itself: a walk reads its bodies' entries before it writes them, and no other body's.
+  const float4* previous_acc;
 };
 
 // Scratch arrays of the Morton build: sorted keys, the binary radix tree over them (Karras 2012) and
@@ -197,13 +201,13 @@ inline constexpr KernelSignature<Tree, int*> kRankKernel{"bh_rank"};
 // field that one compiler pads differently stops that side's build (NVRTC has no offsetof; the host
 // also checks a few offsets).
 static_assert(sizeof(Control) == 112 && alignof(Control) == 8, "bh::Control changed: update the sizes here on purpose");
-static_assert(sizeof(Tree) == 160 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
+static_assert(sizeof(Tree) == 168 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
 static_assert(sizeof(Morton) == 80 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
 static_assert(sizeof(VertexScales) == 16, "bh::VertexScales changed: update the size here on purpose");
 #if !defined(__CUDACC_RTC__)
 static_assert(__builtin_offsetof(Control, interactions) == 56 && __builtin_offsetof(Control, child_slots_used) == 80 &&
               __builtin_offsetof(Tree, ctl) == 96 && __builtin_offsetof(Tree, theta) == 112 &&
-              __builtin_offsetof(Tree, second) == 120 && __builtin_offsetof(Tree, box) == 152 &&
+              __builtin_offsetof(Tree, second) == 120 && __builtin_offsetof(Tree, box) == 152 && __builtin_offsetof(Tree, previous_acc) == 160 &&
               __builtin_offsetof(Control, core_x) == 88 && __builtin_offsetof(Morton, cell_parent) == 56);
 #endif
 
