@@ -233,7 +233,7 @@ std::vector<std::string> barneshut_code_violations(const ToggleValues& t, Kernel
   claim(ptx(flipped("bh_opening").force) != force, "bh_opening changes the force kernel");
   if (t.is(Choice{"bh_opening", "relative"})) {
     ToggleValues other = t;
-    other["bh_tolerance"] = t["bh_tolerance"] == 40 ? 20 : 40;
+    other["bh_tolerance"] = t["bh_tolerance"] == 40 ? 80 : 40;
     claim(ptx(barneshut_variant(other, true).force) != force, "bh_tolerance changes the relative force kernel");
   }
   if (v.traversal == BhTraversal::group && t["bh_rsqrt"]) {

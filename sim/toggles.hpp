@@ -204,7 +204,7 @@ inline constexpr std::array kToggles = {
     "and m s^3 / d^5 with its quadrupole, is below the tolerance times the pull the bodies felt in the "
     "previous step, so light cells are accepted wider and heavy ones narrower (GADGET-2's criterion). A "
     "new state's first pass opens by angle.", ""},
-  ToggleDef{"bh_tolerance", "Tolerance (x 1e-4)", Algorithm::barneshut, "Force", ToggleKind::integer, 40, 1, 400, 1,
+  ToggleDef{"bh_tolerance", "Tolerance (x 1e-4)", Algorithm::barneshut, "Force", ToggleKind::integer, 80, 1, 400, 1,
     kNoChoices, "NBL_BH_TOLERANCE",
     "Relative opening: the share of a body's pull one cell's error may be, in units of 1e-4. Smaller is "
     "more accurate and opens more cells.", ""},
