@@ -80,11 +80,26 @@ struct OpeningTest {
     theta2 = t.theta * t.theta;
     monopole_theta2 = kMonopoleShare * kMonopoleShare * theta2;
 #if NBL_BH_RELATIVE
-    budget = t.previous_acc ? NBL_BH_TOLERANCE * 1e-4f * accel : -1.0f;
+    budget = budget_for(t, accel);
 #endif
+  }
+  // The same test with the smallest pull `accel`: for a walk that sets the angles up once per kernel and
+  // the pull once per group of bodies (the group walk; bh_force_group.cu says why).
+  __device__ OpeningTest scaled([[maybe_unused]] const Tree& t, [[maybe_unused]] float accel) const {
+    OpeningTest o = *this;
+#if NBL_BH_RELATIVE
+    o.budget = budget_for(t, accel);
+#endif
+    return o;
   }
   // Whether the walk uses previous accelerations (so the caller knows to load them).
   __device__ static bool relative(const Tree& t) { return NBL_BH_RELATIVE && t.previous_acc != nullptr; }
+
+#if NBL_BH_RELATIVE
+  __device__ static float budget_for(const Tree& t, float accel) {
+    return t.previous_acc ? NBL_BH_TOLERANCE * 1e-4f * accel : -1.0f;
+  }
+#endif
 
   // What a cell of squared opening size `size2` and mass `mass`, its centre of mass `dist2` (squared)
   // from the bodies, is taken as: opened, or accepted as a monopole or with its quadrupole.

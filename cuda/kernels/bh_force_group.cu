@@ -120,6 +120,10 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   const int n = t.n;
   const int root = ctl->root;
   const bool relative = OpeningTest::relative(t);
+  // The opening angles, once per kernel; each group adds its pull below (OpeningTest::scaled). Built per
+  // group, the test's t.theta load moved into the group loop and the PTX of the point list's hot loop grew
+  // by an instruction (the shared memory base address, materialized again every iteration).
+  const OpeningTest by_angle(t, 0.0f);
   const float eps2 = t.eps2;
   const unsigned lanes_below = (1u << lane) - 1u;
   unsigned long long interactions = 0;
@@ -166,7 +170,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
     const float box_x = 0.5f * (lo_x + hi_x), box_y = 0.5f * (lo_y + hi_y), box_z = 0.5f * (lo_z + hi_z);
     const float half_x = 0.5f * (hi_x - lo_x), half_y = 0.5f * (hi_y - lo_y), half_z = 0.5f * (hi_z - lo_z);
     // The group walks one path: every cell is judged by the smallest pull among its bodies.
-    const OpeningTest opening(t, relative ? warp_min(accel) : 0.0f);
+    const OpeningTest opening = by_angle.scaled(t, relative ? warp_min(accel) : 0.0f);
 
     int listed = 0, touched = 0, entries = 0;
     [[maybe_unused]] int celled = 0;
