@@ -11,10 +11,7 @@ std::string toggle_inert_reason(const ToggleDef& t, const Settings& s, bool back
   if (t.algorithm != s.algorithm)
     return "belongs to the " + std::string(to_string(t.algorithm)) + " kernels; this run uses " +
            std::string(to_string(s.algorithm));
-  if (!backend_on_gpu) {
-    if (cpu_backend_reads(t)) return {};
-    return "shapes the GPU kernels; the CPU backend does not read it";
-  }
+  if (!backend_on_gpu && !cpu_backend_reads(t)) return "shapes the GPU kernels; the CPU backend does not read it";
   // Within the algorithm the switchboards know which toggles change nothing: ask them (one source).
   // Softening only decides a fallback with a notice, never inertness; an unset one is the scene's (> 0).
   const double softening = s.softening.value_or(1.0);

@@ -35,7 +35,8 @@ std::vector<CpuOctreeCell> cpu_octree_cells(const Bodies& bodies);
 // The kernel toggles the CPU Barnes-Hut backend reads too (it runs one code path otherwise): a change
 // takes effect at its next force evaluation. Every other toggle shapes only the GPU kernels; the
 // panel and the CLI's warnings ask cpu_backend_reads() which is which.
-inline constexpr std::array kCpuBarnesHutToggles = {ToggleId("bh_moments")};
+inline constexpr std::array kCpuBarnesHutToggles = {ToggleId("bh_moments"), ToggleId("bh_opening"),
+                                                     ToggleId("bh_tolerance")};
 inline bool cpu_backend_reads(const ToggleDef& toggle) {
   for (const ToggleId id : kCpuBarnesHutToggles)
     if (&id.def() == &toggle) return true;

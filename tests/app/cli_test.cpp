@@ -458,6 +458,18 @@ TEST_F(Cli, CellMomentsIsLiveOnTheCpuBackend) {
   EXPECT_LT(p99_quadrupole, p99_monopole) << monopole.output << quadrupole.output;
 }
 
+// The CPU Barnes-Hut backend reads bh_opening and bh_tolerance too: no inert-toggle warning, and the
+// relative test gives a different error from the angle's.
+TEST_F(Cli, RelativeOpeningIsLiveOnTheCpuBackend) {
+  const std::string base = "bench --backend cpu --algo barneshut --scene plummer -n 2000 --steps 1 --warmup 0 ";
+  const Outcome angle = run(base + "--bh-opening geometric");
+  const Outcome relative = run(base + "--bh-opening relative --bh-tolerance 20");
+  ASSERT_EQ(relative.code, 0) << relative.output;
+  EXPECT_FALSE(has(relative, "changes nothing")) << relative.output;
+  EXPECT_NE(summary_value(angle.output, "interactions per step"), summary_value(relative.output, "interactions per step"))
+      << angle.output << relative.output;
+}
+
 // ---- NVRTC is loaded at run time: without it the program starts, runs on the CPU, and says what is missing --
 
 TEST_F(Cli, WithoutNvrtcTheProgramRunsOnTheCpuAndKernelsSaysWhatIsMissing) {

@@ -19,12 +19,14 @@
 namespace nbl {
 namespace {
 
-TEST(ToggleState, OnTheCpuOnlyCellMomentsIsLiveAndNothingForTheOtherAlgorithm) {
+TEST(ToggleState, OnTheCpuOnlyCellMomentsAndOpeningAreLiveAndNothingForTheOtherAlgorithm) {
   Settings s;
   s.algorithm = Algorithm::barneshut;
   for (const auto& t : kToggles) {
-    // The CPU Barnes-Hut backend reads bh_moments (quadrupole cells); every other toggle is GPU code.
-    EXPECT_EQ(toggle_inert_reason(t, s, false).empty(), t.key == "bh_moments") << t.key;
+    // The CPU Barnes-Hut backend reads bh_moments (quadrupole cells) and the opening test with its
+    // tolerance (which the default opening by angle leaves inert); every other toggle is GPU code.
+    const bool cpu_reads = t.key == "bh_moments" || t.key == "bh_opening";
+    EXPECT_EQ(toggle_inert_reason(t, s, false).empty(), cpu_reads) << t.key;
     if (t.algorithm == Algorithm::allpairs) {
       EXPECT_NE(toggle_inert_reason(t, s, true).find("all"), std::string::npos) << t.key;
     }
@@ -37,11 +39,13 @@ TEST(ToggleState, DefaultsAreLiveOnTheGpu) {
   for (Algorithm a : {Algorithm::allpairs, Algorithm::barneshut}) {
     Settings s;
     s.algorithm = a;
-    // With the defaults (Morton build) exactly the insertion build's three toggles are inert.
+    // With the defaults (Morton build, opening by angle) exactly the insertion build's three toggles and
+    // the relative test's tolerance are inert.
     for (const auto& t : kToggles)
       if (t.algorithm == a) {
-        const bool insertion_only = t.key == "bh_throttle" || t.key == "bh_combined_fence" || t.key == "bh_waitfree";
-        EXPECT_EQ(toggle_inert_reason(t, s, true).empty(), !insertion_only) << t.key;
+        const bool inert = t.key == "bh_throttle" || t.key == "bh_combined_fence" || t.key == "bh_waitfree" ||
+                           t.key == "bh_tolerance";
+        EXPECT_EQ(toggle_inert_reason(t, s, true).empty(), !inert) << t.key;
       }
   }
 }
@@ -56,6 +60,11 @@ TEST(ToggleState, DependentTogglesGreyOutWithTheirParent) {
   s.toggles["bh_build"] = 0;
   EXPECT_EQ(toggle_inert_reason(*find_toggle("bh_throttle"), s, true), "");
   EXPECT_NE(toggle_inert_reason(*find_toggle("bh_leaf_capacity"), s, true), "");
+  s.toggles.set({"bh_opening", "relative"});
+  EXPECT_EQ(toggle_inert_reason(*find_toggle("bh_tolerance"), s, true), "");
+  EXPECT_EQ(toggle_inert_reason(*find_toggle("bh_tolerance"), s, false), "");  // the CPU backend reads it too
+  s.toggles.set({"bh_opening", "geometric"});
+  EXPECT_NE(toggle_inert_reason(*find_toggle("bh_tolerance"), s, false), "");
   s.toggles["bh_build"] = 1;
   EXPECT_NE(toggle_inert_reason(*find_toggle("bh_throttle"), s, true), "");
   EXPECT_NE(toggle_inert_reason(*find_toggle("bh_waitfree"), s, true), "");
