@@ -283,18 +283,9 @@ class Octree {
           near2 += gap * gap;
           far2 += span * span;
         }
+        Acceptance as = Acceptance::open;
         if (budget >= 0) {
-          const Acceptance as = relative_acceptance(node.edge * node.edge, near2, node.mass, budget, Quadrupoles);
-          if (as != Acceptance::open) {
-            if (Quadrupoles && (as == Acceptance::quadrupole || !Adaptive)) {
-              list.add_cell(node, quadrupoles_[i]);
-            } else {
-              list.add_point(node.com_x, node.com_y, node.com_z, node.mass);
-            }
-            ++cells;
-            i = node.skip;
-            continue;
-          }
+          as = relative_acceptance(node.edge * node.edge, near2, node.mass, budget, Quadrupoles);
         } else {
           int all_far = cell_is_far(near2, node.edge, theta);
           if (!all_far && cell_is_far(far2, node.edge, theta)) {
@@ -306,19 +297,20 @@ class Octree {
             }
           }
           if (all_far) {
-            if constexpr (Quadrupoles) {
-              if (Adaptive && cell_is_far(near2, node.edge, monopole_theta)) {
-                list.add_point(node.com_x, node.com_y, node.com_z, node.mass);
-              } else {
-                list.add_cell(node, quadrupoles_[i]);
-              }
-            } else {
-              list.add_point(node.com_x, node.com_y, node.com_z, node.mass);
-            }
-            ++cells;
-            i = node.skip;
-            continue;
+            as = Quadrupoles && !(Adaptive && cell_is_far(near2, node.edge, monopole_theta)) ? Acceptance::quadrupole
+                                                                                            : Acceptance::monopole;
           }
+        }
+        if (as != Acceptance::open) {
+          // With quadrupoles but not adaptive, every accepted cell brings its quadrupole (as on the GPU).
+          if (Quadrupoles && (as == Acceptance::quadrupole || !Adaptive)) {
+            list.add_cell(node, quadrupoles_[i]);
+          } else {
+            list.add_point(node.com_x, node.com_y, node.com_z, node.mass);
+          }
+          ++cells;
+          i = node.skip;
+          continue;
         }
       }
       if (node.point_begin >= 0) {
