@@ -107,8 +107,9 @@ inline constexpr float kAdaptiveMonopoleShare = 0.7f;
 // only at a narrow one, where an angle spends the same accuracy on both. The pull comes from the
 // previous force pass (the smallest |a| of the bodies that share the walk), so the first pass of a new
 // state uses the geometric test. On the CPU backend at 100,000 bodies (Plummer, groups of 32) this
-// took 2.5e8 interactions for a 99th-percentile error of 1.7e-3, where the angle took 4.5e8
-// (BENCHMARKS.md, "relative opening").
+// took 2.5e8 interactions for a 99th-percentile error of 1.7e-3, where the angle took 5.6e8 for 1.2e-3
+// and 3.1e8 for 3.2e-3; on an H200 at 1M bodies, 1.5e9 for 1.4e-3 against 2.5e9 for 1.5e-3
+// (BENCHMARKS.md, "Session of 2026-11-25, eighth").
 // - No cell is accepted above kRelativeMaxAngle, where the expansion stops converging, and one the
 //   angle kRelativeFloorAngle accepts always is: a body whose pull vanishes (a sphere's centre, an
 //   outlier whose pull underflows) costs at most the walk at that angle.
