@@ -103,10 +103,8 @@ Table bhswitches_table(const Settings& base, const BenchOptions& options) {
   }
   std::fprintf(stderr, "%60s\r", "");
   // The run's facts in the table itself, as the ladder's: a kept JSON or log says what it measured.
-  char theta[32];
-  std::snprintf(theta, sizeof theta, "%g", base.opening_angle);
   t.note(std::string(to_string(base.scene)) + " scene, n = " + std::to_string(bodies) + ", seed " +
-         std::to_string(base.seed) + ", theta " + theta + ", " + backend);
+         std::to_string(base.seed) + ", " + opening_description(base) + ", " + backend);
   t.note("Each configuration: the defaults with the switch's row changed; 'off' is the same with the switch off.");
   t.note("Speedup = time off / time on, so > 1 means the switch helps on this GPU.");
   return t;
@@ -187,7 +185,7 @@ Table geometry_table(const Settings& base, const BenchOptions& options) {
     Simulation sim(s);
     const std::size_t n = sim.body_count();
     if (!t) {
-      t.emplace("Barnes-Hut on hard geometry, theta " + std::to_string(s.opening_angle).substr(0, 4) + ", n = " +
+      t.emplace("Barnes-Hut on hard geometry, " + opening_description(s) + ", n = " +
                 std::to_string(n) + " (" + sim.backend().name() + ")");
       t->column("case", "case").column("bodies", "bodies").column("ms", "ms/step").column("ms_ratio", "x")
           .column("force_ms", "force ms").column("force_ratio", "x")
@@ -272,7 +270,7 @@ Table moments_table(const Settings& base, const BenchOptions& options, const std
     Settings s = base;
     s.algorithm = Algorithm::barneshut;
     s.opening_angle = theta;
-    s.toggles.set(order);
+    s.toggles.set(order).set(Choice{"bh_opening", "geometric"});  // a study of theta: cells open by it
     return s;
   };
   for (double theta : thetas) validate(settings_for(theta, kOrders[0]));  // a bad theta before any work

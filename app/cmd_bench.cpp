@@ -171,7 +171,10 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
                                            " warm-up + " + std::to_string(r.steps.size()) + " measured)");
   sci_row("simulated time at end", r.time);
   sci_row("softening", r.softening);
-  if (settings.algorithm == Algorithm::barneshut) number_row("theta", settings.opening_angle, 2);
+  if (settings.algorithm == Algorithm::barneshut) {
+    number_row("theta", settings.opening_angle, 2);
+    text_row("opening", opening_description(settings));
+  }
   number_row("ms per step (median)", step_ms, 3);
   sci_row("interactions per step", inter);
   const double rate = step_ms > 0 ? inter / (step_ms * 1e-3) : 0;

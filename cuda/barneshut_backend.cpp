@@ -101,13 +101,15 @@ struct BarnesHutBackend::Impl {
       return check_barneshut_build(v, modules, device, softening, theta, check_buffers, stream.get());
     };
   }
-  ForceErrorBound bound() const { return force_error_bound(Algorithm::barneshut, false, theta); }
+  ForceErrorBound bound(const BarnesHutVariant& v) const {
+    return force_error_bound(Algorithm::barneshut, false, theta, v.tolerance);
+  }
 
   // A new variant: compiled, checked against the running one, then adopted (or refused: throws with
   // the running variant untouched).
   void use_variant(const BarnesHutVariant& v) {
     auto candidate = std::make_unique<ReloadableKernels>(*engine, barneshut_sources(v));
-    const BuildVerdict verdict = candidate->adopt(evaluator(v), bound(), kernels ? kernels->last_good() : std::nullopt);
+    const BuildVerdict verdict = candidate->adopt(evaluator(v), bound(v), kernels ? kernels->last_good() : std::nullopt);
     if (!verdict.accepted) throw Error("Barnes-Hut variant " + v.label + " is not used: " + verdict.report);
     auto next = std::make_unique<BarnesHutPipeline>(v, candidate->modules(), device);
     if (buffers.size()) buffers.fit_variant(v);
@@ -120,7 +122,7 @@ struct BarnesHutBackend::Impl {
   void poll_reload(bool force, bool& swapped) {
     swapped = false;
     if (!kernels) return;
-    auto outcome = kernels->poll(evaluator(variant), bound(), force);
+    auto outcome = kernels->poll(evaluator(variant), bound(variant), force);
     notices.insert(notices.end(), outcome.notices.begin(), outcome.notices.end());
     if (!outcome.swapped) return;
     pipeline = std::make_unique<BarnesHutPipeline>(variant, kernels->modules(), device);
@@ -408,6 +410,7 @@ std::vector<KernelInfo> BarnesHutBackend::kernel_info() const {
     for (const char* e : entries) info.push_back(s.kernels->info(slot(which), e));
   };
   add(BarnesHutSlot::force, {bh::kForceKernel.name});
+  if (s.variant.relative_opening) add(BarnesHutSlot::force, {bh::kPullScaleKernel.name});
   add(BarnesHutSlot::bounding_box, {bh::kBoundingBoxKernel.name});
   if (s.variant.morton_build) {
     add(BarnesHutSlot::build, {bh::kMortonKeysKernel.name, bh::kRadixTreeKernel.name, bh::kOctreeCountKernel.name,

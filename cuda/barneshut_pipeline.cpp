@@ -207,14 +207,17 @@ void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, c
       bh::Tree walk = t;
       walk.stack_cap = force_stack_;
       const auto shape = LaunchShape::cover(b.size(), variant_.force_block, force_shared_bytes_);
-      if (variant_.relative_opening && !previous_acc) {
-        // No accelerations to judge by yet: the geometric walk provides them (GADGET-2's first step).
-        walk.previous_acc = nullptr;
-        launch(module(BarnesHutSlot::force), bh::kForceKernel, shape, stream, walk);
-        forget_walk_counts(t.ctl, stream);  // the statistics are the relative walk's
-        walk.previous_acc = b.accelerations();
-      } else {
-        walk.previous_acc = variant_.relative_opening ? previous_acc : nullptr;
+      walk.previous_acc = nullptr;
+      if (variant_.relative_opening) {
+        if (!previous_acc) {
+          // No accelerations to judge by yet: the geometric walk provides them (GADGET-2's first step).
+          launch(module(BarnesHutSlot::force), bh::kForceKernel, shape, stream, walk);
+          forget_walk_counts(t.ctl, stream);  // the statistics are the relative walk's
+          previous_acc = b.accelerations();
+        }
+        walk.previous_acc = previous_acc;
+        launch(module(BarnesHutSlot::force), bh::kPullScaleKernel, LaunchShape::fixed(b.bounds_blocks(), bh::kBoundsThreads),
+               stream, walk);
       }
       launch(module(BarnesHutSlot::force), bh::kForceKernel, shape, stream, walk);
     });
@@ -321,7 +324,7 @@ AsyncBuilds<BarnesHutBuild>::Make make_barneshut_build(std::shared_ptr<KernelEng
         [&](const ReloadableKernels::Modules& m) {
           return check_barneshut_build(v, m, device, softening, theta, scratch, stream.get(), &sort_scratch);
         },
-        force_error_bound(Algorithm::barneshut, false, theta), last_good);
+        force_error_bound(Algorithm::barneshut, false, theta, v.tolerance), last_good);
     if (!verdict.accepted) throw refuse(std::move(build), stream, verdict.report);
     build->pipeline = std::make_unique<BarnesHutPipeline>(v, build->kernels->modules(), device);
     build->report = verdict.report;

@@ -92,6 +92,7 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
                                 t, "");
   const bool relative = t.is(Choice{"bh_opening", "relative"});
   v.relative_opening = relative;
+  v.tolerance = relative ? t["bh_tolerance"] : 0;
   if (!relative) {
     v.inert.push_back({"bh_tolerance", "cells open by the angle theta; the tolerance sets the relative opening test"});
     // Inert means the same kernel: every tolerance compiles to one module while cells open by angle.
@@ -156,11 +157,10 @@ std::vector<ToggleValues> barneshut_toggle_sweep() {
     const int step = def.key == "bh_block_size" ? 224 : def.step;  // 32, 256, 480, 704, 928: enough
     for (int value = def.min_value; value <= def.max_value; value += step) {
       if (value == def.default_value) continue;
-      // The tolerance at the ends and in the middle, with the relative test that reads it.
+      // The tolerance at the ends and in the middle.
       if (def.key == "bh_tolerance" && value != def.min_value && value != 20 && value != def.max_value) continue;
       ToggleValues t;
       t.values[i] = value;
-      if (def.key == "bh_tolerance") t.set(Choice{"bh_opening", "relative"});
       // Insertion-only toggles mean something only with the insertion build.
       if (def.key == "bh_throttle" || def.key == "bh_combined_fence" || def.key == "bh_waitfree") t.set(kInsertion);
       out.push_back(t);
@@ -175,12 +175,12 @@ std::vector<ToggleValues> barneshut_toggle_sweep() {
           t["bh_build"] = build, t["bh_traversal"] = traversal, t["bh_sort"] = sort, t["bh_moments"] = moments;
           if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
         }
-  // Relative opening in every traversal, with each moment order.
+  // Opening by angle in every traversal, with each moment order (the loops above open relatively).
   for (int traversal = 0; traversal < 3; ++traversal)
     for (int moments = 0; moments < 3; ++moments) {
       ToggleValues t;
       t["bh_traversal"] = traversal, t["bh_moments"] = moments;
-      t.set(Choice{"bh_opening", "relative"});
+      t.set(Choice{"bh_opening", "geometric"});
       if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
     }
   // The group walk's shapes: every group size and a short and a long list, with each moment order.
@@ -235,15 +235,16 @@ std::vector<std::string> barneshut_code_violations(const ToggleValues& t, Kernel
     other["bh_moments"] = (t["bh_moments"] + 1) % 3;
     claim(ptx(barneshut_variant(other, true).force) != force, "bh_moments changes the force kernel");
   }
-  // Relative opening reads the previous pass's accelerations and compares against the tolerance: a
-  // different kernel from the angle's, and one per tolerance.
-  // (Checked from the relative variants only: their geometric twins are compiled anyway, so the claims
-  // add one compile per relative variant rather than one per variant of the sweep.)
-  if (t.is(Choice{"bh_opening", "relative"})) {
-    claim(ptx(flipped("bh_opening").force) != force, "bh_opening changes the force kernel");
-    ToggleValues other = t;
-    other["bh_tolerance"] = t["bh_tolerance"] == 40 ? 80 : 40;
-    claim(ptx(barneshut_variant(other, true).force) != force, "bh_tolerance changes the relative force kernel");
+  // Relative opening compares against the tolerance times the previous pass's RMS pull: a different
+  // kernel from the angle's, and one per tolerance. (Checked from the variants that open by angle,
+  // whose relative twins the sweep compiles anyway: one more compile each, not one per variant.)
+  if (t.is(Choice{"bh_opening", "geometric"})) {
+    const ToggleValues twin = ToggleValues(t).set(Choice{"bh_opening", "relative"});
+    const std::string relative = ptx(barneshut_variant(twin, true).force);
+    claim(relative != force, "bh_opening changes the force kernel");
+    ToggleValues other = twin;
+    other["bh_tolerance"] = twin["bh_tolerance"] == 40 ? 80 : 40;
+    claim(ptx(barneshut_variant(other, true).force) != relative, "bh_tolerance changes the relative force kernel");
   }
   if (v.traversal == BhTraversal::group && t["bh_rsqrt"]) {
     // The point list is evaluated like the all-pairs kernel (issue 15: a force pass near its rate): the

@@ -21,6 +21,7 @@ static_assert(Choice{"bh_traversal", "thread"}.value == static_cast<int>(BhTrave
 struct BarnesHutVariant {
   bool morton_build = true;  // else the lock-based insertion build
   bool relative_opening = false;  // bh_opening = relative: the force pass wants the previous accelerations
+  int tolerance = 0;              // ... and judges cells by this share of their RMS (bh_tolerance; 0 by angle)
   bool sort = true;          // force threads take bodies in tree order
   BhTraversal traversal = BhTraversal::group;
   int leaf_capacity = 1;

@@ -99,20 +99,23 @@ NBL_HD inline void accumulate_quadrupole(T dx, T dy, T dz, T mass, T qxx, T qyy,
 // accepts stay monopoles (a quadrupole costs about 2.5 monopoles). One constant for both backends.
 inline constexpr float kAdaptiveMonopoleShare = 0.7f;
 
-// Relative opening (the bh_opening toggle's second choice; the criterion of Springel 2005, GADGET-2,
-// extended to pick a cell's moments): instead of one angle for every cell, a cell is accepted when the
-// error it would make is a small share, the tolerance, of the pull the bodies feel in all. A monopole
-// errs by about m s^2 / d^4 and a quadrupole by about m s^3 / d^5 (cell mass m, size s, distance d), so a
-// light cell far out in a sphere's halo is accepted at a wide angle and a heavy one near the core
-// only at a narrow one, where an angle spends the same accuracy on both. The pull comes from the
-// previous force pass (the smallest |a| of the bodies that share the walk), so the first pass of a new
-// state uses the geometric test. On the CPU backend at 100,000 bodies (Plummer, groups of 32) this
-// took 2.5e8 interactions for a 99th-percentile error of 1.7e-3, where the angle took 5.6e8 for 1.2e-3
-// and 3.1e8 for 3.2e-3; on an H200 at 1M bodies, 1.5e9 for 1.4e-3 against 2.5e9 for 1.5e-3
-// (BENCHMARKS.md, "Session of 2026-11-25, eighth").
+// Relative opening (the bh_opening toggle's second choice and the default; after the criterion of
+// Springel 2005, GADGET-2, extended to pick a cell's moments): instead of one angle for every cell, a
+// cell is accepted when the error it would make is a small share, the tolerance, of the pull bodies
+// feel. A monopole errs by about m s^2 / d^4 and a quadrupole by about m s^3 / d^5 (cell mass m, size
+// s, distance d), so a light cell far out in a sphere's halo is accepted at a wide angle and a heavy
+// one near the core only at a narrow one, where an angle spends the same accuracy on both.
+// The pull is the RMS acceleration of all bodies in the previous force pass (so the first pass of a
+// new state opens by angle), not each body's own as in GADGET-2: the error is then bounded in the
+// units the accuracy is judged in (relative to the sample's RMS acceleration, diagnostics.hpp), and
+// no body is held to a share of a pull that is large (near a heavy clump) or vanishes (where pulls
+// cancel). With each body's own pull (the smallest of its group's), bodies next to a tenth of the
+// mass at one point erred 2.7x as much as the sphere's worst on that metric, bodies around a
+// cancelling centre paid 2.1x the sphere's walk, and five of the eight CPU geometry tests failed a
+// bound in ten runs; with the RMS none did, for the same or fewer interactions on a sphere and a
+// collision (BENCHMARKS.md, "Session of 2026-11-25, ninth").
 // - No cell is accepted above kRelativeMaxAngle, where the expansion stops converging, and one the
-//   angle kRelativeFloorAngle accepts always is: a body whose pull vanishes (a sphere's centre, an
-//   outlier whose pull underflows) costs at most the walk at that angle.
+//   angle kRelativeFloorAngle accepts always is (a bound on the walk when every pull vanishes).
 // - A monopole is used where its error is below kRelativeMonopoleShare of the budget, a quadrupole
 //   where its own is below the whole budget: the quadrupole's error term runs smaller than its estimate
 //   by about that share (0.3 gave half the p99 of 1.0 for 1.15x the arithmetic, CPU backend).
@@ -122,7 +125,7 @@ inline constexpr float kRelativeMonopoleShare = 0.3f;
 enum class Acceptance { open, monopole, quadrupole };
 // size2: the cell's opening size squared (opening_stretch, opening_size; negative for a cell that is
 // one point mass, +inf for one that must be opened); dist2: its centre of mass's squared distance;
-// budget: tolerance times the smallest |a| of the bodies; quadrupoles: whether the walk may use them.
+// budget: relative_budget below; quadrupoles: whether the walk may use them.
 template <typename T>
 NBL_HD inline Acceptance relative_acceptance(T size2, T dist2, T mass, T budget, bool quadrupoles) {
   if (!(size2 < T(kRelativeMaxAngle * kRelativeMaxAngle) * dist2)) return Acceptance::open;
@@ -136,6 +139,13 @@ NBL_HD inline Acceptance relative_acceptance(T size2, T dist2, T mass, T budget,
   // The quadrupole's error, m s^3 / d^5, is the monopole's times s / d: compared squared, no root.
   if (error * error * ratio2 < allowed * allowed || floor) return Acceptance::quadrupole;
   return Acceptance::open;
+}
+
+// The bh_tolerance toggle counts in this unit (its default, 80, is 0.8%).
+inline constexpr float kToleranceUnit = 1e-4f;
+// The error one accepted cell may make: the tolerance (in kToleranceUnit) times the RMS acceleration.
+NBL_HD inline float relative_budget(int tolerance, float rms_accel) {
+  return static_cast<float>(tolerance) * kToleranceUnit * rms_accel;
 }
 
 // Softened pair potential energy of bodies i and j: -m_i m_j / sqrt(|d|^2 + eps^2). Consistent with the

@@ -403,25 +403,27 @@ run() {
   fi
   fi
   if want barneshut; then
-  # The defaults (adaptive quadrupoles at theta 0.65) at issue 15's three sizes, and the tutorial's
-  # monopoles at theta 0.5 beside them.
+  # The defaults (relative opening at 80e-4, adaptive quadrupoles) at issue 15's three sizes and on the
+  # collision, the same opened by the angle 0.65 beside them, and the tutorial's monopoles at theta 0.5.
   step bench-bh-1m "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" \
     --steps 10 --warmup 2 --error-sample 2000 --json "$out/bh-1m.json"
   step bench-bh-4m "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$medium" \
-    --steps 5 --warmup 1 --error-sample 1000 --json "$out/bh-4m.json"
+    --steps 5 --warmup 1 --error-sample 2000 --json "$out/bh-4m.json"
   step bench-bh-10m "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$huge" \
-    --steps 3 --warmup 1 --error-sample 1000 --json "$out/bh-10m.json"
+    --steps 3 --warmup 1 --error-sample 4000 --json "$out/bh-10m.json"
+  step bench-bh-collision-1m "$bin/nbodylab" bench --algo barneshut --backend gpu --scene collision -n "$big" \
+    --steps 10 --warmup 2 --error-sample 2000 --json "$out/bh-collision-1m.json"
+  step bench-bh-1m-angle "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" \
+    --bh_opening geometric --steps 10 --warmup 2 --error-sample 2000 --json "$out/bh-1m-angle.json"
+  step bench-bh-4m-angle "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$medium" \
+    --bh_opening geometric --steps 5 --warmup 1 --error-sample 2000 --json "$out/bh-4m-angle.json"
+  step bench-bh-10m-angle "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$huge" \
+    --bh_opening geometric --steps 3 --warmup 1 --error-sample 4000 --json "$out/bh-10m-angle.json"
+  step bench-bh-collision-1m-angle "$bin/nbodylab" bench --algo barneshut --backend gpu --scene collision -n "$big" \
+    --bh_opening geometric --steps 10 --warmup 2 --error-sample 2000 --json "$out/bh-collision-1m-angle.json"
   step bench-bh-1m-monopole "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" \
-    --theta 0.5 --bh_moments monopole --steps 10 --warmup 2 --error-sample 2000 --json "$out/bh-1m-monopole.json"
-  # Relative opening (bh_opening) at its default tolerance, at the same three sizes and on the collision.
-  step bench-bh-1m-relative "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" \
-    --bh_opening relative --steps 10 --warmup 2 --error-sample 2000 --json "$out/bh-1m-relative.json"
-  step bench-bh-4m-relative "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$medium" \
-    --bh_opening relative --steps 5 --warmup 1 --error-sample 2000 --json "$out/bh-4m-relative.json"
-  step bench-bh-10m-relative "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$huge" \
-    --bh_opening relative --steps 3 --warmup 1 --error-sample 4000 --json "$out/bh-10m-relative.json"
-  step bench-bh-collision-1m-relative "$bin/nbodylab" bench --algo barneshut --backend gpu --scene collision -n "$big" \
-    --bh_opening relative --steps 10 --warmup 2 --error-sample 2000 --json "$out/bh-collision-1m-relative.json"
+    --bh_opening geometric --theta 0.5 --bh_moments monopole --steps 10 --warmup 2 --error-sample 2000 \
+    --json "$out/bh-1m-monopole.json"
   step bench-bh-insertion-1m "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" \
     --bh_build insertion --bh_traversal warp --steps 5 --warmup 1 --error-sample 1000 --json "$out/bh-insertion-1m.json"
   step bench-bhswitches "$bin/nbodylab" bench bhswitches --scene plummer -n "$big" --steps 3 --warmup 1 \
@@ -516,7 +518,7 @@ EOF
     step ab-bh-walk "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" --steps 20 --warmup 2 \
       --compare "bh_traversal=group" "bh_traversal=warp" --json "$out/ab-bh-walk.json"
     step ab-bh-theta "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" --steps 20 --warmup 2 \
-      --compare "theta=0.5" "theta=0.7" --json "$out/ab-bh-theta.json"
+      --compare "bh_opening=geometric,theta=0.5" "bh_opening=geometric,theta=0.7" --json "$out/ab-bh-theta.json"
   fi
 
   # Barnes-Hut on hard geometry (issue 14): each case against the Plummer sphere it is made from, both
@@ -675,16 +677,18 @@ EOF
     "$(figure "$out/bh-1m.json" "Summary" quantity "force error: max" value)"
   printf '%-58s %s\n' "Barnes-Hut n=$medium: ms/step (issue 15: <= 12)" "$(figure "$out/bh-4m.json" "Per stage" stage total ms)"
   printf '%-58s %s\n' "Barnes-Hut n=$huge: ms/step (issue 15: <= 25)" "$(figure "$out/bh-10m.json" "Per stage" stage total ms)"
+  for size in 1m 4m 10m collision-1m; do
+    for how in "" -angle; do
+      [[ -f $out/bh-$size$how.json ]] || continue
+      printf '%-58s %s (p99 %s, max %s)\n' "Barnes-Hut $size, ${how:+theta 0.65}${how:-relative 80e-4}: ms/step" \
+        "$(figure "$out/bh-$size$how.json" "Per stage" stage total ms)" \
+        "$(figure "$out/bh-$size$how.json" "Summary" quantity "force error: 99th percentile" value)" \
+        "$(figure "$out/bh-$size$how.json" "Summary" quantity "force error: max" value)"
+    done
+  done
   printf '%-58s %s (p99 %s)\n' "Barnes-Hut n=$big, monopoles at theta 0.5: ms/step" \
     "$(figure "$out/bh-1m-monopole.json" "Per stage" stage total ms)" \
     "$(figure "$out/bh-1m-monopole.json" "Summary" quantity "force error: 99th percentile" value)"
-  for size in 1m 4m 10m collision-1m; do
-    [[ -f $out/bh-$size-relative.json ]] || continue
-    printf '%-58s %s (p99 %s, max %s)\n' "Barnes-Hut $size, relative opening: ms/step" \
-      "$(figure "$out/bh-$size-relative.json" "Per stage" stage total ms)" \
-      "$(figure "$out/bh-$size-relative.json" "Summary" quantity "force error: 99th percentile" value)" \
-      "$(figure "$out/bh-$size-relative.json" "Summary" quantity "force error: max" value)"
-  done
   printf '%-58s %s\n' "render n=$big 1920x1080 (interop): FPS, wall-clock interval" "$(json_value "$out/render-1m.json" fps)"
   printf '%-58s %s\n' "render n=$big: parts' sum as a rate (diagnostic)" "$(json_value "$out/render-1m.json" interactive_fps)"
   [[ -f $out/render-10m.json ]] && printf '%-58s %s FPS; simulate %s ms, render %s ms\n' "render n=$huge 1920x1080: wall-clock" "$(json_value "$out/render-10m.json" fps)" \

@@ -23,8 +23,9 @@ struct ForceErrorBound {
 };
 
 // The bound for a force path: all-pairs in fp32 or fp64 (rounding only), Barnes-Hut by its opening
-// angle (a monopole's truncation error grows about as theta squared).
-ForceErrorBound force_error_bound(Algorithm algorithm, bool fp64, double opening_angle);
+// angle (a monopole's truncation error grows about as theta squared) or, with relative opening
+// (`tolerance` > 0, bh_tolerance's units), by its tolerance.
+ForceErrorBound force_error_bound(Algorithm algorithm, bool fp64, double opening_angle, int tolerance = 0);
 
 // The rule, in words, as the panel and the refusal messages state it.
 inline constexpr std::string_view kBuildAcceptanceRule =

@@ -24,6 +24,14 @@ namespace nbl {
 
 namespace {
 
+// The RMS of n accelerations' magnitudes, summed in order in double (the same for every run).
+float rms_magnitude(const float* x, const float* y, const float* z, std::size_t n) {
+  double sum = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    sum += static_cast<double>(x[i]) * x[i] + static_cast<double>(y[i]) * y[i] + static_cast<double>(z[i]) * z[i];
+  return n ? static_cast<float>(std::sqrt(sum / static_cast<double>(n))) : 0.0f;
+}
+
 // Leaves hold up to this many bodies, summed directly: deeper trees cost more walking than they save.
 constexpr std::size_t kLeafCapacity = 16;
 // Bodies closer together than this are one point mass: float squares of smaller distances lose their
@@ -237,7 +245,7 @@ class Octree {
   // point masses either way.
   // Adaptive: only cells that the opening test at kAdaptiveMonopoleShare * theta would open take their
   // quadrupole (physics/gravity.hpp); the rest keep their monopole.
-  // Relative opening (budget >= 0, the tolerance times the smallest previous |a| of the group): a cell
+  // Relative opening (budget >= 0, the tolerance times the last pass's RMS acceleration): a cell
   // is judged by physics/gravity.hpp's relative_acceptance at the group box's nearest distance, as the
   // GPU's group walk judges it, instead of by theta.
   template <bool Quadrupoles, bool Adaptive = false>
@@ -708,12 +716,12 @@ class CpuBarnesHut final : public CpuBackendBase {
     float* out_z = accel_z_.data();
     const auto& groups = tree_.groups();
     const auto group_count = static_cast<std::int64_t>(groups.size());
-    const float tolerance = static_cast<float>(tolerance_) * 1e-4f;
-    // One walk of every group; `relative`: judged by the accelerations in accel_x_/y_/z_ now, the last
-    // pass's (each group reads its own bodies' before it writes them, and no other group's).
+    // One walk of every group; `relative`: judged against the RMS of the accelerations in
+    // accel_x_/y_/z_ now, the last pass's (physics/gravity.hpp, relative_budget).
     const auto pass = [&](bool relative) {
       body_interactions = cell_interactions = touched_sum = touched_max = 0;
       touched_min = std::numeric_limits<std::int64_t>::max();
+      const float budget = relative ? relative_budget(tolerance_, rms_magnitude(out_x, out_y, out_z, n)) : -1.0f;
 #pragma omp parallel reduction(+ : body_interactions, cell_interactions, touched_sum) reduction(min : touched_min) \
     reduction(max : touched_max)
       {
@@ -721,16 +729,6 @@ class CpuBarnesHut final : public CpuBackendBase {
 #pragma omp for schedule(dynamic, 4)
         for (std::int64_t k = 0; k < group_count; ++k) {
           const auto& group = groups[k];
-          float budget = -1.0f;
-          if (relative) {
-            float accel = std::numeric_limits<float>::max();
-            for (std::uint32_t b = group.begin; b < group.end; ++b) {
-              const std::uint32_t body = tree_.body_at(b);
-              accel = std::min(accel, std::sqrt(out_x[body] * out_x[body] + out_y[body] * out_y[body] +
-                                                out_z[body] * out_z[body]));
-            }
-            budget = tolerance * accel;
-          }
           WalkCounts counts;
           if (adaptive_) {
             tree_.walk<true, true>(group, theta, budget, eps2, list, out_x, out_y, out_z, counts);
@@ -776,7 +774,7 @@ class CpuBarnesHut final : public CpuBackendBase {
   bool quadrupoles_ = false;  // bh_moments: far cells act through their quadrupole moments too
   bool adaptive_ = false;     // ... only near the opening limit (bh_moments = adaptive)
   bool relative_ = false;     // bh_opening = relative: cells judged by their error against the pull
-  int tolerance_ = 40;        // bh_tolerance, in units of 1e-4
+  int tolerance_ = 0;         // bh_tolerance, in units of kToleranceUnit
   Octree tree_;
   bool tree_valid_ = false;
 };

@@ -1,6 +1,8 @@
 #include "sim/settings.hpp"
 
+#include <cstdio>
 #include <span>
+#include <string>
 
 #include "sim/error.hpp"
 #include "sim/settings_table.hpp"
@@ -84,6 +86,14 @@ void validate(const Settings& s) {
     const std::string problem = toggle_problem(kToggles[i], s.toggles.values[i]);
     if (!problem.empty()) throw InputError("toggle '" + std::string(kToggles[i].key) + "' " + problem);
   }
+}
+
+std::string opening_description(const Settings& settings) {
+  if (settings.toggles.is(Choice{"bh_opening", "relative"}))
+    return "relative opening, tolerance " + std::to_string(settings.toggles[ToggleId{"bh_tolerance"}]) + "e-4";
+  char text[32];
+  std::snprintf(text, sizeof text, "theta %g", settings.opening_angle);
+  return text;
 }
 
 }  // namespace nbl

@@ -153,4 +153,8 @@ std::string default_body_count_reason(Scene scene, Algorithm algorithm, bool on_
 // (n <= 0, dt <= 0 or not finite, theta outside [0, 2], ...), or a toggle value outside its range.
 void validate(const Settings& settings);
 
+// How Barnes-Hut cells are opened, in words for titles and reports: "relative opening, tolerance
+// 80e-4" or "theta 0.65" (bh_opening, bh_tolerance and theta).
+std::string opening_description(const Settings& settings);
+
 }  // namespace nbl

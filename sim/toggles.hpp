@@ -94,7 +94,7 @@ inline constexpr std::array<ToggleChoice, 3> bh_moments{{
 }};
 inline constexpr std::array<ToggleChoice, 2> bh_opening{{
     {"geometric", "by angle (theta)"},
-    {"relative", "by error relative to the pull"},
+    {"relative", "by error relative to the RMS pull"},
 }};
 }  // namespace toggle_choices
 
@@ -197,7 +197,7 @@ inline constexpr std::array kToggles = {
     "accuracy comes at a larger theta with fewer interactions. Adaptive: the quadrupole only for the cells "
     "near the opening limit, where a monopole errs most (those a monopole test at 0.7 theta would open); "
     "the farther cells stay monopoles.", ""},
-  ToggleDef{"bh_opening", "Opening test", Algorithm::barneshut, "Force", ToggleKind::choice, 0, 0, 1, 1,
+  ToggleDef{"bh_opening", "Opening test", Algorithm::barneshut, "Force", ToggleKind::choice, 1, 0, 1, 1,
     toggle_choices::bh_opening, "NBL_BH_OPENING",
     "When a cell may stand in for its bodies. By angle: when its size over its distance is below theta, the "
     "same for every cell (the tutorial). Relative: when the error it would make, m s^2 / d^4 for a monopole "

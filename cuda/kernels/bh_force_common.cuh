@@ -11,8 +11,8 @@
 #error "the force kernels need NBL_BH_RSQRT, _AVOID_VOLATILE, _SORT, _SOFTENED, _BLOCK_SIZE, _MOMENTS, _OPENING and _TOLERANCE from the switchboard"
 #endif
 
-// bh_opening: cells open by an angle (theta), or by the share of the bodies' pull their error would be
-// (relative, with the tolerance bh_tolerance in units of 1e-4; physics/gravity.hpp).
+// bh_opening: cells open by an angle (theta), or by the share of the bodies' RMS pull their error would
+// be (relative, with the tolerance bh_tolerance in units of kToleranceUnit; physics/gravity.hpp).
 #define NBL_BH_RELATIVE (NBL_BH_OPENING == NBL_BH_OPENING_RELATIVE)
 
 // bh_moments: a far cell acts through its monopole (mass at the centre of mass) or also through its
@@ -66,40 +66,23 @@ __device__ __forceinline__ bool is_far(float open_size2, float theta2, float dis
   return open_size2 < theta2 * dist2;
 }
 
-// The opening test a walk applies to every cell, set up once per body (per-thread walk), per warp
-// (warp walk) or per group: by angle (is_far above, and for adaptive moments the monopole's narrower
-// angle), or with bh_opening = relative by the share of the smallest pull `accel` among the walk's
-// bodies (physics/gravity.hpp, relative_acceptance). Without previous accelerations (Tree::previous_acc
-// null: a new state's first pass) the relative walk opens by angle too.
+// The opening test a walk applies to every cell, set up once per kernel: by angle (is_far above, and
+// for adaptive moments the monopole's narrower angle), or with bh_opening = relative by the share of
+// the previous pass's RMS acceleration, which bh_pull_scale (below) left in Control::pull_rms
+// (physics/gravity.hpp, relative_acceptance and relative_budget). Without previous accelerations
+// (Tree::previous_acc null: a new state's first pass) the relative walk opens by angle too.
 struct OpeningTest {
   float theta2, monopole_theta2;
 #if NBL_BH_RELATIVE
-  float budget;  // tolerance x the smallest |a|; < 0: open by angle
+  float budget;  // the error one accepted cell may make; < 0: open by angle
 #endif
-  __device__ OpeningTest(const Tree& t, [[maybe_unused]] float accel) {
+  __device__ explicit OpeningTest(const Tree& t) {
     theta2 = t.theta * t.theta;
     monopole_theta2 = kMonopoleShare * kMonopoleShare * theta2;
 #if NBL_BH_RELATIVE
-    budget = budget_for(t, accel);
+    budget = t.previous_acc ? nbl::relative_budget(NBL_BH_TOLERANCE, t.ctl->pull_rms) : -1.0f;
 #endif
   }
-  // The same test with the smallest pull `accel`: for a walk that sets the angles up once per kernel and
-  // the pull once per group of bodies (the group walk; bh_force_group.cu says why).
-  __device__ OpeningTest scaled([[maybe_unused]] const Tree& t, [[maybe_unused]] float accel) const {
-    OpeningTest o = *this;
-#if NBL_BH_RELATIVE
-    o.budget = budget_for(t, accel);
-#endif
-    return o;
-  }
-  // Whether the walk uses previous accelerations (so the caller knows to load them).
-  __device__ static bool relative(const Tree& t) { return NBL_BH_RELATIVE && t.previous_acc != nullptr; }
-
-#if NBL_BH_RELATIVE
-  __device__ static float budget_for(const Tree& t, float accel) {
-    return t.previous_acc ? NBL_BH_TOLERANCE * 1e-4f * accel : -1.0f;
-  }
-#endif
 
   // What a cell of squared opening size `size2` and mass `mass`, its centre of mass `dist2` (squared)
   // from the bodies, is taken as: opened, or accepted as a monopole or with its quadrupole.
@@ -124,11 +107,50 @@ struct OpeningTest {
   }
 };
 
-// |a| of a body from the previous pass (the relative test's scale).
-__device__ __forceinline__ float previous_accel(const Tree& t, int body) {
-  const float4 a = __ldg(&t.previous_acc[body]);
-  return sqrtf(a.x * a.x + a.y * a.y + a.z * a.z);
+#if NBL_BH_RELATIVE
+// The relative test's scale, run just before the force kernel: the RMS of Tree::previous_acc's
+// magnitudes into Control::pull_rms. On the bounding box's grid (bounds_blocks x kBoundsThreads): each
+// block sums its grid-stride share in double (squared pulls overflow a float where bodies meet
+// unsoftened) and leaves it in block_bounds (room for 6 floats a block, 3 doubles); the last block to
+// finish adds the blocks' sums in block order. The same order every time: the same scale every run.
+extern "C" __global__ void __launch_bounds__(kBoundsThreads) bh_pull_scale(Tree t) {
+  constexpr int kWarps = kBoundsThreads / 32;
+  __shared__ double s_sum[kWarps];
+  __shared__ bool s_last;
+  double* partial = reinterpret_cast<double*>(t.block_bounds);
+  double sum = 0.0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < t.n; i += blockDim.x * gridDim.x) {
+    const float4 a = __ldg(&t.previous_acc[i]);
+    sum += static_cast<double>(a.x) * a.x + static_cast<double>(a.y) * a.y + static_cast<double>(a.z) * a.z;
+  }
+  const auto block_sum = [&](double v) {
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    if (lane_id() == 0) s_sum[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v = 0.0;
+    for (int w = 0; w < kWarps; ++w) v += s_sum[w];
+    return v;
+  };
+  sum = block_sum(sum);
+  if (threadIdx.x == 0) {
+    partial[blockIdx.x] = sum;
+    __threadfence();  // our sum is visible before we take a ticket
+    s_last = atomicAdd(&t.ctl->blocks_done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!s_last) return;
+  sum = 0.0;
+  // Other blocks wrote them: loaded from L2 (ld.global.cg), past this SM's cache.
+  for (int blk = threadIdx.x; blk < gridDim.x; blk += blockDim.x) sum += __ldcg(&partial[blk]);
+  __syncthreads();  // s_sum is read by every thread above before it is written again
+  sum = block_sum(sum);
+  if (threadIdx.x == 0) {
+    t.ctl->pull_rms = static_cast<float>(sqrt(sum / t.n));
+    t.ctl->blocks_done = 0;
+  }
 }
+static_assert(nbl::kHasSignature<decltype(bh_pull_scale), decltype(kPullScaleKernel)>);
+#endif
 
 // A deepest cell whose bodies are resolved apart (open_size2 = +inf: never far) is opened by visiting
 // its bodies: it has no child cells.

@@ -119,11 +119,10 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   int* stack = reinterpret_cast<int*>(after_quads + kWarps * kCellCap) + warp * group_stack_entries(stack_cap);
   const int n = t.n;
   const int root = ctl->root;
-  const bool relative = OpeningTest::relative(t);
-  // The opening angles, once per kernel; each group adds its pull below (OpeningTest::scaled). Built per
-  // group, the test's t.theta load moved into the group loop and the PTX of the point list's hot loop grew
-  // by an instruction (the shared memory base address, materialized again every iteration).
-  const OpeningTest by_angle(t, 0.0f);
+  // The opening test, once per kernel. Built per group, its t.theta load moved into the group loop and
+  // the PTX of the point list's hot loop grew by an instruction (the shared memory base address,
+  // materialized again every iteration).
+  const OpeningTest opening(t);
   const float eps2 = t.eps2;
   const unsigned lanes_below = (1u << lane) - 1u;
   unsigned long long interactions = 0;
@@ -145,7 +144,6 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
     bool valid[kPerLane];
     int mine = 0;  // valid bodies of this lane
     float lo_x, lo_y, lo_z, hi_x, hi_y, hi_z;
-    float accel = 3.0e38f;  // the smallest previous |a| of the lane's bodies (relative opening)
 #pragma unroll
     for (int k = 0; k < kPerLane; ++k) {
       const int slot = static_cast<int>(lane) + 32 * k;
@@ -156,7 +154,6 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       b.x[k] = p.x, b.y[k] = p.y, b.z[k] = p.z;
       b.ax[k] = b.ay[k] = b.az[k] = 0.0f;
       mine += valid[k];
-      if (relative && valid[k]) accel = fminf(accel, previous_accel(t, body[k]));
       if (k == 0) {
         lo_x = hi_x = p.x, lo_y = hi_y = p.y, lo_z = hi_z = p.z;
       } else {
@@ -169,8 +166,6 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
     hi_x = warp_max(hi_x), hi_y = warp_max(hi_y), hi_z = warp_max(hi_z);
     const float box_x = 0.5f * (lo_x + hi_x), box_y = 0.5f * (lo_y + hi_y), box_z = 0.5f * (lo_z + hi_z);
     const float half_x = 0.5f * (hi_x - lo_x), half_y = 0.5f * (hi_y - lo_y), half_z = 0.5f * (hi_z - lo_z);
-    // The group walks one path: every cell is judged by the smallest pull among its bodies.
-    const OpeningTest opening = by_angle.scaled(t, relative ? warp_min(accel) : 0.0f);
 
     int listed = 0, touched = 0, entries = 0;
     [[maybe_unused]] int celled = 0;

@@ -11,7 +11,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   if (tree_failed(ctl)) return;
   const int n = t.n;
   const int root = ctl->root;
-  const bool relative = OpeningTest::relative(t);
+  const OpeningTest opening(t);
   unsigned long long interactions = 0;
   // Depth-first with every opened cell's children pushed: at most 7 per level plus the root's 8.
   int stack[7 * (kMaxDepth + 1) + 8];
@@ -20,7 +20,6 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
     const bool valid = k < n;
     const int i = valid ? body_for(t, k) : 0;
     const float4 p = t.node[i];
-    const OpeningTest opening(t, relative && valid ? previous_accel(t, i) : 0.0f);
     float ax = 0, ay = 0, az = 0;
     int touched = 0;
     int sp = 0;

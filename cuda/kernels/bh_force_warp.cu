@@ -18,7 +18,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   if (tree_failed(ctl)) return;
   const int n = t.n;
   const int root = ctl->root;
-  const bool relative = OpeningTest::relative(t);
+  const OpeningTest opening(t);
   const int warp = threadIdx.x >> 5;
   const unsigned lane = lane_id();
   unsigned long long interactions = 0;
@@ -27,8 +27,6 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
     const bool valid = k < n;
     const int i = body_for(t, valid ? k : base);
     const float4 p = t.node[i];
-    // The warp walks one path, so it judges every cell by the smallest pull among its bodies.
-    const OpeningTest opening(t, relative ? warp_min(valid ? previous_accel(t, i) : 3.0e38f) : 0.0f);
     float ax = 0, ay = 0, az = 0;
     int touched = 0, warp_interactions = 0;
     if (lane == 0) {

@@ -64,8 +64,8 @@ struct Control {
   int groups;      // force groups (group interaction lists): contiguous runs of the tree order
   float root_x, root_y, root_z;  // centre of the root cube (every body's bounding cube)
   float root_size;               // edge length of the root cube
-  unsigned blocks_done;          // bounding-box kernel: blocks finished (last one reduces)
-  int pad;
+  unsigned blocks_done;          // bounding-box and pull-scale kernels: blocks finished (last one reduces)
+  float pull_rms;                // RMS |a| of Tree::previous_acc (bh_pull_scale): the relative test's scale
   unsigned long long interactions;     // body-body plus body-cell interactions in the force kernel
   unsigned long long touched_sum;      // nodes touched, summed over bodies
   int touched_min, touched_max;        // nodes touched per body
@@ -128,9 +128,9 @@ struct Tree {
   // Each cell's cube: centre and edge (x, y, z, edge). Written by the build (insertion: as cells are
   // made) or by summarize (Morton: from the keys); the overlay draws it, summarize sizes cells by it.
   float4* box;           // [max_cells]
-  // The previous force pass's accelerations of these bodies, for the relative opening test (bh_opening,
-  // physics/gravity.hpp, relative_acceptance), or nullptr: then the walk opens by theta. It may be
-  // `acc` itself: a walk reads its bodies' entries before it writes them, and no other body's.
+  // The previous force pass's accelerations of these bodies, whose RMS scales the relative opening
+  // test (bh_opening, physics/gravity.hpp; bh_pull_scale takes it before the walk), or nullptr: then
+  // the walk opens by theta. It may be `acc` itself.
   const float4* previous_acc;
 };
 
@@ -191,6 +191,7 @@ inline constexpr KernelSignature<Tree> kOctreeSingleKernel{"bh_octree_single"};
 inline constexpr KernelSignature<Tree, Morton> kOctreeSummarizeKernel{"bh_octree_summarize"};
 inline constexpr KernelSignature<Tree, int> kMakeGroupsKernel{"bh_make_groups"};
 inline constexpr KernelSignature<Tree> kForceKernel{"bh_force"};
+inline constexpr KernelSignature<Tree> kPullScaleKernel{"bh_pull_scale"};  // relative opening's variants only
 inline constexpr KernelSignature<Tree> kKickDriftKernel{"bh_kick_drift"};
 inline constexpr KernelSignature<Tree> kKickKernel{"bh_kick"};
 inline constexpr KernelSignature<Tree, float4*, float*, int, VertexScales, const int*> kWriteVerticesKernel{

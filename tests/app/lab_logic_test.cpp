@@ -24,8 +24,8 @@ TEST(ToggleState, OnTheCpuOnlyCellMomentsAndOpeningAreLiveAndNothingForTheOtherA
   s.algorithm = Algorithm::barneshut;
   for (const auto& t : kToggles) {
     // The CPU Barnes-Hut backend reads bh_moments (quadrupole cells) and the opening test with its
-    // tolerance (which the default opening by angle leaves inert); every other toggle is GPU code.
-    const bool cpu_reads = t.key == "bh_moments" || t.key == "bh_opening";
+    // tolerance (live under the default relative test); every other toggle is GPU code.
+    const bool cpu_reads = t.key == "bh_moments" || t.key == "bh_opening" || t.key == "bh_tolerance";
     EXPECT_EQ(toggle_inert_reason(t, s, false).empty(), cpu_reads) << t.key;
     if (t.algorithm == Algorithm::allpairs) {
       EXPECT_NE(toggle_inert_reason(t, s, true).find("all"), std::string::npos) << t.key;
@@ -39,12 +39,11 @@ TEST(ToggleState, DefaultsAreLiveOnTheGpu) {
   for (Algorithm a : {Algorithm::allpairs, Algorithm::barneshut}) {
     Settings s;
     s.algorithm = a;
-    // With the defaults (Morton build, opening by angle) exactly the insertion build's three toggles and
-    // the relative test's tolerance are inert.
+    // With the defaults (Morton build, relative opening) exactly the insertion build's three toggles
+    // are inert.
     for (const auto& t : kToggles)
       if (t.algorithm == a) {
-        const bool inert = t.key == "bh_throttle" || t.key == "bh_combined_fence" || t.key == "bh_waitfree" ||
-                           t.key == "bh_tolerance";
+        const bool inert = t.key == "bh_throttle" || t.key == "bh_combined_fence" || t.key == "bh_waitfree";
         EXPECT_EQ(toggle_inert_reason(t, s, true).empty(), !inert) << t.key;
       }
   }

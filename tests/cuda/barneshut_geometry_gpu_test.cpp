@@ -1,9 +1,10 @@
 // Barnes-Hut on the GPU for any geometry (issue 14), in both tree builds: a far outlier, coincident
 // bodies, a line and a plane cost at most twice what a Plummer sphere of the same n costs, counted in
 // operations (interactions and nodes touched per body, cells), never in seconds; their forces stay
-// within twice the sphere's error at the same theta, p99 and max, relative to the sample's RMS
-// acceleration, at the default theta and cell moments (tests/sim/geometry_test.cpp holds the CPU
-// backend to the same at 20,000 bodies); and the tree each
+// within twice the sphere's error at the same settings, p99 and max, relative to the sample's RMS
+// acceleration, at the default cell moments with either opening test (relative, the default, and by
+// the angle; tests/sim/geometry_test.cpp holds the CPU backend to the same at 20,000 bodies); and the
+// tree each
 // build makes checks out against its definition (tests/cuda/bh_tree_check.cpp). Fresh random inputs
 // every run; the seed is printed on failure. Skips without a GPU.
 #include <gtest/gtest.h>
@@ -25,11 +26,13 @@
 namespace nbl {
 namespace {
 
+// A tree build and an opening test.
 struct Build {
   const char* name;
   Choice choice;
+  Choice opening;
 };
-void PrintTo(const Build& build, std::ostream* os) { *os << build.name; }  // test names say which build
+void PrintTo(const Build& build, std::ostream* os) { *os << build.name; }  // test names say which
 
 class GpuGeometry : public ::testing::TestWithParam<Build> {
  protected:
@@ -41,7 +44,7 @@ class GpuGeometry : public ::testing::TestWithParam<Build> {
 
 using test::fresh_seed;
 
-// What users run: the default theta and cell moments (adaptive quadrupoles at 0.65).
+// What users run: the default theta, tolerance and cell moments (adaptive quadrupoles).
 const double kTheta = Settings{}.opening_angle;
 constexpr std::size_t kBodies = 100000;
 
@@ -58,7 +61,7 @@ Settings gpu_settings(const Build& build, double softening) {
   Settings s;
   s.algorithm = Algorithm::barneshut;
   s.backend = BackendKind::gpu;
-  s.toggles.set(build.choice);
+  s.toggles.set(build.choice).set(build.opening);
   // A zero time step moves nothing: the measured step and the checked forces see exactly these bodies.
   s.dt = 0.0;
   s.softening = softening;
@@ -196,8 +199,10 @@ TEST_P(GpuGeometry, PlaneMeetsThePlummerAccuracyBoundAtBoundedCost) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EachBuild, GpuGeometry,
-                         ::testing::Values(Build{"morton", Choice{"bh_build", "morton"}},
-                                           Build{"insertion", Choice{"bh_build", "insertion"}}),
+                         ::testing::Values(Build{"morton", Choice{"bh_build", "morton"}, Choice{"bh_opening", "relative"}},
+                                           Build{"insertion", Choice{"bh_build", "insertion"}, Choice{"bh_opening", "relative"}},
+                                           Build{"morton_angle", Choice{"bh_build", "morton"}, Choice{"bh_opening", "geometric"}},
+                                           Build{"insertion_angle", Choice{"bh_build", "insertion"}, Choice{"bh_opening", "geometric"}}),
                          [](const ::testing::TestParamInfo<Build>& info) { return std::string(info.param.name); });
 
 }  // namespace

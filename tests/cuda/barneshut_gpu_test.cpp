@@ -45,11 +45,13 @@ const ForceErrorBound kBound = force_error_bound(Algorithm::barneshut, false, 0.
 
 using test::fresh_seed;
 
+// Cells open by the angle theta (the tests of relative opening, the default, set it).
 Settings bh_settings(double theta, double softening = 0.01) {
   Settings s;
   s.algorithm = Algorithm::barneshut;
   s.backend = BackendKind::gpu;
   s.opening_angle = theta;
+  s.toggles.set(Choice{"bh_opening", "geometric"});
   s.softening = softening;
   s.dt = 1e-3;
   return s;

@@ -31,12 +31,15 @@ std::string kind_name(Kind k) {
   return "?";
 }
 
+// Cells open by the angle theta here (the default opens them relative to the pull; the tests of that
+// set it).
 Settings settings_for(Scene scene, std::size_t n, double theta = 0.5) {
   Settings s;
   s.scene = scene;
   s.dt = scene_defaults(scene, n).dt;
   s.softening = scene_defaults(scene, n).softening;
   s.opening_angle = theta;
+  s.toggles.set({"bh_opening", "geometric"});
   return s;
 }
 

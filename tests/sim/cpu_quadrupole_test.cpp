@@ -32,6 +32,7 @@ Settings bh_settings(double theta, double softening, bool quadrupole) {
   s.dt = 0.0;  // nothing moves: every force pass sees the bodies it was given
   s.softening = softening;
   s.opening_angle = theta;
+  s.toggles.set({"bh_opening", "geometric"});  // a study of theta: cells open by it
   if (quadrupole) s.toggles.set({"bh_moments", "quadrupole"});
   return s;
 }
