@@ -605,6 +605,10 @@ EOF
         step "long-end-$(basename "$state" .tipsy)" "$bin/nbodylab" bench --algo barneshut --backend gpu --scene collision \
           --load "$state" --eps "$eps" --dt 0.01 --steps 20 --warmup 2 --error-sample 1000 \
           --json "$out/long-end-$(basename "$state" .tipsy).json"
+        # Which force groups' walks the end state's time goes to (the costliest, replayed on the host).
+        step "long-groups-$(basename "$state" .tipsy)" "$bin/nbodylab" bench groups --backend gpu --scene collision \
+          --load "$state" --eps "$eps" --dt 0.01 --steps 1 --warmup 1 --top 12 \
+          --json "$out/long-groups-$(basename "$state" .tipsy).json"
       done
     fi
   fi
@@ -680,7 +684,8 @@ EOF
   for size in 1m 4m 10m collision-1m; do
     for how in "" -angle; do
       [[ -f $out/bh-$size$how.json ]] || continue
-      printf '%-58s %s (p99 %s, max %s)\n' "Barnes-Hut $size, ${how:+theta 0.65}${how:-relative 80e-4}: ms/step" \
+      local opening="relative 80e-4"; [[ -n $how ]] && opening="theta 0.65"
+      printf '%-58s %s (p99 %s, max %s)\n' "Barnes-Hut $size, $opening: ms/step" \
         "$(figure "$out/bh-$size$how.json" "Per stage" stage total ms)" \
         "$(figure "$out/bh-$size$how.json" "Summary" quantity "force error: 99th percentile" value)" \
         "$(figure "$out/bh-$size$how.json" "Summary" quantity "force error: max" value)"
