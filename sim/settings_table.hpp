@@ -208,8 +208,9 @@ inline constexpr std::array kSettings = {
     .widget = PanelWidget::slider, .symbol_label = "θ (opening angle)",
     .help = "Barnes-Hut opening angle: a cell stands in for its bodies when size / distance < theta. 0 opens "
             "every cell (exact, slow); larger is faster and less accurate. 0.65 with adaptive quadrupole cells (the "
-            "default) errs like 0.5 with monopoles, the tutorial's choice, for fewer interactions. With the "
-            "relative opening test (Optimizations, Opening test) theta decides only a new state's first pass.",
+            "default moments) errs like 0.5 with monopoles, the tutorial's choice, for fewer interactions. Under the "
+            "default relative opening test (Optimizations, Opening test) theta decides only a new state's first "
+            "pass; set the test to 'by angle' to study it.",
     .access = field<&Settings::opening_angle>},
   SettingDef{.key = "algorithm", .cli = "--algo,--algorithm", .label = "Algorithm", .noun = "the algorithm",
     .group = SettingGroup::live, .kind = SettingKind::choice, .choices = kAlgorithmNames,

@@ -200,14 +200,14 @@ inline constexpr std::array kToggles = {
   ToggleDef{"bh_opening", "Opening test", Algorithm::barneshut, "Force", ToggleKind::choice, 1, 0, 1, 1,
     toggle_choices::bh_opening, "NBL_BH_OPENING",
     "When a cell may stand in for its bodies. By angle: when its size over its distance is below theta, the "
-    "same for every cell (the tutorial). Relative: when the error it would make, m s^2 / d^4 for a monopole "
-    "and m s^3 / d^5 with its quadrupole, is below the tolerance times the pull the bodies felt in the "
-    "previous step, so light cells are accepted wider and heavy ones narrower (GADGET-2's criterion). A "
-    "new state's first pass opens by angle. H200, Plummer: 1M 3.65 -> 2.48 ms and 10M 32.9 -> 20.1 ms per "
-    "step at a smaller error (BENCHMARKS.md).", ""},
+    "same for every cell (the tutorial). Relative (the default): when the error it would make, m s^2 / d^4 for a "
+    "monopole and m s^3 / d^5 with its quadrupole, is below the tolerance times the RMS pull of all bodies in "
+    "the previous pass, so light cells are accepted wider and heavy ones narrower (after GADGET-2's criterion). "
+    "A new state's first pass opens by angle. H200, Plummer: 1M 3.65 -> 2.45 ms and 10M 33.0 -> 20.3 ms per "
+    "step at a smaller p99 error (BENCHMARKS.md).", ""},
   ToggleDef{"bh_tolerance", "Tolerance (x 1e-4)", Algorithm::barneshut, "Force", ToggleKind::integer, 80, 1, 400, 1,
     kNoChoices, "NBL_BH_TOLERANCE",
-    "Relative opening: the share of a body's pull one cell's error may be, in units of 1e-4. Smaller is "
+    "Relative opening: the share of the RMS pull one cell's error may be, in units of 1e-4. Smaller is "
     "more accurate and opens more cells.", ""},
   ToggleDef{"bh_group_size", "Group size", Algorithm::barneshut, "Force", ToggleKind::integer, 96, 32, 128, 32,
     kNoChoices, "NBL_BH_GROUP_SIZE",
