@@ -202,7 +202,10 @@ void setting_widget(const SettingWidget& w, SettingsEditor& editor, const Settin
         edited = static_cast<std::int64_t>(v);
       } else {
         float v = static_cast<float>(std::get<double>(value));
-        moved = ImGui::SliderFloat(label.c_str(), &v, static_cast<float>(w.min), static_cast<float>(w.max), "%.2f", flags);
+        // Under the relative opening test theta opens only a new state's first pass: the slider says so.
+        const bool first_pass_only = s.key == "theta" && running.toggles.is(Choice{"bh_opening", "relative"});
+        moved = ImGui::SliderFloat(label.c_str(), &v, static_cast<float>(w.min), static_cast<float>(w.max),
+                                   first_pass_only ? "%.2f (first pass only)" : "%.2f", flags);
         edited = static_cast<double>(v);
       }
       // A live setting follows the drag in the draft and reaches the simulation on release: dragging
