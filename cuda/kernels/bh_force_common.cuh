@@ -117,6 +117,9 @@ extern "C" __global__ void __launch_bounds__(kBoundsThreads) bh_pull_scale(Tree 
   constexpr int kWarps = kBoundsThreads / 32;
   __shared__ double s_sum[kWarps];
   __shared__ bool s_last;
+  // Like every kernel after the bounding box, nothing to do once it failed (issue 14). A plain load:
+  // an earlier kernel set the flag (tree_failed's volatile one would count as a volatile tree read).
+  if (t.ctl->error & (kErrorPoolExhausted | kErrorSpinLimit | kErrorNonFinite)) return;
   double* partial = reinterpret_cast<double*>(t.block_bounds);
   double sum = 0.0;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < t.n; i += blockDim.x * gridDim.x) {

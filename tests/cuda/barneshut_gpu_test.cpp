@@ -57,6 +57,9 @@ Settings bh_settings(double theta, double softening = 0.01) {
   return s;
 }
 
+// Both opening tests, for the tests of hard cases that every variant must survive.
+const Choice kOpenings[] = {{"bh_opening", "relative"}, {"bh_opening", "geometric"}};
+
 ForceError gpu_force_error(Backend& backend, const Bodies& bodies, double softening, std::size_t sample = 2000) {
   Accelerations approx;
   backend.compute_accelerations(approx);
@@ -74,9 +77,11 @@ TEST_F(BarnesHutGpu, ForcesMatchTheDirectSumWithinTheThetaBound) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const Bodies bodies = make_scene(Scene::plummer, 20000, seed);
-  for (int build = 0; build < 2; ++build) {
+  for (int k = 0; k < 4; ++k) {
+    const int build = k % 2;
     Settings s = bh_settings(0.5);
-    s.toggles["bh_build"] = build;  // each build, by index
+    s.toggles["bh_build"] = build;  // each build, by index, with either opening test
+    s.toggles.set(kOpenings[k / 2]);
     auto backend = std::make_unique<BarnesHutBackend>(s);
     backend->set_bodies(bodies);
     const ForceError e = gpu_force_error(*backend, bodies, 0.01);
@@ -266,24 +271,31 @@ TEST_F(BarnesHutGpu, TreeHoldsEveryBodyOnceAndTheRootHoldsAllTheMass) {
 }
 
 TEST_F(BarnesHutGpu, OneAndTwoBodiesWork) {
-  Bodies one;
-  one.resize(1);
-  one.x[0] = 0.3f, one.mass[0] = 1.0f;
-  auto backend = make_barneshut_backend(bh_settings(0.5));
-  backend->set_bodies(one);
-  Accelerations a;
-  backend->compute_accelerations(a);
-  EXPECT_EQ(a.x[0], 0.0);
-  EXPECT_EQ(a.y[0], 0.0);
-  const StepStats stats = backend->step();
-  EXPECT_FALSE(stats.non_finite);
+  for (const Choice opening : kOpenings) {
+    SCOPED_TRACE(toggle_changes(ToggleValues{}, ToggleValues{}.set(opening), Algorithm::barneshut));
+    Bodies one;
+    one.resize(1);
+    one.x[0] = 0.3f, one.mass[0] = 1.0f;
+    Settings s = bh_settings(0.5);
+    s.toggles.set(opening);
+    auto backend = make_barneshut_backend(s);
+    backend->set_bodies(one);
+    Accelerations a;
+    backend->compute_accelerations(a);
+    EXPECT_EQ(a.x[0], 0.0);
+    EXPECT_EQ(a.y[0], 0.0);
+    const StepStats stats = backend->step();
+    EXPECT_FALSE(stats.non_finite);
 
-  const Bodies two = make_scene(Scene::kepler, 2, 1);
-  for (double eps : {0.0, 0.01}) {
-    auto pair = make_barneshut_backend(bh_settings(0.5, eps));
-    pair->set_bodies(two);
-    const ForceError e = gpu_force_error(*pair, two, eps, 2);
-    EXPECT_LE(e.relative_norm, 1e-5) << describe(e);
+    const Bodies two = make_scene(Scene::kepler, 2, 1);
+    for (double eps : {0.0, 0.01}) {
+      Settings p = bh_settings(0.5, eps);
+      p.toggles.set(opening);
+      auto pair = make_barneshut_backend(p);
+      pair->set_bodies(two);
+      const ForceError e = gpu_force_error(*pair, two, eps, 2);
+      EXPECT_LE(e.relative_norm, 1e-5) << describe(e);
+    }
   }
 }
 
@@ -406,9 +418,10 @@ TEST_F(BarnesHutGpu, NanInTheFirstStepStopsEveryKernelInBothBuilds) {
   const Choice builds[] = {{"bh_build", "morton"}, {"bh_build", "insertion"}};
   const Choice walks[] = {{"bh_traversal", "thread"}, {"bh_traversal", "warp"}, {"bh_traversal", "group"}};
   for (const Choice build : builds) {
-    for (const Choice walk : walks) {
+    for (const auto& [walk, opening] : {std::pair{walks[0], kOpenings[0]}, std::pair{walks[1], kOpenings[0]},
+                                        std::pair{walks[2], kOpenings[0]}, std::pair{walks[2], kOpenings[1]}}) {
       Settings s = bh_settings(0.5);
-      s.toggles.set(build).set(walk);
+      s.toggles.set(build).set(walk).set(opening);
       SCOPED_TRACE(toggle_changes(ToggleValues{}, s.toggles, Algorithm::barneshut));
       Bodies b = make_scene(Scene::plummer, 3000, fresh_seed());
       b.y[1234] = std::numeric_limits<float>::infinity();
