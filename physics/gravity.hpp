@@ -141,6 +141,24 @@ NBL_HD inline Acceptance relative_acceptance(T size2, T dist2, T mass, T budget,
   return Acceptance::open;
 }
 
+// A light cell, with relative opening (issue 14): whatever its angle, a cell's monopole errs by at
+// most 2 m / D^2 at a body D from the cell's cube (each of its bodies pulls with at most m_j / D^2, and
+// the monopole, at the centre of mass inside the cube, with at most m / D^2). Where that bound is below
+// kRelativeMonopoleShare of the budget, the share a monopole's estimated error may take, the cell is
+// accepted as a monopole although relative_acceptance opens it. Such cells are the sparse ones: a
+// few stars ejected from a collision fill cells around the bulk at every scale they reach, and no
+// angle test may accept a cell as wide as its distance, so every body's walk opened them level by
+// level. On the CPU backend, 1% of a 100k Plummer sphere's bodies spread out to radius 10,000 cost
+// each sphere body 59% more interactions; with light cells none, and the sphere's own sparse halo
+// gets cheaper too (BENCHMARKS.md, "Session of 2026-11-25, tenth").
+// gap2: the squared distance from the body (or the nearest point of a group's box) to the cell's
+// cube; with the distance to its centre of mass instead (never smaller) it tells whether the cube is
+// worth looking up.
+template <typename T>
+NBL_HD inline bool light_cell(T mass, T gap2, T budget) {
+  return T(2) * mass < T(kRelativeMonopoleShare) * budget * gap2;
+}
+
 // The bh_tolerance toggle counts in this unit (its default, 80, is 0.8%).
 inline constexpr float kToleranceUnit = 1e-4f;
 // The error one accepted cell may make: the tolerance (in kToleranceUnit) times the RMS acceleration.

@@ -247,7 +247,8 @@ class Octree {
   // quadrupole (physics/gravity.hpp); the rest keep their monopole.
   // Relative opening (budget >= 0, the tolerance times the last pass's RMS acceleration): a cell
   // is judged by physics/gravity.hpp's relative_acceptance at the group box's nearest distance, as the
-  // GPU's group walk judges it, instead of by theta.
+  // GPU's group walk judges it, instead of by theta; one it would open is still accepted as a monopole
+  // when it is light (light_cell) at the gap between the group's box and the cell's cube.
   template <bool Quadrupoles, bool Adaptive = false>
   void walk(const Group& group, float theta, float budget, float eps2, InteractionList& list, float* out_x,
             float* out_y, float* out_z, WalkCounts& counts) const {
@@ -292,8 +293,21 @@ class Octree {
           far2 += span * span;
         }
         Acceptance as = Acceptance::open;
+        bool light = false;  // accepted by light_cell: a monopole, whose error that bound holds
         if (budget >= 0) {
           as = relative_acceptance(node.edge * node.edge, near2, node.mass, budget, Quadrupoles);
+          if (as == Acceptance::open && light_cell(node.mass, near2, budget)) {
+            const NodeGeometry& cube = geometry_[i];
+            float gap2 = 0;
+            for (int a = 0; a < 3; ++a) {
+              const auto below = static_cast<float>(cube.center[a] - cube.half) - hi[a];
+              const auto above = lo[a] - static_cast<float>(cube.center[a] + cube.half);
+              const float gap = std::max({below, above, 0.0f});
+              gap2 += gap * gap;
+            }
+            light = light_cell(node.mass, gap2, budget);
+            if (light) as = Acceptance::monopole;
+          }
         } else {
           int all_far = cell_is_far(near2, node.edge, theta);
           if (!all_far && cell_is_far(far2, node.edge, theta)) {
@@ -310,8 +324,9 @@ class Octree {
           }
         }
         if (as != Acceptance::open) {
-          // With quadrupoles but not adaptive, every accepted cell brings its quadrupole (as on the GPU).
-          if (Quadrupoles && (as == Acceptance::quadrupole || !Adaptive)) {
+          // With quadrupoles but not adaptive, every accepted cell brings its quadrupole (as on the GPU),
+          // but a light one, whose bound is the monopole's.
+          if (Quadrupoles && !light && (as == Acceptance::quadrupole || !Adaptive)) {
             list.add_cell(node, quadrupoles_[i]);
           } else {
             list.add_point(node.com_x, node.com_y, node.com_z, node.mass);

@@ -1,5 +1,8 @@
 #include "sim/geometry_cases.hpp"
 
+#include <cmath>
+#include <random>
+
 #include "sim/scenes.hpp"
 
 namespace nbl {
@@ -11,6 +14,7 @@ std::string_view to_string(GeometryCase c) {
     case GeometryCase::coincident: return "coincident";
     case GeometryCase::line: return "line";
     case GeometryCase::plane: return "plane";
+    case GeometryCase::ejecta: return "ejecta";
   }
   return "?";
 }
@@ -28,6 +32,22 @@ void add_at_rest(Bodies& b, std::size_t count, float x, float y, float z) {
     b.z[i] = z;
     b.vx[i] = b.vy[i] = b.vz[i] = 0;
     b.mass[i] = mass;
+  }
+}
+
+// Appends `count` bodies at rest, at radii evenly spread in log from r_min to r_max, in directions
+// uniform on the sphere, with the mass of body 0.
+void add_ejecta(Bodies& b, std::size_t count, double r_min, double r_max, std::uint64_t seed) {
+  const std::size_t n = b.size();
+  add_at_rest(b, count, 0, 0, 0);
+  std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (std::size_t i = n; i < n + count; ++i) {
+    const double r = r_min * std::pow(r_max / r_min, unit(rng));
+    const double cos_t = 2 * unit(rng) - 1, sin_t = std::sqrt(1 - cos_t * cos_t), phi = 2 * M_PI * unit(rng);
+    b.x[i] = static_cast<float>(r * sin_t * std::cos(phi));
+    b.y[i] = static_cast<float>(r * sin_t * std::sin(phi));
+    b.z[i] = static_cast<float>(r * cos_t);
   }
 }
 
@@ -49,6 +69,9 @@ Bodies make_geometry_case(GeometryCase c, std::size_t n, std::uint64_t seed) {
       break;
     case GeometryCase::plane:
       for (std::size_t i = 0; i < n; ++i) b.z[i] = b.vz[i] = 0;
+      break;
+    case GeometryCase::ejecta:
+      add_ejecta(b, n / 100, 10.0, 10000.0, seed);
       break;
   }
   return b;

@@ -1,6 +1,6 @@
 // The inputs that used to break Barnes-Hut (issue 14), built the same way for the tests and for
 // `nbodylab bench geometry`: a Plummer sphere, and the same sphere with a far outlier, with a pile of
-// coincident bodies, squashed onto a line and squashed onto a plane. Every case but the first is
+// coincident bodies, squashed onto a line, squashed onto a plane, and with ejecta around it. Every case but the first is
 // judged against the first (same n, same seed): its cost (interactions and nodes touched per body)
 // and its force error relative to the RMS acceleration (diagnostics.hpp).
 #pragma once
@@ -18,9 +18,12 @@ enum class GeometryCase {
   coincident,   // the sphere plus n / 10 bodies at rest exactly on top of its body 0
   line,         // the sphere's bodies moved onto the x axis (y = z = 0, x and vx kept)
   plane,        // the sphere's bodies moved onto the xy plane (z = 0, x, y, vx, vy kept)
+  ejecta,       // the sphere plus n / 100 bodies at rest, evenly spread in log radius from 10 to 10,000
+                // in random directions: the stars a long collision run ejects, at every scale at once
 };
 inline constexpr GeometryCase kGeometryCases[] = {GeometryCase::plummer, GeometryCase::far_outlier,
-                                                  GeometryCase::coincident, GeometryCase::line, GeometryCase::plane};
+                                                  GeometryCase::coincident, GeometryCase::line,
+                                                  GeometryCase::plane,   GeometryCase::ejecta};
 
 std::string_view to_string(GeometryCase c);
 

@@ -34,6 +34,7 @@ constexpr float kMonopoleShare = nbl::kAdaptiveMonopoleShare;
 __device__ __forceinline__ float4 tree_node(const Tree& t, int id) { return __ldg(&t.node[id]); }
 __device__ __forceinline__ int tree_child(const Tree& t, int cell, int slot) { return __ldg(&t.child[(cell - t.n) * 8 + slot]); }
 __device__ __forceinline__ float tree_open_size2(const Tree& t, int cell) { return __ldg(&t.open_size2[cell - t.n]); }
+__device__ __forceinline__ float4 tree_box(const Tree& t, int cell) { return __ldg(&t.box[cell - t.n]); }
 #else
 __device__ __forceinline__ float4 tree_node(const Tree& t, int id) {
   const volatile float4* p = t.node + id;
@@ -44,6 +45,10 @@ __device__ __forceinline__ int tree_child(const Tree& t, int cell, int slot) {
 }
 __device__ __forceinline__ float tree_open_size2(const Tree& t, int cell) {
   return load_volatile(&t.open_size2[cell - t.n]);
+}
+__device__ __forceinline__ float4 tree_box(const Tree& t, int cell) {
+  const volatile float4* p = t.box + (cell - t.n);
+  return make_float4(p->x, p->y, p->z, p->w);
 }
 #endif
 
@@ -103,6 +108,28 @@ struct OpeningTest {
     return nbl::Acceptance::quadrupole;
 #else
     return nbl::Acceptance::monopole;
+#endif
+  }
+
+  // Whether a cell judge() opens is light (physics/gravity.hpp, light_cell), so that its monopole
+  // stands in for it all the same: at the gap between its cube and a box (centre c, half extents h;
+  // a body is a box of size zero). `dist2` is judge()'s distance: where the bound fails even there,
+  // the cube is not looked up. Only with the relative test, and never in a new state's first pass.
+  __device__ __forceinline__ bool light([[maybe_unused]] const Tree& t, [[maybe_unused]] int cell,
+                                        [[maybe_unused]] float mass, [[maybe_unused]] float dist2,
+                                        [[maybe_unused]] float cx, [[maybe_unused]] float cy,
+                                        [[maybe_unused]] float cz, [[maybe_unused]] float hx,
+                                        [[maybe_unused]] float hy, [[maybe_unused]] float hz) const {
+#if NBL_BH_RELATIVE
+    if (!(budget >= 0.0f) || !nbl::light_cell(mass, dist2, budget)) return false;
+    const float4 cube = tree_box(t, cell);
+    const float half = 0.5f * cube.w;
+    const float gx = fmaxf(fabsf(cube.x - cx) - half - hx, 0.0f);
+    const float gy = fmaxf(fabsf(cube.y - cy) - half - hy, 0.0f);
+    const float gz = fmaxf(fabsf(cube.z - cz) - half - hz, 0.0f);
+    return nbl::light_cell(mass, gx * gx + gy * gy + gz * gz, budget);
+#else
+    return false;
 #endif
   }
 };

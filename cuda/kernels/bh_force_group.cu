@@ -203,7 +203,10 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
           const float dx = fmaxf(fabsf(q.x - box_x) - half_x, 0.0f);
           const float dy = fmaxf(fabsf(q.y - box_y) - half_y, 0.0f);
           const float dz = fmaxf(fabsf(q.z - box_z) - half_z, 0.0f);
-          const nbl::Acceptance as = opening.judge(open_size2, dx * dx + dy * dy + dz * dz, q.w);
+          const float near2 = dx * dx + dy * dy + dz * dz;
+          nbl::Acceptance as = opening.judge(open_size2, near2, q.w);
+          if (as == nbl::Acceptance::open && opening.light(t, id, q.w, near2, box_x, box_y, box_z, half_x, half_y, half_z))
+            as = nbl::Acceptance::monopole;
           accept = as != nbl::Acceptance::open;
           visit_bodies = !accept && bodies_to_visit(open_size2);  // a deepest cell with resolved bodies
           as_monopole = as == nbl::Acceptance::monopole;

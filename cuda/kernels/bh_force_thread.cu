@@ -36,7 +36,9 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
       const float open_size2 = tree_open_size2(t, id);
       const float dist2 = dx * dx + dy * dy + dz * dz;
-      const nbl::Acceptance as = opening.judge(open_size2, dist2, q.w);
+      nbl::Acceptance as = opening.judge(open_size2, dist2, q.w);
+      if (as == nbl::Acceptance::open && opening.light(t, id, q.w, dist2, p.x, p.y, p.z, 0.0f, 0.0f, 0.0f))
+        as = nbl::Acceptance::monopole;
       if (as != nbl::Acceptance::open) {
         interact_cell(t, id, q, as, p.x, p.y, p.z, t.eps2, ax, ay, az);
         ++interactions;

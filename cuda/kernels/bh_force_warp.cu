@@ -53,8 +53,11 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       nbl::Acceptance as = nbl::Acceptance::monopole;
       if (!approximate) {
         const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
+        const float dist2 = dx * dx + dy * dy + dz * dz;
         open_size2 = tree_open_size2(t, id);
-        as = opening.judge(open_size2, dx * dx + dy * dy + dz * dz, q.w);
+        as = opening.judge(open_size2, dist2, q.w);
+        if (as == nbl::Acceptance::open && opening.light(t, id, q.w, dist2, p.x, p.y, p.z, 0.0f, 0.0f, 0.0f))
+          as = nbl::Acceptance::monopole;
         const bool far = !valid || as != nbl::Acceptance::open;
         approximate = __all_sync(kAll, far);
       }

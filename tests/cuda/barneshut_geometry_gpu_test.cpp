@@ -1,5 +1,5 @@
 // Barnes-Hut on the GPU for any geometry (issue 14), in both tree builds: a far outlier, coincident
-// bodies, a line and a plane cost at most twice what a Plummer sphere of the same n costs, counted in
+// bodies, a line, a plane and ejecta cost at most twice what a Plummer sphere of the same n costs, counted in
 // operations (interactions and nodes touched per body, cells), never in seconds; their forces stay
 // within twice the sphere's error at the same settings, p99 and max, relative to the sample's RMS
 // acceleration, at the default cell moments with either opening test (relative, the default, and by
@@ -218,6 +218,18 @@ TEST_P(GpuGeometry, PlaneMeetsThePlummerAccuracyBoundAtBoundedCost) {
   // A flat cell's monopole errs the same way at every n (4.3x the sphere at 1M with monopoles at
   // theta 0.5; docs/barneshut.md, "A plane still errs more as n grows"); its quadrupole is exactly
   // that bias, and the default adaptive moments bring the plane within the bound.
+  expect_sound(t.m, t.base);
+}
+
+// A percent of the bodies spread out to a thousand times the sphere's radius, as a long collision run
+// ejects them (tests/sim/geometry_test.cpp says why this costs by angle, and what the relative test's
+// light cells save).
+TEST_P(GpuGeometry, EjectaCostLittleByTheRelativeTestAndAtMostTwiceByAngle) {
+  const Trial t(GetParam(), GeometryCase::ejecta);
+  SCOPED_TRACE(t.trace());
+  ASSERT_EQ(t.m.bodies, kBodies + kBodies / 100);
+  const bool relative = GetParam().opening.value == Choice{"bh_opening", "relative"}.value;
+  EXPECT_LE(t.m.interactions_per_body(), (relative ? 1.1 : 2.0) * t.base.plummer.interactions_per_body()) << describe(t.m);
   expect_sound(t.m, t.base);
 }
 
