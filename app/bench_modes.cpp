@@ -240,7 +240,8 @@ Table geometry_table(const Settings& base, const BenchOptions& options) {
   }
   std::fprintf(stderr, "%60s\r", "");
   t->note("Cases: the Plummer sphere; plus one body at rest at x = 1e20; plus n/10 bodies on top of its body 0; its "
-          "bodies moved onto the x axis; onto the xy plane. Same n, seed and softening throughout.");
+          "bodies moved onto the x axis; onto the xy plane; plus n/100 bodies at rest spread out to radius 10,000 (ejecta). "
+          "Same n, seed and softening throughout.");
   t->note("x: ratio to the Plummer sphere. Medians of the measured steps (warm-up excluded); the force error is "
           "|a - a_ref| / sqrt(mean |a_ref|^2) on a sample, against the double-precision direct sum.");
   for (const auto& [name, lines] : notices)
