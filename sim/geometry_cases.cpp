@@ -1,6 +1,7 @@
 #include "sim/geometry_cases.hpp"
 
 #include <cmath>
+#include <numbers>
 #include <random>
 
 #include "sim/scenes.hpp"
@@ -44,7 +45,7 @@ void add_ejecta(Bodies& b, std::size_t count, double r_min, double r_max, std::u
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (std::size_t i = n; i < n + count; ++i) {
     const double r = r_min * std::pow(r_max / r_min, unit(rng));
-    const double cos_t = 2 * unit(rng) - 1, sin_t = std::sqrt(1 - cos_t * cos_t), phi = 2 * M_PI * unit(rng);
+    const double cos_t = 2 * unit(rng) - 1, sin_t = std::sqrt(1 - cos_t * cos_t), phi = 2 * std::numbers::pi * unit(rng);
     b.x[i] = static_cast<float>(r * sin_t * std::cos(phi));
     b.y[i] = static_cast<float>(r * sin_t * std::sin(phi));
     b.z[i] = static_cast<float>(r * cos_t);

@@ -1,6 +1,6 @@
 // Barnes-Hut on the GPU for any geometry (issue 14), in both tree builds: a far outlier, coincident
-// bodies, a line, a plane and ejecta cost at most twice what a Plummer sphere of the same n costs, counted in
-// operations (interactions and nodes touched per body, cells), never in seconds; their forces stay
+// bodies, a line, a plane and ejecta cost at most twice what a Plummer sphere of the same n costs,
+// counted in operations (interactions and nodes touched per body, cells), never in seconds; their forces stay
 // within twice the sphere's error at the same settings, p99 and max, relative to the sample's RMS
 // acceleration, at the default cell moments with either opening test (relative, the default, and by
 // the angle; tests/sim/geometry_test.cpp holds the CPU backend to the same at 20,000 bodies); and the
