@@ -29,7 +29,8 @@ ForceErrorBound force_error_bound(Algorithm algorithm, bool fp64, double opening
   // the GPU (BENCHMARKS.md), under the angle's bound at 0.5; the error grows about in proportion above
   // it. Theta then decides only a new state's first pass.
   if (tolerance > 0) {
-    const double growth = std::max(1.0, tolerance / 80.0);
+    constexpr int kDefaultTolerance = kToggles[ToggleId("bh_tolerance").index].default_value;
+    const double growth = std::max(1.0, tolerance / static_cast<double>(kDefaultTolerance));
     return {0.02 * growth, 0.05 * growth};
   }
   // Barnes-Hut on a Plummer sphere: theta = 0.5 gives p99 about 2e-3 and max about 4e-3 (BENCHMARKS.md);
