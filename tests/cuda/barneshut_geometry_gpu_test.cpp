@@ -223,13 +223,14 @@ TEST_P(GpuGeometry, PlaneMeetsThePlummerAccuracyBoundAtBoundedCost) {
 
 // A percent of the bodies spread out to a thousand times the sphere's radius, as a long collision run
 // ejects them (tests/sim/geometry_test.cpp says why this costs by angle, and what the relative test's
-// light cells save).
+// light cells save). The relative test's bound, 1.2x, as the CPU test's: this case spreads between
+// seeds (on the CPU backend at 100k, 0.96-1.16x over 20 seeds; before light cells about 1.4x).
 TEST_P(GpuGeometry, EjectaCostLittleByTheRelativeTestAndAtMostTwiceByAngle) {
   const Trial t(GetParam(), GeometryCase::ejecta);
   SCOPED_TRACE(t.trace());
   ASSERT_EQ(t.m.bodies, kBodies + kBodies / 100);
   const bool relative = GetParam().opening.value == Choice{"bh_opening", "relative"}.value;
-  EXPECT_LE(t.m.interactions_per_body(), (relative ? 1.1 : 2.0) * t.base.plummer.interactions_per_body()) << describe(t.m);
+  EXPECT_LE(t.m.interactions_per_body(), (relative ? 1.2 : 2.0) * t.base.plummer.interactions_per_body()) << describe(t.m);
   expect_sound(t.m, t.base);
 }
 

@@ -101,17 +101,34 @@ void expect_structure_bounded(const Measured& m) {
   EXPECT_FALSE(m.stats.non_finite);
 }
 
+// Interactions and nodes touched per body (on average) within `factor` of the sphere's.
+void expect_cost_within(double factor, const Measured& m, const Baseline& base) {
+  EXPECT_LE(m.interactions_per_body(), factor * base.plummer.interactions_per_body()) << describe(m);
+  EXPECT_LE(m.stats.tree.nodes_touched.avg, factor * base.plummer.stats.tree.nodes_touched.avg) << describe(m);
+}
+
+// One case and the Plummer sphere of the same n, a fresh seed every run; `make` builds the case's bodies
+// from the seed. SCOPED_TRACE(trace()) names the seed and the sphere's figures on any failure.
+struct Trial {
+  std::uint64_t seed;
+  Baseline base;
+  Measured m;
+  template <typename Make>
+  Trial(const Opening& opening, std::size_t n, Make make)
+      : seed(fresh_seed()), base(opening, n, seed), m(measure(opening, make(seed), base.softening, seed)) {}
+  Trial(const Opening& opening, GeometryCase c, std::size_t n)
+      : Trial(opening, n, [&](std::uint64_t s) { return make_geometry_case(c, n, s); }) {}
+  std::string trace() const { return "seed " + std::to_string(seed) + "; plummer: " + describe(base.plummer); }
+};
+
 TEST_P(CpuGeometry, FarOutlierCostsAtMostTwiceThePlummerSphere) {
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  const std::size_t n = 20000;
-  const Baseline base(GetParam(), n, seed);
-  SCOPED_TRACE("plummer: " + describe(base.plummer));
   // Before the cells were shrunk to their bodies, every sphere body shared one leaf at the depth limit:
   // n - 1 interactions per body.
-  const Measured m = measure(GetParam(), make_geometry_case(GeometryCase::far_outlier, n, seed), base.softening, seed);
-  EXPECT_LE(m.interactions_per_body(), 2 * base.plummer.interactions_per_body()) << describe(m);
-  EXPECT_LE(m.stats.tree.nodes_touched.avg, 2 * base.plummer.stats.tree.nodes_touched.avg) << describe(m);
+  const Trial t(GetParam(), GeometryCase::far_outlier, 20000);
+  SCOPED_TRACE(t.trace());
+  const Measured& m = t.m;
+  const Baseline& base = t.base;
+  expect_cost_within(2, m, base);
   EXPECT_LE(m.stats.tree.nodes_touched.max, 2 * base.plummer.stats.tree.nodes_touched.max) << describe(m);
   EXPECT_LE(m.stats.tree.max_depth, base.plummer.stats.tree.max_depth + 2) << describe(m);
   expect_structure_bounded(m);
@@ -119,12 +136,11 @@ TEST_P(CpuGeometry, FarOutlierCostsAtMostTwiceThePlummerSphere) {
 }
 
 TEST_P(CpuGeometry, ThousandCoincidentBodiesCostAtMostTwiceTheSphereAlone) {
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
   const std::size_t n = 10000;
-  const Baseline base(GetParam(), n, seed);
-  SCOPED_TRACE("plummer: " + describe(base.plummer));
-  const Measured m = measure(GetParam(), make_geometry_case(GeometryCase::coincident, n, seed), base.softening, seed);
+  const Trial t(GetParam(), GeometryCase::coincident, n);
+  SCOPED_TRACE(t.trace());
+  const Measured& m = t.m;
+  const Baseline& base = t.base;
   ASSERT_EQ(m.bodies, n + 1000);
   // All of the step's interactions, not per body: the thousand added bodies pay their way too.
   EXPECT_LE(m.stats.interactions, 2 * base.plummer.stats.interactions) << describe(m);
@@ -169,16 +185,13 @@ TEST_P(CpuGeometry, NearlyCoincidentBodiesAreSeparatedAtBoundedCost) {
   // from the sphere's size cannot tell them apart within its old limit of 48 levels (2e-13), so they
   // used to share a leaf or two and meet each other directly, O(k^2): thousands of interactions per
   // body for these alone. Now they get cells of their own.
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  const std::size_t n = 10000;
-  const Baseline base(GetParam(), n, seed);
-  SCOPED_TRACE("plummer: " + describe(base.plummer));
-  const Measured m = measure(GetParam(), sphere_with_cluster(n, seed, 1e-17f), base.softening, seed);
+  const Trial t(GetParam(), 10000, [](std::uint64_t seed) { return sphere_with_cluster(10000, seed, 1e-17f); });
+  SCOPED_TRACE(t.trace());
+  const Measured& m = t.m;
+  const Baseline& base = t.base;
   for (const std::string& notice : m.stats.notices) ADD_FAILURE() << notice;  // none merged, none capped
   EXPECT_GE(m.stats.tree.max_depth, base.plummer.stats.tree.max_depth + 5) << describe(m);  // really split
-  EXPECT_LE(m.interactions_per_body(), 2 * base.plummer.interactions_per_body()) << describe(m);
-  EXPECT_LE(m.stats.tree.nodes_touched.avg, 2 * base.plummer.stats.tree.nodes_touched.avg) << describe(m);
+  expect_cost_within(2, m, base);
   expect_structure_bounded(m);
   expect_accuracy_within_twice_plummer(m, base);
 }
@@ -186,67 +199,57 @@ TEST_P(CpuGeometry, NearlyCoincidentBodiesAreSeparatedAtBoundedCost) {
 TEST_P(CpuGeometry, BodiesCloserThanFloatsResolveAreOnePointMass) {
   // The same within 1e-29: squared distances of 1e-58 vanish in float, so no opening test can tell
   // these bodies apart. They are merged into one point mass, and the notice says so.
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  const std::size_t n = 10000;
-  const Baseline base(GetParam(), n, seed);
-  SCOPED_TRACE("plummer: " + describe(base.plummer));
-  const Measured m = measure(GetParam(), sphere_with_cluster(n, seed, 1e-33f), base.softening, seed);
+  const Trial t(GetParam(), 10000, [](std::uint64_t seed) { return sphere_with_cluster(10000, seed, 1e-33f); });
+  SCOPED_TRACE(t.trace());
+  const Measured& m = t.m;
+  const Baseline& base = t.base;
   ASSERT_EQ(m.stats.notices.size(), 1u);
   EXPECT_NE(m.stats.notices[0].find("10000 bodies sit on top of others"), std::string::npos) << m.stats.notices[0];
   EXPECT_NE(m.stats.notices[0].find("merged into 1 point mass"), std::string::npos) << m.stats.notices[0];
-  EXPECT_LE(m.interactions_per_body(), 2 * base.plummer.interactions_per_body()) << describe(m);
-  EXPECT_LE(m.stats.tree.nodes_touched.avg, 2 * base.plummer.stats.tree.nodes_touched.avg) << describe(m);
+  expect_cost_within(2, m, base);
   expect_structure_bounded(m);
   expect_accuracy_within_twice_plummer(m, base);
 }
 
 TEST_P(CpuGeometry, LineMeetsThePlummerAccuracyBoundAtBoundedCost) {
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  const std::size_t n = 20000;
-  const Baseline base(GetParam(), n, seed);
-  SCOPED_TRACE("plummer: " + describe(base.plummer));
   // With the plain cube edge in the opening criterion this case's error was 14x the sphere's.
-  const Measured m = measure(GetParam(), make_geometry_case(GeometryCase::line, n, seed), base.softening, seed);
+  const Trial t(GetParam(), GeometryCase::line, 20000);
+  SCOPED_TRACE(t.trace());
+  const Measured& m = t.m;
+  const Baseline& base = t.base;
   expect_accuracy_within_twice_plummer(m, base);
-  EXPECT_LE(m.interactions_per_body(), 2 * base.plummer.interactions_per_body()) << describe(m);
-  EXPECT_LE(m.stats.tree.nodes_touched.avg, 2 * base.plummer.stats.tree.nodes_touched.avg) << describe(m);
+  expect_cost_within(2, m, base);
   expect_structure_bounded(m);
 }
 
 TEST_P(CpuGeometry, PlaneMeetsThePlummerAccuracyBoundAtBoundedCost) {
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  const std::size_t n = 20000;
-  const Baseline base(GetParam(), n, seed);
-  SCOPED_TRACE("plummer: " + describe(base.plummer));
   // With the plain cube edge in the opening criterion this case's error was 6x the sphere's.
-  const Measured m = measure(GetParam(), make_geometry_case(GeometryCase::plane, n, seed), base.softening, seed);
+  const Trial t(GetParam(), GeometryCase::plane, 20000);
+  SCOPED_TRACE(t.trace());
+  const Measured& m = t.m;
+  const Baseline& base = t.base;
   expect_accuracy_within_twice_plummer(m, base);
-  EXPECT_LE(m.interactions_per_body(), 2 * base.plummer.interactions_per_body()) << describe(m);
-  EXPECT_LE(m.stats.tree.nodes_touched.avg, 2 * base.plummer.stats.tree.nodes_touched.avg) << describe(m);
+  expect_cost_within(2, m, base);
   expect_structure_bounded(m);
 }
 
 // A percent of the bodies spread out to a thousand times the sphere's radius, as a long collision run
 // ejects them. No angle may accept a cell as wide as its distance, so by angle every sphere body opens
-// the sparse cells the ejecta fill around it at each scale they reach: about 1.5x the sphere's cost at
-// 100k, bounded by the general 2x. The relative test accepts such cells as light ones (physics/
-// gravity.hpp, light_cell), so there they cost next to nothing (0.97-1.00x the sphere here); before,
-// 1.23-1.29x.
+// the sparse cells the ejecta fill around it at each scale they reach (1.27-1.35x the sphere's
+// interactions here, 20 seeds), bounded by the general 2x. The relative test accepts such cells as
+// light ones (physics/gravity.hpp, light_cell): 0.93-1.10x over 80 seeds, against 1.37-1.44x over 30
+// without them (benchmarks/cpu-2026-11-25-thirds/ejecta-test-spread.log). At 20,000 bodies the seeds
+// spread too widely for a bound between the two (0.95-1.13x against 1.18-1.32x).
 TEST_P(CpuGeometry, EjectaCostLittleByTheRelativeTestAndAtMostTwiceByAngle) {
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  const std::size_t n = 20000;
-  const Baseline base(GetParam(), n, seed);
-  SCOPED_TRACE("plummer: " + describe(base.plummer));
-  const Measured m = measure(GetParam(), make_geometry_case(GeometryCase::ejecta, n, seed), base.softening, seed);
+  const std::size_t n = 50000;
+  const Trial t(GetParam(), GeometryCase::ejecta, n);
+  SCOPED_TRACE(t.trace());
+  const Measured& m = t.m;
+  const Baseline& base = t.base;
   ASSERT_EQ(m.bodies, n + n / 100);
   const bool relative = std::string(GetParam().name) == "relative";
-  const double bound = relative ? 1.1 : 2.0;
-  EXPECT_LE(m.interactions_per_body(), bound * base.plummer.interactions_per_body()) << describe(m);
-  EXPECT_LE(m.stats.tree.nodes_touched.avg, bound * base.plummer.stats.tree.nodes_touched.avg) << describe(m);
+  EXPECT_LE(m.interactions_per_body(), (relative ? 1.2 : 2.0) * base.plummer.interactions_per_body()) << describe(m);
+  EXPECT_LE(m.stats.tree.nodes_touched.avg, 2 * base.plummer.stats.tree.nodes_touched.avg) << describe(m);
   expect_structure_bounded(m);
   expect_accuracy_within_twice_plummer(m, base);
 }
