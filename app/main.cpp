@@ -4,7 +4,7 @@
 #include <exception>
 #include <vector>
 
-#include "app/commands.hpp"
+#include "app/core/commands.hpp"
 #include "cuda/background_work.hpp"
 #include "sim/error.hpp"
 

@@ -1,7 +1,7 @@
 #include "cuda/background_work.hpp"
 
-#include "cuda/build_queue.hpp"
-#include "cuda/sass_analysis.hpp"
+#include "cuda/engine/build_queue.hpp"
+#include "cuda/engine/sass_analysis.hpp"
 
 namespace nbl {
 

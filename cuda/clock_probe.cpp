@@ -7,7 +7,7 @@
 
 #include "cuda/buffer.hpp"
 #include "cuda/device.hpp"
-#include "cuda/kernel_engine.hpp"
+#include "cuda/engine/kernel_engine.hpp"
 
 namespace nbl {
 

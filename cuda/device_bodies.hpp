@@ -9,7 +9,7 @@
 
 #include <cstddef>
 
-#include "cuda/allpairs_variant.hpp"
+#include "cuda/allpairs/variant.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/kernels/allpairs_params.h"
 #include "sim/bodies.hpp"

@@ -1,9 +1,9 @@
 // The GPU backends' factories: the all-pairs ladder (allpairs_backend.hpp) and the Barnes-Hut pipeline.
 #include "cuda/gpu_backends.hpp"
 
-#include "cuda/allpairs_backend.hpp"
-#include "cuda/barneshut_backend.hpp"
-#include "cuda/kernel_engine.hpp"
+#include "cuda/allpairs/backend.hpp"
+#include "cuda/barneshut/backend.hpp"
+#include "cuda/engine/kernel_engine.hpp"
 #include "sim/error.hpp"
 
 namespace nbl {

@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "cuda/check.hpp"
-#include "cuda/kernel_engine.hpp"
+#include "cuda/engine/kernel_engine.hpp"
 #include "cuda/kernels/kernel_signature.h"
 
 namespace nbl {

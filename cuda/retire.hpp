@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "cuda/buffer.hpp"
-#include "cuda/async_builds.hpp"
-#include "cuda/build_queue.hpp"
+#include "cuda/engine/async_builds.hpp"
+#include "cuda/engine/build_queue.hpp"
 
 namespace nbl {
 
-// What a make function (cuda/async_builds.hpp) throws for a build its check refused, once the build is
+// What a make function (cuda/engine/async_builds.hpp) throws for a build its check refused, once the build is
 // gone: the check's stream has finished, so the build's modules go back to the idle pool instead of
 // being unloaded (unloading a module waits for every kernel on the GPU, the running lab's frames with
 // them), and its memory is freed without waiting for the device.

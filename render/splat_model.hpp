@@ -1,5 +1,5 @@
 // One body's Gaussian as the splatting renderer adds it into the float framebuffer: where it lands,
-// how wide it is, what light it carries and which pixels it touches. The CUDA kernel (cuda/splat.cu)
+// how wide it is, what light it carries and which pixels it touches. The CUDA kernel (render/splat_kernel.cu)
 // and the host loop (render/splatter.cpp) both call these, so the two splat paths cannot drift apart.
 // They restate shaders/bodies.vert and bodies.frag (GLSL cannot include a header): a change to the
 // sprite's look changes both, and the image comparison in tests/render/splat_test.cpp says when the

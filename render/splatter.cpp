@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "cuda/splat.hpp"
+#include "render/splat_kernel.hpp"
 #include "sim/error.hpp"
 
 namespace nbl {

@@ -2,7 +2,7 @@
 // point sprite per body, a compute pass adds each body's Gaussian into the float framebuffer
 // (render/splat_model.hpp: the same sizes, colours and light as shaders/bodies.vert and .frag). With the
 // vertices on the GPU (the interop path) a CUDA kernel does it with atomics into device memory and CUDA
-// copies the result into the framebuffer's texture, registered with it (cuda/splat.hpp); with the
+// copies the result into the framebuffer's texture, registered with it (render/splat_kernel.hpp); with the
 // vertices on the host (CPU backends, Mesa) the same code runs on the host and GL uploads the result.
 // SceneRenderer calls it in place of the sprites.
 #pragma once

@@ -68,7 +68,7 @@ BHSWITCHES = [
     ("bh_rsqrt", "rsqrtf instruction"),
     ("bh_avoid_volatile", "avoid volatile"),
 ]
-# The bhswitches table's columns: printed header -> JSON key (app/bench_modes.cpp).
+# The bhswitches table's columns: printed header -> JSON key (app/bench/modes.cpp).
 BHSWITCHES_COLUMNS = {
     "switch": "switch", "tutorial 50k/500k/5M": "tutorial", "kernel": "kernel", "on ms": "kernel_on_ms",
     "off ms": "kernel_off_ms", "kernel x": "kernel_speedup", "step on ms": "step_on_ms",

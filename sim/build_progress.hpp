@@ -1,5 +1,5 @@
 // Where a kernel build stands (a toggle switched, a kernel file edited): the panel and the per-frame
-// trace show it, the GPU backends report it (cuda/build_queue.hpp does the work).
+// trace show it, the GPU backends report it (cuda/engine/build_queue.hpp does the work).
 #pragma once
 #include <string>
 
@@ -23,7 +23,7 @@ inline const char* to_string(BuildState state) {
 // build line, and the NVTX range around that phase of the build on its worker thread (Nsight Systems).
 inline std::string build_phase_name(const std::string& label, BuildState state) { return label + ": " + to_string(state); }
 
-// The NVTX range around a prefetch compile (cuda/build_queue.cpp), which has no label of its own.
+// The NVTX range around a prefetch compile (cuda/engine/build_queue.cpp), which has no label of its own.
 inline constexpr const char* kPrefetchLabel = "prefetch";
 
 struct BuildProgress {
@@ -40,7 +40,7 @@ struct ConfigureOutcome {
   std::string message;  // the check's figures, or why it was refused
   double latency_s = 0;  // from the request to the swap (or the refusal)
   // Of the swap call, the frame loop's time spent on the build it replaced: releasing it, or handing it
-  // to the build queue's teardown worker (the trace's teardown_ms, app/frame_trace.hpp).
+  // to the build queue's teardown worker (the trace's teardown_ms, app/core/frame_trace.hpp).
   double teardown_ms = 0;
 };
 

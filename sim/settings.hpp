@@ -142,7 +142,7 @@ std::string backend_names();
 std::string color_mode_names();
 
 // The N a run gets without -n: as many bodies as this kind of machine runs interactively (the window
-// then measures its first frames and adjusts, app/body_count_tuner.hpp).
+// then measures its first frames and adjusts, app/core/body_count_tuner.hpp).
 std::size_t default_body_count(Scene scene, Algorithm algorithm, bool on_gpu);
 // That rule in words, with its numbers (for --help).
 std::string default_body_count_rule();

@@ -1,5 +1,5 @@
 // What every all-pairs kernel file shares: the toggles turned into types and small helpers, so each
-// kernel file shows only its own idea. The switchboard (cuda/allpairs_variant.cpp) defines one macro
+// kernel file shows only its own idea. The switchboard (cuda/allpairs/variant.cpp) defines one macro
 // per toggle, named after it (NBL_LAYOUT, NBL_RSQRT, NBL_UNROLL, ...), plus one constant per choice
 // (NBL_LAYOUT_FLOAT4, NBL_SELF_SOFTENING, ...). Nothing here tests a toggle at run time.
 #pragma once

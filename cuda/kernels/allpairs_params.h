@@ -1,5 +1,5 @@
 // The all-pairs kernels' parameters, defined once for both sides: NVRTC compiles it into every kernel
-// and the host backend (cuda/allpairs_backend.cpp) fills the same structs, so the two cannot disagree
+// and the host backend (cuda/allpairs/backend.cpp) fills the same structs, so the two cannot disagree
 // on a field's offset. Plain C++ without standard headers (NVRTC has none).
 #pragma once
 

@@ -5,10 +5,10 @@
 #include "bh_tree.hpp"
 #include "physics/gravity.hpp"
 
-// Compiled only through the switchboard (cuda/barneshut_variant.cpp): it chooses the file, defines one
+// Compiled only through the switchboard (cuda/barneshut/variant.cpp): it chooses the file, defines one
 // NBL_BH_* macro per toggle the file reads, and the compiler options (-ftz) every kernel here assumes.
 #ifndef NBL_BH_SWITCHBOARD
-#error "Barnes-Hut kernels are compiled through the switchboard (cuda/barneshut_variant.cpp)"
+#error "Barnes-Hut kernels are compiled through the switchboard (cuda/barneshut/variant.cpp)"
 #endif
 
 namespace nbl::bh {

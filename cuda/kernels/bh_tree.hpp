@@ -1,4 +1,4 @@
-// The Barnes-Hut octree as the kernels see it, shared by the host (cuda/barneshut_backend.cpp, which
+// The Barnes-Hut octree as the kernels see it, shared by the host (cuda/barneshut/backend.cpp, which
 // allocates and fills it) and every NVRTC kernel under cuda/kernels/bh_*.cu, so both agree on one
 // layout. Plain pointers and integers only.
 //
@@ -110,7 +110,7 @@ struct Tree {
   float eps2;       // softening length squared
   float theta;      // opening angle
   // The group walk's node stack, entries per warp (bh_force_group.cu): the force pass's launch sets it
-  // to fill the shared memory its occupancy leaves (cuda/barneshut_pipeline.cpp); other kernels ignore it.
+  // to fill the shared memory its occupancy leaves (cuda/barneshut/pipeline.cpp); other kernels ignore it.
   int stack_cap;
   // Second moments of each cell's mass about its centre of mass (sum of m dx dx, m dy dy, m dz dz, m dx dy
   // in `second`; m dx dz, m dy dz in `second_xz_yz`), written by summarize in both builds: the

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "app/simulation.hpp"
+#include "app/core/simulation.hpp"
 #include "cuda/device.hpp"
 #include "render/body_vertices.hpp"
 #include "render/egl_context.hpp"

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "app/lab.hpp"
+#include "app/lab/lab.hpp"
 #include "cuda/device.hpp"
 
 namespace nbl {

@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <filesystem>
 
-#include "app/body_count_tuner.hpp"
-#include "app/stats_history.hpp"
-#include "app/text_format.hpp"
-#include "app/toggle_state.hpp"
-#include "app/view_options.hpp"
+#include "app/core/body_count_tuner.hpp"
+#include "app/core/stats_history.hpp"
+#include "app/core/text_format.hpp"
+#include "app/core/toggle_state.hpp"
+#include "app/core/view_options.hpp"
 #include "sim/error.hpp"
 #include "sim/resources.hpp"
 #include "sim/settings_io.hpp"

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/lab.hpp"
+#include "app/lab/lab.hpp"
 #include "png_file.hpp"
 #include "sim/ladder.hpp"
 #include "sim/error.hpp"

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "app/lab.hpp"
+#include "app/lab/lab.hpp"
 #include "cuda/device.hpp"
 #include "render/gl.hpp"
 #include "render/gl_errors.hpp"

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/headless_render.hpp"
+#include "app/render/headless_render.hpp"
 #include "png_file.hpp"
 #include "sim/error.hpp"
 

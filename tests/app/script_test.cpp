@@ -9,11 +9,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/frame_trace.hpp"
-#include "app/lab_commands.hpp"
-#include "app/script.hpp"
-#include "app/script_runner.hpp"
-#include "app/simulation.hpp"
+#include "app/core/frame_trace.hpp"
+#include "app/core/lab_commands.hpp"
+#include "app/core/script.hpp"
+#include "app/core/script_runner.hpp"
+#include "app/core/simulation.hpp"
 #include "sim/ladder.hpp"
 #include "sim/error.hpp"
 #include "sim/ladder.hpp"

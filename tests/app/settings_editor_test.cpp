@@ -1,6 +1,6 @@
 // The layer between the panel and the simulation: what applies at once, what waits for a restart, and
 // what happens when the simulation refuses an edit.
-#include "app/settings_editor.hpp"
+#include "app/core/settings_editor.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <atomic>
 #include <thread>
 
-#include "cuda/allpairs_variant.hpp"
+#include "cuda/allpairs/variant.hpp"
 #include "kernel_test_support.hpp"
 #include "sim/ladder.hpp"
 

@@ -15,7 +15,7 @@
 #include <random>
 #include <thread>
 
-#include "cuda/allpairs_backend.hpp"
+#include "cuda/allpairs/backend.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/clock_probe.hpp"
 #include "cuda/device.hpp"

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cuda/allpairs_variant.hpp"
+#include "cuda/allpairs/variant.hpp"
 #include "cuda/launch.hpp"
 #include "sim/ladder.hpp"
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda/barneshut_backend.hpp"
+#include "cuda/barneshut/backend.hpp"
 #include "cuda/device.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/geometry_cases.hpp"

@@ -18,8 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cuda/barneshut_backend.hpp"
-#include "cuda/barneshut_variant.hpp"
+#include "cuda/barneshut/backend.hpp"
+#include "cuda/barneshut/variant.hpp"
 #include "tests/cuda/bh_tree_check.hpp"
 #include "tests/cuda/kernel_test_support.hpp"
 #include "cuda/device.hpp"

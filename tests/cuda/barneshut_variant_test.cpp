@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <string>
 
-#include "cuda/barneshut_variant.hpp"
-#include "cuda/kernel_engine.hpp"
+#include "cuda/barneshut/variant.hpp"
+#include "cuda/engine/kernel_engine.hpp"
 
 namespace nbl {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda/barneshut_backend.hpp"
+#include "cuda/barneshut/backend.hpp"
 
 namespace nbl::test {
 

@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "cuda/async_builds.hpp"
+#include "cuda/engine/async_builds.hpp"
 #include "cuda/background_work.hpp"
-#include "cuda/build_queue.hpp"
+#include "cuda/engine/build_queue.hpp"
 #include "sim/toggles.hpp"
 
 namespace nbl {

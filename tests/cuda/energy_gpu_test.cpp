@@ -9,8 +9,8 @@
 #include <limits>
 #include <random>
 
-#include "cuda/allpairs_backend.hpp"
-#include "cuda/barneshut_backend.hpp"
+#include "cuda/allpairs/backend.hpp"
+#include "cuda/barneshut/backend.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/device.hpp"
 #include "cuda/device_bodies.hpp"

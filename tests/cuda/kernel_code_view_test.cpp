@@ -1,11 +1,11 @@
-// The tour's "what changed in the code" view (cuda/kernel_code_view.hpp): conditional inclusion as the
+// The tour's "what changed in the code" view (cuda/engine/kernel_code_view.hpp): conditional inclusion as the
 // compiler does it, a line diff, and for every step of both tours a non-empty view that shows the lines
 // naming the step's macros. Text only: no GPU, no NVRTC.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "cuda/kernel_code_view.hpp"
+#include "cuda/engine/kernel_code_view.hpp"
 #include "sim/error.hpp"
 #include "sim/tour.hpp"
 

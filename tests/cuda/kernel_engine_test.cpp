@@ -6,8 +6,8 @@
 #include <fstream>
 #include <thread>
 
-#include "cuda/allpairs_variant.hpp"
-#include "cuda/kernel_engine.hpp"
+#include "cuda/allpairs/variant.hpp"
+#include "cuda/engine/kernel_engine.hpp"
 #include "kernel_test_support.hpp"
 #include "sim/error.hpp"
 #include "sim/resources.hpp"

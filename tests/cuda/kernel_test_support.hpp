@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "cuda/kernel_engine.hpp"
+#include "cuda/engine/kernel_engine.hpp"
 #include "sim/resources.hpp"
 
 namespace nbl::test {

@@ -12,8 +12,8 @@
 #include <set>
 #include <thread>
 
-#include "cuda/async_builds.hpp"
-#include "cuda/build_queue.hpp"
+#include "cuda/engine/async_builds.hpp"
+#include "cuda/engine/build_queue.hpp"
 #include "cuda/stage_timer.hpp"
 #include "nvtx_capture.hpp"
 #include "sim/cpu_backends.hpp"

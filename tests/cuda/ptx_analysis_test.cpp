@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "cuda/ptx_analysis.hpp"
+#include "cuda/engine/ptx_analysis.hpp"
 
 namespace nbl {
 namespace {

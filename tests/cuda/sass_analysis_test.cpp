@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cuda/sass_analysis.hpp"
+#include "cuda/engine/sass_analysis.hpp"
 
 namespace nbl {
 namespace {

@@ -18,12 +18,12 @@
 #include <string>
 #include <thread>
 
-#include "cuda/allpairs_backend.hpp"
-#include "cuda/barneshut_backend.hpp"
+#include "cuda/allpairs/backend.hpp"
+#include "cuda/barneshut/backend.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/device.hpp"
-#include "cuda/kernel_engine.hpp"
-#include "cuda/kernel_loading.hpp"
+#include "cuda/engine/kernel_engine.hpp"
+#include "cuda/engine/kernel_loading.hpp"
 #include "kernel_test_support.hpp"
 #include "sim/render_vertices.hpp"
 #include "sim/scenes.hpp"

@@ -1,0 +1,65 @@
+// Energy drift for the panel, measured every few seconds without a frame waiting for it. On a GPU
+// backend the device's pass (cuda/energy_pass.hpp) runs in slices of about a quarter of a step's time,
+// one per frame: every pair exactly up to 4M bodies, a sample of rows above, with the error stated.
+// On the CPU a snapshot goes to a worker thread (sim/diagnostics.hpp: exact for small n, sampled with
+// its standard error above).
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <future>
+#include <optional>
+#include <string>
+
+#include "app/core/simulation.hpp"
+#include "sim/diagnostics.hpp"
+
+namespace nbl {
+
+class Backend;
+
+// One reading: (E - E0) / |E0| at a simulated time, with one standard error (0 when both are exact).
+struct DriftPoint {
+  double sim_time = 0;
+  double drift = 0;
+  double error = 0;
+};
+
+class EnergyMonitor {
+ public:
+  static constexpr std::size_t kPoints = 120;
+
+  // Starts a measurement when none is running and the last one is old enough, advances the device's
+  // pass by one slice of about `budget_ms`, and collects a finished measurement.
+  void poll(Simulation& simulation, double now_s, double budget_ms = 1.0);
+  // New bodies: the next measurement becomes the baseline.
+  void restart();
+
+  const std::deque<DriftPoint>& drift() const { return drift_; }
+  const std::optional<EnergyReport>& baseline() const { return baseline_; }
+  const std::optional<EnergyReport>& latest() const { return latest_; }
+  double latest_time() const { return latest_time_; }  // simulation time of `latest`
+  double latest_seconds() const { return latest_seconds_; }  // wall time the latest measurement took
+  bool busy() const { return pending_.valid() || device_ != nullptr; }
+  double progress() const { return progress_; }  // of the device pass in flight, 0..1
+
+ private:
+  struct Measurement {
+    EnergyReport report;
+    double sim_time;
+    double seconds;  // how long it took
+    std::uint64_t generation;
+  };
+  void record(const Measurement& m, double now_s);
+
+  std::future<Measurement> pending_;                 // the CPU's worker
+  const Backend* device_ = nullptr;                  // the backend whose device pass is in flight
+  double device_sim_time_ = 0, device_started_s_ = 0;
+  double progress_ = 0;
+  std::uint64_t generation_ = 0;
+  double next_start_s_ = 0;
+  std::deque<DriftPoint> drift_;
+  std::optional<EnergyReport> baseline_, latest_;
+  double latest_time_ = 0, latest_seconds_ = 0;
+};
+
+}  // namespace nbl

@@ -1,0 +1,873 @@
+#include "app/lab/lab.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+#include "app/core/commands.hpp"
+#include "app/core/text_format.hpp"
+#include "app/lab/offscreen_surface.hpp"
+#include "app/lab/screenshot.hpp"
+#include "app/core/text_format.hpp"
+#include "render/gl.hpp"
+#include "render/gl_errors.hpp"
+#include "sim/error.hpp"
+#include "sim/file_util.hpp"
+#include "sim/settings_io.hpp"
+
+namespace nbl {
+
+namespace {
+
+constexpr double kKernelInfoRefreshS = 0.5;
+constexpr std::size_t kForceErrorBudget = std::size_t(1) << 28;  // sample x n interactions per measurement
+constexpr std::size_t kLadderBodies = std::size_t(1) << 16;  // as `nbodylab bench ladder` by default
+constexpr std::size_t kTourBarnesHutBodies = std::size_t(1) << 18;
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+WindowOptions window_options(const LabOptions& o) {
+  WindowOptions w = o.window;
+  w.vsync = o.settings.view.vsync;
+  return w;
+}
+
+// What can be refused without opening anything: a session that could never end, a script this lab
+// cannot run, a trace that could not be written.
+const LabOptions& checked(const LabOptions& o) {
+  if (o.frames < 0) throw InputError("--frames must be >= 0");
+  if (o.offscreen && o.frames == 0 && !(o.script && o.script->quits()))
+    throw InputError("--offscreen has no window to close: give --frames N, or a --script with a \"quit\" entry");
+  if (o.script) ScriptRunner(*o.script).check(Lab::script_cannot);
+  check_output_file(o.trace_file, "--trace");
+  return o;
+}
+
+// What a script cannot ask of a lab running `simulation`: A/B on a CPU backend.
+std::string cannot_on(const Simulation& simulation, ScriptAction action) {
+  const bool ab = action == ScriptAction::ab_start || action == ScriptAction::ab_swap || action == ScriptAction::ab_make_current;
+  if (ab && !simulation.backend().on_gpu())
+    return "A/B compares two GPU kernel variants on the same state, and this session runs on " + simulation.backend().name() +
+           (simulation.notice().empty() ? "" : " (" + simulation.notice() + ")");
+  return Lab::script_cannot(action);
+}
+
+// The script's runner, checked against the simulation it will drive, before a window or context opens.
+std::optional<ScriptRunner> checked_runner(const LabOptions& o, const Simulation& simulation) {
+  if (!o.script) return std::nullopt;
+  ScriptRunner runner(*o.script);
+  runner.check([&simulation](ScriptAction a) { return cannot_on(simulation, a); });
+  return runner;
+}
+
+std::unique_ptr<Surface> open_surface(const LabOptions& o) {
+  if (o.offscreen) return std::make_unique<OffscreenSurface>(FrameSize{o.window.width, o.window.height});
+  return std::make_unique<Window>(window_options(o));
+}
+
+}  // namespace
+
+Lab::Lab(const LabOptions& options)
+    : options_(checked(options)),
+      simulation_(options.settings, options.load_file),
+      editor_(simulation_.settings()),
+      script_(checked_runner(options, simulation_)),
+      surface_(open_surface(options)),
+      ui_(*surface_),
+      scene_(options.allow_interop),
+      tuner_(simulation_.body_count(), cost_exponent(simulation_.settings().algorithm),
+             !simulation_.backend().on_gpu(),
+             options.tune_body_count && !options.settings.body_count && options.load_file.empty()),
+      device_(query_device()),
+      backend_name_(simulation_.backend().name()),
+      paused_(options.start_paused),
+      tracing_(options.offscreen || options.script || !options.trace_file.empty()) {
+  panel_.set_width(Panel::kWidth * surface_->content_scale());
+  bookmarks_ = list_bookmarks(options_.bookmark_dir);
+  if (!options_.record.target.empty()) start_recording(options_.record);  // a bad target stops before the first frame
+  if (options.tour) {
+    open_tour(*options.tour);
+    if (!tour_) throw InputError(error_);  // --tour asked for it: a tour that cannot open ends the run
+  }
+}
+
+int Lab::run() {
+  while (!surface_->should_close()) {
+    if (options_.frames > 0 && frame_count_ == options_.frames - 1 && !options_.final_screenshot.empty())
+      screenshots_.push_back({options_.final_screenshot, ScreenshotOwner::final});
+    frame();
+    if (options_.frames > 0 && frame_count_ >= options_.frames) break;
+  }
+  if (tracing_) finish_session(std::cout);
+  if (recorder_ && !stop_recording()) {
+    std::fprintf(stderr, "nbodylab: %s\n", error_.c_str());
+    return kExitError;
+  }
+  if (!status_.empty() && status_.rfind("Recorded to ", 0) == 0) std::printf("%s\n", status_.c_str());
+  return kExitOk;
+}
+
+void Lab::finish_session(std::ostream& out) {
+  if (!options_.trace_file.empty()) {
+    trace_.write_csv(options_.trace_file);
+    out << "trace: " << trace_.records().size() << " frame(s) written to " << options_.trace_file.string() << "\n";
+  }
+  if (script_) {
+    if (const std::string note = script_->unfinished_note(frame_count_); !note.empty()) out << "script: " << note << "\n";
+  }
+  trace_.print_summary(out);
+}
+
+// The frame loop, one turn.
+void Lab::frame() {
+  surface_->poll_events();
+  ui_.set_look(editor_.draft().view.ui_scale, editor_.draft().view.panel_theme);  // presenter type size, theme
+  run_script();      // a script's entries due now: settings, input, screenshots, A/B
+  ui_.begin_frame();
+  handle_input();    // keys and mouse: the camera moves, commands queue up
+  apply_settings();  // last frame's panel edits reach the simulation
+  render_scene();    // the state reached so far: sprites or splat, overlays, tone map
+  simulate();        // the next steps, on the GPU while it draws
+  update_vertices(); // theirs for the next frame: after the steps and this frame's reads, in GPU order
+  build_panel();     // widgets and live numbers, then ImGui draws them
+  run_commands();    // buttons and keys (a screenshot sees this whole frame)
+  record_frame();    // recording: this frame into the readback ring, finished ones to the encoder
+  surface_->swap_buffers();
+  finish_frame();    // timings, trace, energy, background jobs, N tuning
+}
+
+void Lab::run_script() {
+  const Clock::time_point now = Clock::now();
+  if (!session_started_) session_started_ = now;
+  script_ran_.clear();
+  if (script_) script_ran_ = script_->run_due(frame_count_, std::chrono::duration<double>(now - *session_started_).count(), *this);
+}
+
+void Lab::handle_input() {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (!io.WantCaptureKeyboard) {
+    for (const auto& binding : kKeyBindings)
+      if (ImGui::IsKeyPressed(binding.key, false) && io.KeyCtrl == binding.ctrl) request(binding.command);
+  }
+  if (io.WantCaptureMouse) return;
+  if (io.MouseDown[0]) camera_.orbit(io.MouseDelta.x, io.MouseDelta.y);
+  if (io.MouseDown[1] || io.MouseDown[2]) camera_.pan(io.MouseDelta.x, io.MouseDelta.y, static_cast<int>(io.DisplaySize.y));
+  if (io.MouseWheel != 0.0f) camera_.zoom(io.MouseWheel);
+}
+
+void Lab::apply_settings() {
+  if (tour_) tour_->sync(editor_, simulation_);  // the tour's A/B, once the step's algorithm runs
+  // A kernel build requested earlier finished on its worker thread: swap it in now, between steps.
+  swapped_this_frame_.reset();
+  swap_ms_ = 0;
+  const auto poll_started = Clock::now();
+  if (auto outcome = simulation_.poll()) {
+    swap_ms_ = ms_since(poll_started);  // the swap call itself, teardown of the old build included
+    swapped_this_frame_ = outcome;
+    char latency[32];
+    std::snprintf(latency, sizeof latency, "%.2f s", outcome->latency_s);
+    if (outcome->accepted) {
+      status_ = "Now running " + outcome->label + " (built and checked in " + latency + ")";
+      vertices_stale_ = true;
+      kernels_refreshed_s_ = -1;
+    } else {
+      error_ = "Not applied: " + outcome->label + ": " + outcome->message;
+      editor_.refused(simulation_);
+    }
+    last_build_ = *outcome;
+  }
+  if (editor_.take_comparison_change()) {  // A/B's B was started, edited or cleared
+    ab_history_.clear();
+    try {
+      simulation_.set_comparison(editor_.comparison());
+    } catch (const Error& e) {
+      error_ = std::string("A/B: ") + e.what();
+      ab_error_ = "B was cleared: " + error_;
+      editor_.clear_comparison();
+      editor_.take_comparison_change();
+    }
+  }
+  bool restarted = false;
+  if (editor_.pending()) vertices_stale_ = true;
+  if (auto refused = editor_.sync(simulation_, &restarted, /*asynchronous=*/true)) error_ = "Not applied: " + *refused;
+  if (ab_after_swap_ && !editor_.pending() && !simulation_.building()) {  // the swap's A runs (or was refused)
+    if (simulation_.settings().toggles == editor_.comparison().value_or(*ab_after_swap_).toggles &&
+        simulation_.settings().opening_angle == editor_.comparison().value_or(*ab_after_swap_).opening_angle)
+      editor_.start_comparison(*ab_after_swap_);
+    ab_after_swap_.reset();
+  }
+  if (surface_->vsync() != editor_.view().vsync) surface_->set_vsync(editor_.view().vsync);  // a view setting the window owns
+  if (restarted) bodies_replaced();
+  if (restarted && editor_.comparison()) editor_.start_comparison(*editor_.comparison());  // B on the new backend
+  if (simulation_.backend().name() != backend_name_) {  // new algorithm or backend: old timings do not apply
+    backend_name_ = simulation_.backend().name();
+    stats_.clear_steps();
+    kernels_refreshed_s_ = -1;
+    if (const auto& b = editor_.comparison()) {  // B lived in the old backend
+      if (b->algorithm == simulation_.settings().algorithm) editor_.start_comparison(*b);
+      else {
+        ab_error_ = "B was cleared when the algorithm changed";
+        editor_.clear_comparison();
+      }
+    }
+  }
+}
+
+void Lab::simulate() {
+  times_.simulate_ms = 0;
+  ab_sample_.reset();
+  steps_this_frame_ = 0;
+  const bool run = (!paused_ || step_once_) && !state_broken_ && !ladder_.running();
+  step_once_ = false;
+  if (!run) return;
+  // A/B times A's step and then B's pass on the same state. The previous frame's drawing overlaps the
+  // step (render_scene's glFlush) and would slow A's kernels alone: at 65,536 bodies on the H200 it
+  // added 0.6 ms to A's 2.3 ms force pass, and the tour's live speed-ups read 0.74x for steps that
+  // gain (session7 run3). With A/B on, the step first waits for the GPU to finish drawing.
+  if (editor_.comparison() && simulation_.backend().on_gpu()) glFinish();
+  const auto start = Clock::now();
+  try {
+    StepStats last;
+    bool stepped = false;
+    for (int i = 0; i < simulation_.settings().steps_per_frame; ++i) {
+      StepStats stats = simulation_.step();
+      if (stats.non_finite) {
+        state_broken_ = true;
+        char text[256];
+        std::snprintf(text, sizeof text,
+                      "NaN or inf appeared in the bodies at t = %.4g: paused rather than draw garbage. Reset (R) to "
+                      "start over; a smaller dt or a larger softening keeps close encounters finite.",
+                      simulation_.time());
+        pause_because(text);
+        break;
+      }
+      last = std::move(stats);
+      stepped = true;
+      ++steps_this_frame_;
+    }
+    if (stepped) {
+      stats_.record_step(last);
+      compare_ab();
+      vertices_stale_ = true;
+    }
+  } catch (const Error& e) {
+    pause_because(std::string("The simulation stopped: ") + e.what() +
+                  "\nThe window stays open: change settings, Reset (R), or resume (Space) to try again.");
+  }
+  times_.simulate_ms = ms_since(start);
+}
+
+void Lab::render_scene() {
+  const auto start = Clock::now();
+  const Viewport full = surface_->framebuffer();
+  glBindFramebuffer(GL_FRAMEBUFFER, surface_->draw_framebuffer());
+  glViewport(0, 0, full.width, full.height);
+  glClearColor(0.02f, 0.02f, 0.035f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  times_.vertices_ms = 0;
+  const ViewSettings& view = editor_.draft().view;
+  if (view.color_mode != drawn_view_.color_mode || view.octree_depth != drawn_view_.octree_depth ||
+      view.show_bounding_box != drawn_view_.show_bounding_box || view.show_axes != drawn_view_.show_axes)
+    vertices_stale_ = true;
+  update_vertices();  // a new view, a restart, a loaded state; after a step simulate() wrote them already
+  if (fit_pending_ && scene_.vertices().count() > 0) {
+    camera_.fit(scene_.measure_extent());
+    fit_pending_ = false;
+  }
+  scene_.follow(camera_, view);
+  const Viewport viewport = scene_viewport();
+  if (viewport.width > 0 && viewport.height > 0) scene_.draw(camera_, view, viewport, surface_->draw_framebuffer());
+  glFlush();  // the GPU starts drawing now, while the next steps are enqueued
+  render_cpu_ms_ = ms_since(start) - times_.vertices_ms;
+  times_.render_ms = scene_.render_gpu_ms() > 0 ? scene_.render_gpu_ms() : render_cpu_ms_;
+}
+
+void Lab::update_vertices() {
+  if (!vertices_stale_ || state_broken_) return;  // paused and unchanged: draw what the buffer holds
+  const ViewSettings& view = editor_.draft().view;
+  try {
+    scene_.update(simulation_.backend(), view, {simulation_.time(), simulation_.body_groups()});
+    times_.vertices_ms += scene_.vertices().update_ms();
+    drawn_view_ = view;
+    vertices_stale_ = false;
+  } catch (const Error& e) {
+    pause_because(std::string("Cannot read the bodies for drawing: ") + e.what());
+  }
+}
+
+void Lab::build_panel() {
+  const auto start = Clock::now();
+  PanelFacts facts;
+  facts.simulation = &simulation_;
+  facts.stats = &stats_;
+  facts.energy = &energy_;
+  facts.force_error = &force_error_;
+  if (force_error_) facts.current_variant = settings_to_json(simulation_.settings());
+  facts.ladder = &ladder_;
+  facts.kernels = &kernels_;
+  facts.scene = &scene_;
+  facts.device = &device_;
+  facts.gl_description = surface_->gl_description();
+  facts.paused = paused_ || state_broken_;
+  facts.pause_reason = pause_reason_;
+  if (ladder_.running()) facts.pause_reason = "Paused while the ladder runs.";
+  facts.status = status_;
+  facts.error = error_;
+  facts.gl_error = gl_error_;
+  facts.builds = simulation_.builds();
+  facts.ab_history = &ab_history_;
+  facts.ab_builds = simulation_.comparison_builds();
+  facts.ab_ready = simulation_.comparison_ready();
+  facts.auto_n_note = tuner_.note();
+  facts.unicode_font = ui_.unicode_font();
+  facts.recording = recorder_ != nullptr;
+  if (recorder_) {
+    const RecordStats r = recorder_->stats();
+    facts.record_line = "Recording " + std::to_string(recorder_->width()) + "x" + std::to_string(recorder_->height()) + " to " +
+                        recorder_->describe() + ": " + std::to_string(r.written) + " frames, " + std::to_string(r.dropped) +
+                        " dropped";
+  }
+  facts.bookmarks = &bookmarks_;
+  const Caption caption = this->caption();
+  facts.caption_title = caption.title;
+  facts.caption_figure = caption.figure;
+  facts.caption_font = ui_.caption_font();
+  const ViewSettings& view = editor_.draft().view;
+  panel_.set_width(Panel::kWidth * surface_->content_scale() * view.ui_scale * (view.presenter ? Panel::kPresenterWidthShare : 1.0f));
+  for (LabCommand c : panel_.build(facts, editor_)) request(c);
+  if (tour_) {
+    TourFacts tf;
+    tf.session = &*tour_;
+    tf.live = tour_live();
+    if (simulation_.building()) tf.running = "Building this step's kernels; the previous ones keep running meanwhile.";
+    tf.lab_error = error_;
+    const ImGuiIO& io = ImGui::GetIO();
+    tour_view_.set_width(std::min(TourView::kWidth * surface_->content_scale(), 0.5f * (io.DisplaySize.x - panel_.width())));
+    for (LabCommand c : tour_view_.build(tf, io.DisplaySize.y)) request(c);
+    if (auto jump = tour_view_.take_jump()) tour_->go(*jump, editor_, simulation_);
+  }
+  ui_.render();
+  times_.ui_ms = ms_since(start);
+}
+
+void Lab::run_commands() {
+  const auto commands = std::move(pending_);
+  pending_.clear();
+  for (LabCommand c : commands) execute(c);
+  const auto screenshots = std::move(screenshots_);
+  screenshots_.clear();
+  for (const PendingScreenshot& shot : screenshots) {
+    try {
+      save_screenshot(shot.file, surface_->framebuffer(), surface_->draw_framebuffer());
+      status_ = "Screenshot saved to " + shot.file.string();
+    } catch (const Error& e) {
+      error_ = e.what();
+      if (shot.owner == ScreenshotOwner::final) final_screenshot_error_ = "the screenshot was not saved: " + error_;
+      // A script that asked for a picture is a test or a measurement: without it, the run failed.
+      if (shot.owner == ScreenshotOwner::script) throw Error("the script's screenshot was not saved: " + error_);
+    }
+  }
+}
+
+void Lab::finish_frame() {
+  if (std::string gl_error = take_gl_error(); !gl_error.empty() && gl_error_.empty()) gl_error_ = std::move(gl_error);
+  times_.frame_ms = ms_since(frame_started_);
+  frame_started_ = Clock::now();
+  stats_.record_frame(times_);
+  if (tracing_) record_trace();
+  ++frame_count_;
+
+  const double now = seconds_since_start();
+  // The device's energy pass takes a quarter of a step's time per frame (0.5 to 4 ms).
+  const double energy_budget_ms = std::clamp(0.25 * stats_.step_ms.median(), 0.5, 4.0);
+  if (!state_broken_ && !ladder_.running()) energy_.poll(simulation_, now, energy_budget_ms);
+  if (ladder_.poll()) status_ = ladder_.error().empty() ? "Ladder finished." : "";
+  if (now - kernels_refreshed_s_ > kKernelInfoRefreshS) {
+    kernels_ = simulation_.backend().kernel_info();
+    kernels_refreshed_s_ = now;
+  }
+  if (!paused_ && !state_broken_) {
+    const double fixed_ms = std::max(times_.render_ms, render_cpu_ms_) + times_.ui_ms;
+    if (auto n = tuner_.observe(times_.simulate_ms + times_.vertices_ms, fixed_ms)) {
+      editor_.set_body_count(static_cast<std::int64_t>(*n));
+      editor_.request_restart();
+    }
+  }
+}
+
+void Lab::compare_ab() {
+  if (!editor_.comparison()) return;
+  try {
+    if (auto sample = simulation_.compare()) {
+      ab_history_.add(*sample);
+      ab_sample_ = std::move(*sample);
+    }
+  } catch (const Error& e) {
+    error_ = std::string("A/B stopped: ") + e.what();
+    ab_error_ = "B was cleared: " + error_;
+    ab_stop();
+  }
+}
+
+// B is the draft (what A will run once its pending edits apply) with the entry's toggles and theta.
+void Lab::ab_start(const SettingsChange& change) {
+  ab_error_.clear();
+  ab_after_swap_.reset();
+  Settings b = editor_.draft();
+  const std::string algorithm(to_string(b.algorithm));
+  for (const auto& [setting, value] : change.settings) {
+    if (setting->key == "theta" && b.algorithm != Algorithm::barneshut)
+      throw Error("B's theta needs Barnes-Hut; this session runs " + algorithm);
+    setting->access.set(b, value);
+  }
+  for (const auto& [toggle, value] : change.toggles) {
+    if (toggle->algorithm != b.algorithm && value != b.toggles.values[static_cast<std::size_t>(toggle - kToggles.data())])
+      throw Error(std::string(toggle->key) + " is a " + std::string(to_string(toggle->algorithm)) + " toggle; this session runs " + algorithm);
+    b.toggles.values[static_cast<std::size_t>(toggle - kToggles.data())] = value;
+  }
+  editor_.start_comparison(b);
+}
+
+void Lab::ab_start(const ToggleValues& toggles, std::optional<double> theta) {
+  ab_error_.clear();
+  ab_after_swap_.reset();
+  Settings b = editor_.draft();
+  b.toggles = toggles;
+  if (theta) b.opening_angle = *theta;
+  editor_.start_comparison(b);
+}
+
+void Lab::ab_stop() {
+  ab_after_swap_.reset();
+  editor_.clear_comparison();
+}
+
+// Why there is no B for a script's A/B entry: never started, or stopped (with the lab's reason).
+std::string Lab::no_b_reason(const char* what) const {
+  return std::string("there is no B to ") + what + (ab_error_.empty() ? ": start one with \"ab_start\" first" : ": " + ab_error_);
+}
+
+void Lab::ab_swap() {
+  if (!editor_.comparison()) throw Error(no_b_reason("swap with"));
+  const Settings a = simulation_.requested();
+  const Settings b = *editor_.comparison();
+  editor_.draft().toggles = b.toggles;
+  editor_.draft().opening_angle = b.opening_angle;
+  editor_.changed();
+  Settings next_b = a;
+  next_b.view = b.view;
+  ab_after_swap_ = next_b;  // apply_settings() makes it B once the new A runs
+}
+
+void Lab::ab_make_current() {
+  if (!editor_.comparison()) throw Error(no_b_reason("make current"));
+  editor_.draft().toggles = editor_.comparison()->toggles;
+  editor_.draft().opening_angle = editor_.comparison()->opening_angle;
+  editor_.changed();
+  editor_.clear_comparison();
+}
+
+void Lab::execute(LabCommand command) {
+  switch (command) {
+    case LabCommand::ab_swap:  // the panel offers these only while B exists
+      if (editor_.comparison()) ab_swap();
+      break;
+    case LabCommand::ab_make_current:
+      if (editor_.comparison()) ab_make_current();
+      break;
+    case LabCommand::ab_clear: ab_stop(); break;
+    case LabCommand::tour_allpairs: open_tour(TourKind::allpairs); break;
+    case LabCommand::tour_barneshut: open_tour(TourKind::barneshut); break;
+    case LabCommand::tour_next:  // keys without a tour open do nothing
+      if (tour_ && tour_->has_next()) tour_->go(tour_->step() + 1, editor_, simulation_);
+      break;
+    case LabCommand::tour_previous:
+      if (tour_ && tour_->has_previous()) tour_->go(tour_->step() - 1, editor_, simulation_);
+      break;
+    case LabCommand::tour_close:
+      if (tour_) tour_->close(editor_);
+      tour_.reset();
+      break;
+    case LabCommand::toggle_pause:
+      if (state_broken_) {
+        error_ = "The bodies hold NaN or inf: Reset (R) first.";
+        break;
+      }
+      paused_ = !paused_;
+      if (!paused_) pause_reason_.clear();
+      break;
+    case LabCommand::step:
+      if (paused_) step_once_ = true;
+      break;
+    case LabCommand::reset:
+      if (editor_.restart_pending(simulation_.settings())) {
+        editor_.request_restart();  // applied by the next frame's sync
+      } else {
+        simulation_.reset();
+        bodies_replaced();
+      }
+      break;
+    case LabCommand::fit_camera: fit_pending_ = true; break;
+    case LabCommand::toggle_fullscreen: surface_->toggle_fullscreen(); break;
+    case LabCommand::toggle_vsync:
+      editor_.view().vsync = !editor_.view().vsync;  // the next frame hands it to the window
+      status_ = std::string("VSync ") + (editor_.view().vsync ? "on" : "off");
+      break;
+    case LabCommand::screenshot: request_screenshot(next_screenshot_path(options_.screenshot_dir)); break;
+    case LabCommand::toggle_panel: panel_.toggle_visible(); break;
+    case LabCommand::quit: surface_->request_close(); break;
+    case LabCommand::measure_force_error: measure_force_error(); break;
+    case LabCommand::run_ladder:
+      ladder_.start(editor_.current(simulation_), kLadderBodies);
+      status_ = "Running the all-pairs ladder...";
+      break;
+    case LabCommand::save_settings:
+      try {
+        save_settings(panel_.settings_file(), editor_.current(simulation_));
+        status_ = "Settings saved to " + panel_.settings_file();
+      } catch (const Error& e) {
+        error_ = e.what();
+      }
+      break;
+    case LabCommand::load_settings: load_settings_from(panel_.settings_file()); break;
+    case LabCommand::load_preset: load_settings_from(panel_.preset_file()); break;
+    case LabCommand::toggle_recording:
+      if (recorder_) {
+        stop_recording();
+      } else {
+        try {
+          RecordOptions o;
+          o.target = panel_.record_target();
+          o.include_panel = panel_.record_include_panel();
+          start_recording(o);
+        } catch (const Error& e) {
+          error_ = e.what();
+        }
+      }
+      break;
+    case LabCommand::toggle_presenter:
+      editor_.view().presenter = !editor_.view().presenter;
+      status_ = std::string("Presenter layout ") + (editor_.view().presenter ? "on (F9 to leave)" : "off");
+      break;
+    case LabCommand::toggle_follow:
+      editor_.view().follow_bound = !editor_.view().follow_bound;
+      status_ = std::string("Camera ") + (editor_.view().follow_bound ? "follows the bound bodies" : "stays where it is");
+      break;
+    case LabCommand::save_bookmark: save_bookmark(panel_.bookmark_name()); break;
+    case LabCommand::load_bookmark:
+      if (const auto* b = panel_.selected_bookmark(bookmarks_)) restore_bookmark(*b);
+      break;
+  }
+}
+
+void Lab::start_recording(const RecordOptions& options) {
+  if (recorder_) stop_recording();
+  record_region_ = options.include_panel ? surface_->framebuffer() : scene_viewport();
+  if (record_region_.width <= 0 || record_region_.height <= 0) throw InputError("nothing to record: the scene has no room");
+  recorder_ = std::make_unique<Recorder>(options, record_region_.width, record_region_.height);
+  status_ = "Recording to " + recorder_->describe() + " (F10 stops)";
+  error_.clear();
+}
+
+bool Lab::stop_recording() {
+  if (!recorder_) return true;
+  std::unique_ptr<Recorder> recorder = std::move(recorder_);
+  try {
+    const RecordStats r = recorder->stop();
+    char text[160];
+    std::snprintf(text, sizeof text, ": %lld frames (%lld dropped and %lld repeated in their place)",
+                  static_cast<long long>(r.written), static_cast<long long>(r.dropped), static_cast<long long>(r.repeated));
+    status_ = "Recorded to " + recorder->describe() + text;
+    return true;
+  } catch (const Error& e) {
+    error_ = e.what();
+    return false;
+  }
+}
+
+void Lab::record_frame() {
+  if (!recorder_) return;
+  const Viewport region = recorder_->options().include_panel ? surface_->framebuffer() : scene_viewport();
+  try {
+    if (const std::string failed = recorder_->error(); !failed.empty()) throw Error(failed);
+    if (region.width != record_region_.width || region.height != record_region_.height)
+      throw Error("the recorded area changed size (" + std::to_string(record_region_.width) + "x" + std::to_string(record_region_.height) +
+                  " to " + std::to_string(region.width) + "x" + std::to_string(region.height) + ")");
+    recorder_->capture(surface_->draw_framebuffer(), region);
+  } catch (const Error& e) {
+    const std::string why = e.what();
+    stop_recording();  // keeps what was written, or says why not
+    error_ = "Recording stopped: " + why + (error_.empty() ? "" : "; " + error_);
+  }
+}
+
+void Lab::save_bookmark(const std::string& name) {
+  try {
+    const Bookmark b = nbl::save_bookmark(options_.bookmark_dir, name, editor_.current(simulation_), simulation_);
+    bookmarks_ = list_bookmarks(options_.bookmark_dir);
+    status_ = "Bookmark saved: " + b.tipsy.string() + " and " + b.settings.filename().string();
+  } catch (const Error& e) {
+    error_ = e.what();
+  }
+}
+
+void Lab::restore_bookmark(const Bookmark& bookmark) {
+  try {
+    LoadedBookmark loaded = read_bookmark(bookmark, editor_.current(simulation_));
+    // The look of the room stays: presenter mode, type size and theme are the presenter's, not the moment's.
+    const ViewSettings here = editor_.draft().view;
+    loaded.settings.view.ui_scale = here.ui_scale;
+    loaded.settings.view.panel_theme = here.panel_theme;
+    loaded.settings.view.presenter = here.presenter;
+    loaded.settings.view.vsync = here.vsync;
+    editor_.clear_comparison();
+    simulation_.restore(loaded.settings, std::move(loaded.snapshot));
+    editor_.adopt(simulation_.settings());
+    tuner_.stop();
+    bodies_replaced();
+    char time[32];
+    std::snprintf(time, sizeof time, "%.3g", simulation_.time());
+    status_ = "Bookmark " + bookmark.name + ": " + with_commas(static_cast<std::int64_t>(simulation_.body_count())) +
+              " bodies at t = " + time;
+    error_.clear();
+  } catch (const Error& e) {
+    error_ = "Bookmark " + bookmark.name + ": " + e.what();
+  }
+}
+
+LiveSpeedup Lab::tour_live() const {
+  const auto force = std::find_if(stats_.stages.begin(), stats_.stages.end(), [](const auto& s) { return s.first == "force"; });
+  const double force_ms = force != stats_.stages.end() && force->second.count() > 0 ? force->second.median() : 0.0;
+  return tour_->live(simulation_, ab_history_, simulation_.comparison_ready(), force_ms);
+}
+
+Caption Lab::caption() const {
+  if (caption_) return *caption_;
+  Caption c;
+  if (tour_) {  // the tour's step and its live speed-up over the step it builds on
+    c.title = "Step " + std::to_string(tour_->step() + 1) + ": " + tour_->current().title;
+    c.figure = tour_live().text;
+    return c;
+  }
+  const Settings& s = simulation_.settings();
+  c.title = std::string(s.algorithm == Algorithm::barneshut ? "Barnes-Hut" : "All-pairs") + ", " +
+            with_commas(static_cast<std::int64_t>(simulation_.body_count())) + " bodies";
+  if (ab_history_.size() > 0) {
+    const auto rows = ab_history_.rows();
+    if (!rows.empty() && !rows.back().speedup.empty()) {
+      c.figure = "B is " + rows.back().speedup.describe() + " than A";
+      return c;
+    }
+  }
+  if (stats_.has_step) {
+    char text[128];
+    const double ms = stats_.step_ms.median();
+    const double rate = stats_.median_interactions_per_s();
+    std::snprintf(text, sizeof text, "%.3g ms per step", ms);
+    c.figure = text;
+    if (rate > 0) c.figure += ", " + si(rate, "interactions/s");
+    c.figure += simulation_.backend().on_gpu() ? "" : " (CPU)";
+  }
+  return c;
+}
+
+void Lab::load_settings_from(const std::string& file) {
+  try {
+    editor_.load(load_settings(file, editor_.current(simulation_)));
+    status_ = "Settings loaded from " + file;
+    error_.clear();
+  } catch (const Error& e) {
+    error_ = e.what();
+  }
+}
+
+void Lab::measure_force_error() {
+  const std::size_t n = std::max<std::size_t>(simulation_.body_count(), 1);
+  const std::size_t sample = std::clamp<std::size_t>(kForceErrorBudget / n, 64, 1024);
+  const auto start = Clock::now();
+  try {
+    ForceErrorReading reading;
+    reading.error = simulation_.force_error(sample);
+    reading.sample = std::min(sample, n);
+    reading.ms = ms_since(start);
+    reading.variant = settings_to_json(simulation_.settings());
+    reading.sim_time = simulation_.time();
+    force_error_ = reading;
+  } catch (const Error& e) {
+    error_ = std::string("Force error: ") + e.what();
+  }
+}
+
+void Lab::pause_because(const std::string& reason) {
+  paused_ = true;
+  pause_reason_ = reason;
+}
+
+void Lab::bodies_replaced() {
+  state_broken_ = false;
+  if (!pause_reason_.empty()) {  // it paused itself; new bodies are a fresh start
+    paused_ = options_.start_paused;
+    pause_reason_.clear();
+  }
+  energy_.restart();
+  stats_.clear_steps();
+  force_error_.reset();
+  fit_pending_ = true;
+  vertices_stale_ = true;
+}
+
+Viewport Lab::scene_viewport() const {
+  Viewport v = surface_->framebuffer();
+  const float display_width = ImGui::GetIO().DisplaySize.x;
+  const float to_pixels = display_width > 0 ? static_cast<float>(v.width) / display_width : 1.0f;
+  v.width = std::max(0, v.width - static_cast<int>(panel_.width() * to_pixels));
+  if (tour_) {  // the tour's window at the left edge: the scene is what is left between it and the panel
+    const int tour = std::min(v.width, static_cast<int>(tour_view_.width() * to_pixels));
+    v.x += tour;
+    v.width -= tour;
+  }
+  return v;
+}
+
+void Lab::tour(TourKind kind, std::size_t step) {
+  if (tour_ && tour_->tour().kind == kind) {
+    tour_->go(step, editor_, simulation_);
+    return;
+  }
+  open_tour(kind, step);
+  if (!tour_) throw Error(error_);
+}
+
+void Lab::open_tour(TourKind kind, std::size_t step) {
+  try {
+    Tour tour = load_tour(kind);
+    if (tour_) tour_->close(editor_);
+    tour_.emplace(std::move(tour));
+    tour_->go(step, editor_, simulation_);
+    status_ = "Tour: " + tour_->tour().title;
+    // The tour's early steps are its slowest (N threads without tiles, Barnes-Hut with nothing tuned): at
+    // the N this machine picked for the default scene they would step seconds apart. Unless the user chose
+    // N, the tour runs at the ladder's N (all-pairs) or a quarter million (Barnes-Hut), and N stays put.
+    const std::size_t cap = kind == TourKind::allpairs ? kLadderBodies : kTourBarnesHutBodies;
+    if (tuner_.active()) tuner_ = BodyCountTuner(simulation_.body_count(), 1.0, false, false);
+    if (!options_.settings.body_count && options_.load_file.empty() && simulation_.body_count() > cap) {
+      editor_.set_body_count(static_cast<std::int64_t>(cap));
+      editor_.request_restart();
+      status_ += " (at " + with_commas(static_cast<std::int64_t>(cap)) + " bodies, so that its slowest steps still run several times a second; -n chooses)";
+    }
+  } catch (const Error& e) {
+    error_ = std::string("Tour: ") + e.what();
+  }
+}
+
+double Lab::seconds_since_start() const {
+  return std::chrono::duration<double>(Clock::now() - started_).count();
+}
+
+void Lab::record_trace() {
+  FrameRecord r;
+  r.frame = frame_count_;
+  r.wall_s = session_started_ ? std::chrono::duration<double>(Clock::now() - *session_started_).count() : 0.0;
+  r.interval_ms = times_.frame_ms;
+  r.simulate_ms = times_.simulate_ms;
+  r.vertices_ms = times_.vertices_ms;
+  r.render_ms = times_.render_ms;
+  r.panel_ms = times_.ui_ms;
+  r.steps = steps_this_frame_;
+  if (simulation_.building()) {
+    const std::vector<BuildProgress> builds = simulation_.builds();
+    if (!builds.empty()) {  // the newest: the one pending
+      r.build_state = to_string(builds.back().state);
+      r.build_label = builds.back().label;
+    }
+  }
+  r.building = simulation_.building() || swapped_this_frame_.has_value();
+  r.variant = simulation_.backend().variant_label();
+  if (r.variant.empty()) r.variant = simulation_.backend().name();
+  if (swapped_this_frame_) {
+    r.swap = swapped_this_frame_->accepted ? "accepted" : "refused";
+    r.swap_latency_s = swapped_this_frame_->latency_s;
+    r.swap_ms = swap_ms_;
+    r.teardown_ms = swapped_this_frame_->teardown_ms;
+  }
+  for (ScriptAction a : script_ran_) r.script += (r.script.empty() ? "" : "+") + std::string(to_string(a));
+  if (const auto& b = editor_.comparison()) {
+    const Settings& a = simulation_.settings();
+    r.ab_b = toggle_changes(a.toggles, b->toggles, a.algorithm);
+    if (a.algorithm == Algorithm::barneshut && b->opening_angle != a.opening_angle) {
+      char theta[32];
+      std::snprintf(theta, sizeof theta, "theta=%g", b->opening_angle);
+      r.ab_b += (r.ab_b.empty() ? "" : ", ") + std::string(theta);
+    }
+    r.ab_state = simulation_.comparison_ready() ? "ready" : "building";
+  }
+  if (ab_sample_) {
+    auto total = [](const std::vector<StageTime>& stages) {
+      double ms = 0;
+      for (const StageTime& s : stages) ms += s.ms;
+      return ms;
+    };
+    r.ab_a_ms = total(ab_sample_->a);
+    r.ab_b_ms = total(ab_sample_->b);
+    r.ab_difference = ab_sample_->difference_relative_norm;
+  }
+  trace_.record(std::move(r));
+}
+
+// ---- ScriptTarget ---------------------------------------------------------------------------------
+
+std::string Lab::script_cannot(ScriptAction) { return ""; }  // the lab does everything a script can ask
+
+std::string Lab::cannot(ScriptAction action) const { return cannot_on(simulation_, action); }
+
+void Lab::print_stats() {
+  std::string line =
+      stats_line(frame_count_, session_started_ ? std::chrono::duration<double>(Clock::now() - *session_started_).count() : 0.0,
+                 stats_, simulation_);
+  line.pop_back();  // the newline: the lab adds A/B and the last error to the line
+  if (const auto& b = editor_.comparison()) {
+    const std::string changes = toggle_changes(simulation_.settings().toggles, b->toggles, simulation_.settings().algorithm);
+    line += "; A/B, B = " + (changes.empty() ? std::string("a copy of A") : changes) + ": ";
+    const auto rows = ab_history_.rows();
+    if (rows.empty() || rows.back().speedup.empty()) {
+      line += simulation_.comparison_ready() ? "no frame compared yet" : "B building";
+    } else {
+      char text[160];
+      std::snprintf(text, sizeof text, "%d frames, total A %.3f ms, B %.3f ms, B is %s, forces differ by %.2g", static_cast<int>(ab_history_.size()),
+                    rows.back().a_ms.median, rows.back().b_ms.median, rows.back().speedup.describe().c_str(),
+                    ab_history_.difference_relative_norm().median);
+      line += text;
+    }
+  } else if (!ab_error_.empty()) {
+    line += "; A/B: " + ab_error_;
+  }
+  if (!error_.empty()) line += "; last error: " + error_;
+  std::cout << line << "\n" << std::flush;
+}
+
+void Lab::set_paused(bool paused) {
+  if (paused != paused_) execute(LabCommand::toggle_pause);  // as Space does: a NaN state stays paused, and says so
+}
+
+std::array<float, 2> Lab::scene_centre() const {
+  const Viewport v = scene_viewport();
+  const ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
+  const float sx = scale.x > 0 ? scale.x : 1.0f, sy = scale.y > 0 ? scale.y : 1.0f;
+  return {(static_cast<float>(v.x) + 0.5f * static_cast<float>(v.width)) / sx, 0.5f * static_cast<float>(v.height) / sy};
+}
+
+void Lab::drag(MouseButton button, std::optional<std::array<float, 2>> from, std::array<float, 2> by, int frames) {
+  const std::array<float, 2> start = from.value_or(scene_centre());
+  ui_.drag(static_cast<int>(button), start[0], start[1], by[0], by[1], frames);
+}
+
+void Lab::scroll(std::optional<std::array<float, 2>> at, float steps) {
+  const std::array<float, 2> where = at.value_or(scene_centre());
+  ui_.scroll(where[0], where[1], steps);
+}
+
+}  // namespace nbl

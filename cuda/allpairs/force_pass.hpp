@@ -1,0 +1,86 @@
+// One all-pairs problem on the device and the launches of one variant's module on it: the force pass
+// (with the j-slice sum when the source range is split), the two half-kicks of the leapfrog and the
+// vertex writer. The backend runs the lab's bodies through this; the same code runs the fixed check
+// problem a new build is judged on (sim/accuracy.hpp), so the check exercises exactly what will run.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cuda/allpairs/variant.hpp"
+#include "cuda/engine/async_builds.hpp"
+#include "cuda/buffer.hpp"
+#include "cuda/device_bodies.hpp"
+#include "cuda/engine/kernel_engine.hpp"
+#include "cuda/engine/reloadable_kernels.hpp"
+#include "sim/bodies.hpp"
+#include "sim/diagnostics.hpp"
+
+namespace nbl {
+
+class RetiredObjects;
+
+// Bodies, accelerations (float or double, per the variant's precision), the partial sums of a split
+// source range, and the kick kernel's NaN flag.
+struct AllPairsState {
+  DeviceBodies bodies;
+  std::size_t real_bytes = 4;
+  DeviceBuffer<unsigned char> acc[3], partial[3];
+  DeviceBuffer<int> status;
+  double eps2 = 0, dt = 0;
+
+  std::size_t size() const { return bodies.size(); }
+  // New bodies in `layout`; accelerations sized for them in `real_bytes` precision.
+  void set_bodies(const Bodies& b, BodyLayout layout, std::size_t real_bytes, cudaStream_t stream);
+  // Switches layout (on the device) and precision (reallocating the accelerations) for another variant.
+  // Given `old`, the buffers it replaces go there instead of being freed here (a swap; cuda/retire.hpp).
+  void adapt_to(const AllPairsVariant& variant, cudaStream_t stream, RetiredObjects* old = nullptr);
+  // Room for the partial sums of a source range split `j_splits` ways (grows only; none for 1): a swap
+  // makes it for the new variant's launch, the replaced allocation going to `old`.
+  void fit_partials(int j_splits, RetiredObjects* old = nullptr);
+  // The first `count` accelerations, in double whatever the precision.
+  void download_accelerations(Accelerations& out, std::size_t count, cudaStream_t stream) const;
+  // Every acceleration and partial sum set to NaN (0xff bytes): shows whether a kernel wrote them all.
+  void poison(cudaStream_t stream);
+};
+
+// The kernels of one compiled variant, launched on a state with typed arguments (launch.hpp).
+class AllPairsPass {
+ public:
+  AllPairsPass(const AllPairsVariant& variant, const KernelModule& module) : variant_(variant), module_(module) {}
+
+  // Forces on bodies [0, i_end) from all n, as `plan` lays the grid out.
+  void force(AllPairsState& s, std::size_t i_end, const AllPairsLaunch& plan, cudaStream_t stream) const;
+  void kick_drift(AllPairsState& s, cudaStream_t stream) const;  // v += a dt/2, x += v dt
+  void kick(AllPairsState& s, cudaStream_t stream) const;        // v += a dt/2, flags NaN/inf in `status`
+  void vertices(AllPairsState& s, const allpairs::VertexParams& v, cudaStream_t stream) const;
+
+  // Blocks of the force kernel one SM keeps resident (for plan_allpairs_launch).
+  int force_blocks_per_sm() const;
+
+ private:
+  const AllPairsVariant& variant_;
+  const KernelModule& module_;
+};
+
+// A variant compiled and checked on a worker thread, ready to swap in (a switch, a hot reload, A/B's B).
+struct AllPairsBuild {
+  AllPairsVariant variant;
+  std::unique_ptr<ReloadableKernels> kernels;
+  std::string report;
+};
+// The work of such a build, for the build queue: compile, load, check against `last_good` by the one
+// rule. Everything it touches is its own or a copy, so it may run on any thread.
+AsyncBuilds<AllPairsBuild>::Make make_allpairs_build(std::shared_ptr<KernelEngine> engine, const AllPairsVariant& v,
+                                                     double softening, int sm_count,
+                                                     std::optional<ForceError> last_good);
+
+// Runs `variant` (compiled into `module`) on the check problem of sim/accuracy.hpp with this softening,
+// using `scratch` for its buffers, and returns its force error.
+ForceError check_allpairs_build(const AllPairsVariant& variant, const KernelModule& module, double softening,
+                                int sm_count, AllPairsState& scratch, cudaStream_t stream);
+
+}  // namespace nbl

@@ -1,0 +1,463 @@
+#include "cuda/barneshut/backend.hpp"
+
+#include <cuda_runtime_api.h>
+#include <vector_functions.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <utility>
+#include <cmath>
+#include <initializer_list>
+
+#include "cuda/engine/async_builds.hpp"
+#include "cuda/barneshut/buffers.hpp"
+#include "cuda/barneshut/comparison.hpp"
+#include "cuda/barneshut/pipeline.hpp"
+#include "cuda/barneshut/tree_copy.hpp"
+#include "cuda/barneshut/variant.hpp"
+#include "cuda/buffer.hpp"
+#include "cuda/device.hpp"
+#include "cuda/device_bodies.hpp"
+#include "cuda/energy_pass.hpp"
+#include "cuda/engine/kernel_engine.hpp"
+#include "cuda/engine/reloadable_kernels.hpp"
+#include "cuda/retire.hpp"
+#include "cuda/stage_timer.hpp"
+#include "sim/accuracy.hpp"
+#include "sim/error.hpp"
+#include "sim/render_vertices.hpp"
+
+namespace nbl {
+
+namespace {
+
+bool same_code(const BarnesHutVariant& a, const BarnesHutVariant& b) {
+  const auto sa = barneshut_sources(a), sb = barneshut_sources(b);
+  for (std::size_t i = 0; i < sa.size(); ++i)
+    if (!sa[i].same_code(sb[i])) return false;
+  return a.leaf_capacity == b.leaf_capacity && a.sort == b.sort;
+}
+
+std::size_t slot(BarnesHutSlot s) { return static_cast<std::size_t>(s); }
+
+}  // namespace
+
+struct BarnesHutBackend::Impl {
+  DeviceInfo device;
+  std::shared_ptr<KernelEngine> engine;
+  CudaStream stream;
+  StageTimer timer;
+  Options options;
+
+  BarnesHutVariant variant;
+  std::unique_ptr<ReloadableKernels> kernels;
+  std::unique_ptr<BarnesHutPipeline> pipeline;
+  BarnesHutBuffers buffers;                        // the lab's bodies and their tree
+  std::unique_ptr<BarnesHutBuffers> check_buffers;  // the check problem's (sim/accuracy.hpp)
+  DeviceBuffer<unsigned char> staging;               // host-copy vertices
+  BarnesHutPhysics physics;
+  double softening = 0, theta = 0.5;
+  ColorScales scales;
+  int last_max_depth = 1;
+  bool acc_valid = false;
+  std::vector<std::string> notices;
+  AsyncBuilds<BarnesHutBuild> builds{shared_build_queue()};
+  Settings pending;  // what the build in flight was requested with
+  Settings running;  // what runs now
+
+  // ---- A/B: B's pipeline with its own buffers (cuda/barneshut/comparison.hpp) ----
+  std::unique_ptr<BarnesHutComparison> comparison;
+  AsyncBuilds<BarnesHutBuild> comparison_requests{shared_build_queue()};
+  BarnesHutPhysics comparison_physics;
+  std::vector<StageTime> last_force;  // A's force computation (every stage but integrate) of the last step
+  bool reloading = false;  // the build in flight is the running variant, rebuilt from edited files
+
+  DeviceEnergy energy;  // the exact energy, a slice at a time
+
+  // Hot reload without a stall: an edited file is rebuilt and checked on a worker like any switch.
+  void request_reload_if_edited() {
+    if (!kernels || builds.busy() || !kernels->files_changed()) return;
+    pending = running;
+    reloading = true;
+    builds.request(variant.label + " (edited on disk)", make_build(variant, softening, theta));
+  }
+
+  AsyncBuilds<BarnesHutBuild>::Make make_build(const BarnesHutVariant& v, double eps, double angle) const {
+    return make_barneshut_build(engine, v, eps, angle, device, kernels ? kernels->last_good() : std::nullopt);
+  }
+
+  // After a swap: the variants one click away compile in the background (into the kernel caches).
+  void prefetch_neighbours(const ToggleValues& toggles) {
+    BuildQueue& queue = shared_build_queue();
+    queue.clear_prefetch();
+    for (const ToggleValues& t : toggle_neighbours(toggles, Algorithm::barneshut))
+      for (const KernelSource& source : barneshut_sources(barneshut_variant(t, softening > 0.0)))
+        if (!source.file.empty()) queue.prefetch([engine = engine, source] { engine->compile(source); });
+  }
+
+  ReloadableKernels::Evaluate evaluator(const BarnesHutVariant& v) {
+    return [this, &v](const ReloadableKernels::Modules& modules) {
+      return check_barneshut_build(v, modules, device, softening, theta, check_buffers, stream.get());
+    };
+  }
+  ForceErrorBound bound(const BarnesHutVariant& v) const {
+    return force_error_bound(Algorithm::barneshut, false, theta, v.tolerance);
+  }
+
+  // A new variant: compiled, checked against the running one, then adopted (or refused: throws with
+  // the running variant untouched).
+  void use_variant(const BarnesHutVariant& v) {
+    auto candidate = std::make_unique<ReloadableKernels>(*engine, barneshut_sources(v));
+    const BuildVerdict verdict = candidate->adopt(evaluator(v), bound(v), kernels ? kernels->last_good() : std::nullopt);
+    if (!verdict.accepted) throw Error("Barnes-Hut variant " + v.label + " is not used: " + verdict.report);
+    auto next = std::make_unique<BarnesHutPipeline>(v, candidate->modules(), device);
+    if (buffers.size()) buffers.fit_variant(v);
+    variant = v;
+    kernels = std::move(candidate);
+    pipeline = std::move(next);
+    acc_valid = false;
+  }
+
+  void poll_reload(bool force, bool& swapped) {
+    swapped = false;
+    if (!kernels) return;
+    auto outcome = kernels->poll(evaluator(variant), bound(variant), force);
+    notices.insert(notices.end(), outcome.notices.begin(), outcome.notices.end());
+    if (!outcome.swapped) return;
+    pipeline = std::make_unique<BarnesHutPipeline>(variant, kernels->modules(), device);
+    acc_valid = false;
+    swapped = true;
+  }
+
+  // Hands what a swap replaced to the build queue's teardown worker, after this stream's work so far.
+  void retire(RetiredObjects old) { retire_after(shared_build_queue(), stream.get(), std::move(old)); }
+  void retire_comparison() { retire_after(shared_build_queue(), stream.get(), comparison); }
+
+  // previous_acc: what relative opening judges cells by; by default the last pass's, when there is one.
+  void forces(StageTimer* t, StepStats& stats, bool then_kick = false, const float4* previous_acc = nullptr) {
+    if (!previous_acc && acc_valid) previous_acc = buffers.accelerations();
+    pipeline->forces(buffers, physics, stream.get(), t, stats, then_kick, previous_acc);
+    if (stats.non_finite) return;
+    last_max_depth = std::max(1, stats.tree.max_depth);
+    acc_valid = true;
+  }
+};
+
+// -------------------------------------------------------------------------------------------------
+
+BarnesHutBackend::BarnesHutBackend(const Settings& settings, Options options) : impl_(std::make_unique<Impl>()) {
+  std::string why;
+  auto device = query_device(&why);
+  if (!device) throw Error("the GPU Barnes-Hut backend needs a CUDA device: " + why);
+  impl_->device = *device;
+  impl_->options = options;
+  impl_->engine = options.engine ? options.engine : shared_kernel_engine(settings.kernels_dir);
+  NBL_CUDA_CHECK(cudaSetDevice(impl_->device.index));
+  configure(settings);
+}
+
+BarnesHutBackend::~BarnesHutBackend() = default;
+
+std::string BarnesHutBackend::name() const { return "Barnes-Hut on " + impl_->device.name; }
+
+std::size_t BarnesHutBackend::body_count() const { return impl_->buffers.size(); }
+
+void* BarnesHutBackend::cuda_stream() const { return impl_->stream.get(); }
+
+std::size_t BarnesHutBackend::device_bytes() const {
+  return impl_->buffers.bytes() + (impl_->check_buffers ? impl_->check_buffers->bytes() : 0);
+}
+
+void BarnesHutBackend::configure(const Settings& settings) {
+  Impl& s = *impl_;
+  const double softening = settings.softening.value_or(0.0), theta = settings.opening_angle;
+  const bool physics_changed = softening != s.softening || theta != s.theta;
+  const double old_softening = s.softening, old_theta = s.theta;
+  s.softening = softening;
+  s.theta = theta;
+  BarnesHutVariant v = barneshut_variant(settings.toggles, softening > 0.0);
+  try {
+    if (!s.kernels || !same_code(v, s.variant)) s.use_variant(v);
+    else if (physics_changed) s.kernels->remeasure(s.evaluator(s.variant));  // the yardstick at the new theta
+  } catch (...) {
+    s.softening = old_softening, s.theta = old_theta;
+    throw;
+  }
+  s.physics = {static_cast<float>(settings.dt.value_or(0.0)), static_cast<float>(softening * softening),
+               static_cast<float>(theta)};
+  if (physics_changed) s.acc_valid = false;
+  s.running = settings;
+}
+
+bool BarnesHutBackend::configure_async(const Settings& settings) {
+  Impl& s = *impl_;
+  const double softening = settings.softening.value_or(0.0);
+  const BarnesHutVariant v = barneshut_variant(settings.toggles, softening > 0.0);
+  if (s.kernels && same_code(v, s.variant)) {
+    s.builds.cancel();  // back to what runs: a build in flight no longer matters
+    configure(settings);
+    return true;
+  }
+  s.pending = settings;
+  s.reloading = false;
+  s.builds.request(v.label, s.make_build(v, softening, settings.opening_angle));
+  return false;
+}
+
+std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
+  Impl& s = *impl_;
+  auto finished = s.builds.take_finished();
+  if (!finished) return std::nullopt;
+  ConfigureOutcome outcome{static_cast<bool>(finished->build), finished->label, finished->refusal, finished->latency_s};
+  const bool reload = std::exchange(s.reloading, false);
+  if (!finished->build) {
+    if (reload) {
+      s.kernels->mark_failed(finished->refusal);
+      s.notices.push_back("an edited Barnes-Hut kernel's build is refused; the previous build keeps running");
+    }
+    return outcome;
+  }
+  BarnesHutBuild& b = *finished->build;
+  // Nothing the swap replaces is released on this thread (the old modules, pipeline and scratch go to
+  // the teardown worker: cuda/retire.hpp), and the new pipeline takes over the running one's sort
+  // scratch, sized for these bodies, so its first step allocates nothing.
+  RetiredObjects old;
+  if (s.buffers.size()) s.buffers.fit_variant(b.variant, &old);
+  if (s.pipeline) b.pipeline->adopt_scratch(*s.pipeline);
+  s.variant = b.variant;
+  old.add(std::move(s.kernels));
+  old.add(std::move(s.pipeline));
+  s.kernels = std::move(b.kernels);
+  s.pipeline = std::move(b.pipeline);
+  // The last step's accelerations stay valid across a swap of kernels (same positions, same physics,
+  // a build that passed the same check): no extra tree build and walk on the swap frame. A new
+  // softening or opening angle needs them again, as configure() decides.
+  const bool physics_changed = s.pending.softening.value_or(0.0) != s.softening || s.pending.opening_angle != s.theta;
+  s.softening = s.pending.softening.value_or(0.0);
+  s.theta = s.pending.opening_angle;
+  s.physics = {static_cast<float>(s.pending.dt.value_or(0.0)), static_cast<float>(s.softening * s.softening),
+               static_cast<float>(s.theta)};
+  if (physics_changed) s.acc_valid = false;
+  outcome.message = b.report;
+  s.running = s.pending;
+  if (reload) s.notices.push_back("edited Barnes-Hut kernels reloaded: " + b.report);
+  else s.prefetch_neighbours(s.pending.toggles);
+  const auto teardown = std::chrono::steady_clock::now();
+  s.retire(std::move(old));
+  outcome.teardown_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - teardown).count();
+  return outcome;
+}
+
+std::vector<BuildProgress> BarnesHutBackend::builds() const { return impl_->builds.progress(); }
+std::string BarnesHutBackend::variant_label() const {
+  const Impl& s = *impl_;
+  if (!s.pipeline || s.pipeline->force_stack_capacity() == 0) return s.variant.label;
+  return s.variant.label + ", node stack of " + std::to_string(s.pipeline->force_stack_capacity()) + " a warp";
+}
+
+void BarnesHutBackend::set_comparison(const std::optional<Settings>& b) {
+  Impl& s = *impl_;
+  s.retire_comparison();
+  if (!b) {
+    s.comparison_requests.cancel();
+    return;
+  }
+  if (b->algorithm != Algorithm::barneshut) throw InputError("A/B compares two configurations of the running algorithm");
+  const double eps = b->softening.value_or(s.softening);
+  s.comparison_physics = {s.physics.dt, static_cast<float>(eps * eps), static_cast<float>(b->opening_angle)};
+  const BarnesHutVariant v = barneshut_variant(b->toggles, eps > 0.0);
+  char theta[32];
+  std::snprintf(theta, sizeof theta, ", theta %.2f", b->opening_angle);
+  s.comparison_requests.request("B: " + v.label + theta, s.make_build(v, eps, b->opening_angle));
+}
+
+bool BarnesHutBackend::comparison_ready() const { return impl_->comparison != nullptr; }
+
+bool BarnesHutBackend::comparison_accelerations(Accelerations& out) {
+  return impl_->comparison && impl_->comparison->accelerations(out, impl_->stream.get());
+}
+
+std::vector<BuildProgress> BarnesHutBackend::comparison_builds() const { return impl_->comparison_requests.progress(); }
+
+std::optional<ComparisonSample> BarnesHutBackend::compare() {
+  Impl& s = *impl_;
+  auto finished = s.comparison_requests.take_finished();
+  // A refused B must say so (the lab clears B with this reason), not leave it "building" forever.
+  if (finished && !finished->build) throw Error("B (" + finished->label + ") is refused: " + finished->refusal);
+  if (finished) {
+    s.retire_comparison();
+    s.comparison = std::make_unique<BarnesHutComparison>(std::move(*finished->build), s.comparison_physics,
+                                                         s.device.sm_count);
+  }
+  if (!s.comparison || s.buffers.size() == 0 || s.last_force.empty() || !s.acc_valid) return std::nullopt;
+  return s.comparison->run(s.buffers, s.last_force, s.stream.get());
+}
+
+void BarnesHutBackend::set_bodies(const Bodies& bodies) {
+  Impl& s = *impl_;
+  const std::size_t n = bodies.size();
+  if (n == 0) throw InputError("Barnes-Hut needs at least one body");
+  if (n > BarnesHutBuffers::kMaxBodies)
+    throw InputError("the GPU Barnes-Hut backend handles at most " + std::to_string(BarnesHutBuffers::kMaxBodies) +
+                     " bodies");
+  const int cells = s.options.initial_cells > 0 ? s.options.initial_cells : BarnesHutBuffers::initial_cells(n);
+  s.buffers.allocate(n, s.variant, cells, s.device.sm_count);
+  upload_float4_bodies(bodies, s.buffers.positions(), s.buffers.velocities(), s.stream.get());
+  s.scales = color_scales(bodies);
+  s.acc_valid = false;
+}
+
+bool BarnesHutBackend::begin_energy(std::uint64_t seed) {
+  Impl& s = *impl_;
+  s.energy.begin(s.buffers.positions(), s.buffers.velocities(), s.buffers.size(), s.softening, seed, s.stream.get());
+  return true;
+}
+
+std::optional<EnergyReport> BarnesHutBackend::advance_energy(double budget_ms) {
+  return impl_->energy.advance(budget_ms, impl_->stream.get());
+}
+
+double BarnesHutBackend::energy_progress() const { return impl_->energy.progress(); }
+
+void BarnesHutBackend::get_bodies(Bodies& bodies) {
+  Impl& s = *impl_;
+  download_float4_bodies(s.buffers.positions(), s.buffers.velocities(), s.buffers.size(), bodies, s.stream.get());
+}
+
+StepStats BarnesHutBackend::step() {
+  Impl& s = *impl_;
+  StepStats stats;
+  if (s.buffers.size() > 0) {
+    s.request_reload_if_edited();
+    if (!s.acc_valid) {
+      StepStats initial;
+      s.forces(nullptr, initial);  // a(x) at the starting positions, for the first kick
+      if (initial.non_finite) return initial;
+      stats.notices = std::move(initial.notices);  // e.g. the pool grew while computing them
+    }
+    s.timer.begin(s.stream.get());
+    s.timer.stage(Stage::integrate, [&] { s.pipeline->kick_drift(s.buffers, s.physics, s.stream.get()); });
+    s.forces(&s.timer, stats, /*then_kick=*/true);
+    s.last_force.clear();
+    for (const StageTime& t : stats.stages)
+      if (t.name != "integrate") s.last_force.push_back(t);
+  }
+  stats.notices.insert(stats.notices.begin(), s.notices.begin(), s.notices.end());
+  s.notices.clear();
+  return stats;
+}
+
+void BarnesHutBackend::compute_accelerations(Accelerations& out) {
+  Impl& s = *impl_;
+  const std::size_t n = s.buffers.size();
+  if (n == 0) throw Error("no bodies to compute accelerations for");
+  // Poisoned first (0xff bytes are NaN): a walk that skips a body shows up as NaN in every check that
+  // reads these, never as the stale right answer of the last step (issue 14). Relative opening judges by
+  // the last pass's accelerations: they are kept aside first.
+  DeviceBuffer<float4> previous;
+  if (s.variant.relative_opening && s.acc_valid) {
+    previous.resize(n);
+    NBL_CUDA_CHECK(cudaMemcpyAsync(previous.data(), s.buffers.accelerations(), n * sizeof(float4),
+                                   cudaMemcpyDeviceToDevice, s.stream.get()));
+  }
+  NBL_CUDA_CHECK(cudaMemsetAsync(s.buffers.accelerations(), 0xff, n * sizeof(float4), s.stream.get()));
+  s.acc_valid = false;
+  StepStats stats;
+  s.forces(nullptr, stats, false, previous.size() ? previous.data() : nullptr);
+  if (stats.non_finite) throw Error("the state holds NaN or inf values; no accelerations to compute");
+  std::vector<float4> acc(n);
+  NBL_CUDA_CHECK(cudaMemcpyAsync(acc.data(), s.buffers.accelerations(), n * sizeof(float4), cudaMemcpyDeviceToHost,
+                                 s.stream.get()));
+  s.stream.synchronize();
+  out.resize(n);
+  for (std::size_t i = 0; i < n; ++i) out.x[i] = acc[i].x, out.y[i] = acc[i].y, out.z[i] = acc[i].z;
+}
+
+void BarnesHutBackend::write_vertices(VertexTarget target, ColorMode mode) {
+  Impl& s = *impl_;
+  const std::size_t n = s.buffers.size();
+  if (n == 0) return;
+  const bh::VertexScales scales{s.scales.speed, s.scales.acceleration, s.scales.max_mass, s.last_max_depth};
+  unsigned char* out = static_cast<unsigned char*>(target.data);
+  if (!target.on_device) {
+    s.staging.resize(vertex_buffer_bytes(n));
+    out = s.staging.data();
+  }
+  float* keys = reinterpret_cast<float*>(out + vertex_color_key_offset(n));
+  s.pipeline->write_vertices(s.buffers, reinterpret_cast<float4*>(out), keys, static_cast<int>(mode), scales,
+                             s.stream.get());
+  if (mode == ColorMode::ab_difference && s.comparison) s.comparison->write_keys(keys, n, s.stream.get());
+  if (!target.on_device) s.staging.download(static_cast<unsigned char*>(target.data), vertex_buffer_bytes(n), s.stream.get());
+}
+
+std::vector<CellBox> BarnesHutBackend::tree_cells(int max_depth) {
+  Impl& s = *impl_;
+  if (s.buffers.size() == 0 || max_depth < 0) return {};
+  if (!s.acc_valid) {
+    StepStats stats;
+    s.forces(nullptr, stats);
+  }
+  return overlay_cells(s.buffers, s.variant, max_depth, s.stream.get());
+}
+
+std::vector<KernelInfo> BarnesHutBackend::kernel_info() const {
+  const Impl& s = *impl_;
+  std::vector<KernelInfo> info;
+  if (!s.kernels) return info;
+  auto add = [&](BarnesHutSlot which, std::initializer_list<const char*> entries) {
+    if (!s.kernels->has(slot(which))) return;
+    for (const char* e : entries) info.push_back(s.kernels->info(slot(which), e));
+  };
+  add(BarnesHutSlot::force, {bh::kForceKernel.name});
+  if (s.variant.relative_opening) add(BarnesHutSlot::force, {bh::kPullScaleKernel.name});
+  add(BarnesHutSlot::bounding_box, {bh::kBoundingBoxKernel.name});
+  if (s.variant.morton_build) {
+    add(BarnesHutSlot::build, {bh::kMortonKeysKernel.name, bh::kRadixTreeKernel.name, bh::kOctreeCountKernel.name,
+                               bh::kOctreeEmitKernel.name, bh::kOctreeAttachKernel.name, bh::kOctreeSummarizeKernel.name});
+  } else {
+    add(BarnesHutSlot::build, {bh::kInsertKernel.name});
+    add(BarnesHutSlot::summarize, {bh::kSummarizeKernel.name});
+    add(BarnesHutSlot::sort, {bh::kSortKernel.name});
+  }
+  add(BarnesHutSlot::groups, {bh::kMakeGroupsKernel.name});
+  add(BarnesHutSlot::integrate, {bh::kKickDriftKernel.name, bh::kKickKernel.name});
+  return info;
+}
+
+BarnesHutTreeCopy BarnesHutBackend::copy_tree() {
+  Impl& s = *impl_;
+  if (s.buffers.size() == 0) return {};
+  StepStats stats;
+  s.forces(nullptr, stats);
+  return nbl::copy_tree(s.buffers, s.variant, s.stream.get());
+}
+
+bool BarnesHutBackend::poll_reload(bool force) {
+  bool swapped = false;
+  impl_->poll_reload(force, swapped);
+  return swapped;
+}
+
+std::optional<int> BarnesHutBackend::unloaded_kernels() const {
+  int unloaded = 0;
+  if (!impl_->kernels) return unloaded;
+  for (const auto& module : impl_->kernels->modules()) {
+    if (!module) continue;
+    const std::optional<int> m = module->unloaded_kernels();
+    if (!m) return std::nullopt;
+    unloaded += *m;
+  }
+  return unloaded;
+}
+
+std::unique_ptr<Backend> make_barneshut_backend(const Settings& settings) {
+  return std::make_unique<BarnesHutBackend>(settings);
+}
+
+std::size_t barneshut_bytes_per_body(std::size_t n, const ToggleValues& toggles) {
+  const std::size_t bodies = std::max<std::size_t>(n, 1);
+  return (BarnesHutBuffers::planned_bytes(bodies, barneshut_variant(toggles, true)) + bodies - 1) / bodies;
+}
+
+}  // namespace nbl
