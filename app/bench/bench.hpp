@@ -9,7 +9,7 @@
 
 #include "app/core/commands.hpp"
 #include "app/core/report.hpp"
-#include "app/core/run_options.hpp"
+#include "app/core/options/run_options.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/settings.hpp"
 #include "sim/step_stats.hpp"

@@ -15,7 +15,7 @@
 #include "app/bench/compare.hpp"
 #include "app/core/commands.hpp"
 #include "app/core/report.hpp"
-#include "app/core/run_options.hpp"
+#include "app/core/options/run_options.hpp"
 #include "app/core/simulation.hpp"
 #include "app/core/text_format.hpp"
 #include "cuda/device.hpp"

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <thread>
 
-#include "app/core/run_options.hpp"
+#include "app/core/options/run_options.hpp"
 #include "app/core/simulation.hpp"
 #include "sim/comparison.hpp"
 #include "sim/error.hpp"

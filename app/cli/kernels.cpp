@@ -15,7 +15,7 @@
 
 #include "app/core/commands.hpp"
 #include "app/core/report.hpp"
-#include "app/core/run_options.hpp"
+#include "app/core/options/run_options.hpp"
 #include "cuda/allpairs/variant.hpp"
 #include "cuda/barneshut/variant.hpp"
 #include "cuda/engine/kernel_engine.hpp"

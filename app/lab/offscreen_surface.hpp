@@ -6,7 +6,7 @@
 #include <string>
 
 #include "app/lab/surface.hpp"
-#include "app/core/view_options.hpp"
+#include "app/core/options/view_options.hpp"
 #include "render/egl_context.hpp"
 #include "render/gl_objects.hpp"
 

@@ -11,7 +11,7 @@
 
 #include "app/lab/setting_widgets.hpp"
 #include "app/core/text_format.hpp"
-#include "app/core/toggle_state.hpp"
+#include "app/core/options/toggle_state.hpp"
 #include "physics/gravity.hpp"
 #include "cuda/engine/sass_analysis.hpp"
 #include "sim/cpu_backends.hpp"

@@ -5,9 +5,9 @@
 
 #include "app/core/commands.hpp"
 #include "app/render/headless_render.hpp"
-#include "app/core/run_options.hpp"
+#include "app/core/options/run_options.hpp"
 #include "app/core/script.hpp"
-#include "app/core/view_options.hpp"
+#include "app/core/options/view_options.hpp"
 
 namespace nbl {
 

@@ -12,7 +12,7 @@
 #include "app/core/frame_sinks.hpp"
 #include "app/core/recorder.hpp"
 #include "app/core/script.hpp"
-#include "app/core/view_options.hpp"
+#include "app/core/options/view_options.hpp"
 #include "render/body_vertices.hpp"
 #include "render/picture_detail.hpp"
 #include "sim/settings.hpp"

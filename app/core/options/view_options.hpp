@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "app/core/setting_options.hpp"
+#include "app/core/options/setting_options.hpp"
 #include "sim/settings.hpp"
 
 namespace nbl {

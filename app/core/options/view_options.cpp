@@ -1,4 +1,4 @@
-#include "app/core/view_options.hpp"
+#include "app/core/options/view_options.hpp"
 
 #include "sim/error.hpp"
 

@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "app/core/setting_options.hpp"
+#include "app/core/options/setting_options.hpp"
 #include "sim/settings.hpp"
 
 namespace nbl {

@@ -1,10 +1,10 @@
-#include "app/core/run_options.hpp"
+#include "app/core/options/run_options.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
 
-#include "app/core/toggle_state.hpp"
+#include "app/core/options/toggle_state.hpp"
 #include "sim/error.hpp"
 #include "sim/settings_io.hpp"
 

@@ -1,4 +1,4 @@
-#include "app/core/toggle_state.hpp"
+#include "app/core/options/toggle_state.hpp"
 
 #include "cuda/allpairs/variant.hpp"
 #include "cuda/barneshut/variant.hpp"

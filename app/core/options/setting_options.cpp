@@ -1,4 +1,4 @@
-#include "app/core/setting_options.hpp"
+#include "app/core/options/setting_options.hpp"
 
 #include <algorithm>
 #include <charconv>
