@@ -653,7 +653,7 @@ EOF
   # The default collision (65,536 bodies) stepped from the tails bookmark (t = 6) in segments of 4 time
   # units to t = 70: the last frame and the state of each, to pick the merger bookmark from.
   if want merger; then
-    local from=$root/assets/bookmarks/collision-tails.tipsy
+    local from=$root/assets/bookmarks/collision-tails.tipsy.gz
     mkdir -p "$out/merger"
     for t in 10 14 18 22 26 30 34 38 42 46 50 54 58 62 66 70; do
       step "merger-to-t$t" "$bin/nbodylab" render --settings "$root/assets/bookmarks/collision-tails.json" \

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config git
   libglfw3-dev libglm-dev libimgui-dev libstb-dev python3-glad
-  nlohmann-json3-dev libcli11-dev libgtest-dev
+  nlohmann-json3-dev libcli11-dev libgtest-dev zlib1g-dev
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
   xvfb xauth fonts-dejavu-core
   ffmpeg

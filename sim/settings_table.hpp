@@ -1,5 +1,5 @@
 // The single list of the scalar settings (STYLE.md, 3), as kToggles (toggles.hpp) is for the kernel
-// toggles. validate(), the command line (app/core/setting_options.hpp), the JSON settings (settings_io.hpp)
+// toggles. validate(), the command line (app/core/options/setting_options.hpp), the JSON settings (settings_io.hpp)
 // and the panel's widgets (app/lab/setting_widgets.hpp) all iterate over kSettings: a setting's name, range,
 // default rule and widget are written once, in its row, and adding a field to Settings is one row here.
 // tests/sim/settings_table_test.cpp checks that every consumer has every row.

@@ -1,5 +1,8 @@
 #include "sim/tipsy.hpp"
 
+#include <zlib.h>
+
+#include <algorithm>
 #include <bit>
 #include <climits>
 #include <cmath>
@@ -141,12 +144,47 @@ void check_speeds(const std::string& name, const Bodies& b) {
   throw InputError(m.str());
 }
 
+// gzip's magic number: the shipped bookmarks are Tipsy files compressed with gzip (NAME.tipsy.gz).
+bool is_gzip(const std::string& bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+// Replaces `bytes` by what they decompress to; false (and why) for a damaged or truncated stream.
+bool gunzip(std::string& bytes, std::string& why) {
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+    why = "zlib could not start";
+    return false;
+  }
+  std::string out;
+  out.resize(std::max<std::size_t>(bytes.size() * 2, 1 << 16));
+  z.next_in = reinterpret_cast<Bytef*>(bytes.data());
+  z.avail_in = static_cast<uInt>(bytes.size());
+  int status = Z_OK;
+  while (status == Z_OK) {
+    if (z.total_out == out.size()) out.resize(out.size() * 2);
+    z.next_out = reinterpret_cast<Bytef*>(out.data() + z.total_out);
+    z.avail_out = static_cast<uInt>(std::min<std::size_t>(out.size() - z.total_out, 1u << 30));
+    status = inflate(&z, Z_NO_FLUSH);
+  }
+  const bool ok = status == Z_STREAM_END;
+  if (!ok) why = status == Z_BUF_ERROR ? "the stream ends early" : (z.msg ? z.msg : "zlib error " + std::to_string(status));
+  out.resize(z.total_out);
+  inflateEnd(&z);
+  if (ok) bytes = std::move(out);
+  return ok;
+}
+
 }  // namespace
 
 TipsySnapshot read_tipsy(const std::filesystem::path& file) {
   const std::string name = file.string();
-  const std::string bytes = read_text_file(file);  // binary-safe; InputError when it cannot be read
   auto fail = [&](const std::string& why) { throw InputError(name + ": " + why); };
+  std::string bytes = read_text_file(file);  // binary-safe; InputError when it cannot be read
+  if (is_gzip(bytes)) {
+    std::string why;
+    if (!gunzip(bytes, why)) fail("a gzip-compressed file that cannot be decompressed (" + why + ")");
+  }
   if (bytes.size() < kHeaderDataBytes)
     fail("too short for a Tipsy file (" + std::to_string(bytes.size()) + " bytes; the header alone is 28)");
 

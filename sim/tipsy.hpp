@@ -3,7 +3,8 @@
 // reading accepts big- and little-endian files and checks everything before returning: a truncated
 // file, a header whose counts disagree with the file size, any NaN/inf value, or a speed above 1e6
 // times the scene's virial speed (diagnostics.hpp virial_speed) is an InputError that says what is
-// wrong, and nothing is returned.
+// wrong, and nothing is returned. A gzip-compressed file (`.tipsy.gz`, as the shipped bookmarks are)
+// is decompressed first.
 #pragma once
 #include <filesystem>
 

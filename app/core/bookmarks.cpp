@@ -19,11 +19,14 @@ std::vector<Bookmark> bookmarks_in(const fs::path& dir, bool shipped) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return found;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.path().extension() != ".tipsy") continue;
-    fs::path json = entry.path();
-    json.replace_extension(".json");
-    if (!fs::is_regular_file(json, ec)) continue;
-    found.push_back({entry.path().stem().string(), entry.path(), json, shipped});
+    // NAME.tipsy, or NAME.tipsy.gz (the shipped ones, compressed)
+    std::string name = entry.path().filename().string();
+    if (name.ends_with(".gz")) name.resize(name.size() - 3);
+    if (!name.ends_with(".tipsy")) continue;
+    name.resize(name.size() - 6);
+    const fs::path json = dir / (name + ".json");
+    if (name.empty() || !fs::is_regular_file(json, ec)) continue;
+    found.push_back({name, entry.path(), json, shipped});
   }
   std::sort(found.begin(), found.end(), [](const Bookmark& a, const Bookmark& b) { return a.name < b.name; });
   return found;

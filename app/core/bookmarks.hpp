@@ -1,4 +1,4 @@
-// Bookmarks: the whole state of a run, to come back to (issue 13): the bodies as a Tipsy snapshot
+// Bookmarks: the whole state of a run, to come back to: the bodies as a Tipsy snapshot
 // (NAME.tipsy, with the simulation time) and the settings beside it (NAME.json, the settings file's
 // format, N included). The panel saves them into a folder of the user's (kUserBookmarkDir) and lists
 // them after the shipped ones (assets/bookmarks: the default collision's key moments at 65,536
@@ -21,7 +21,7 @@ inline constexpr const char* kUserBookmarkDir = "nbodylab-bookmarks";
 
 struct Bookmark {
   std::string name;               // the file stem: "collision-tails"
-  std::filesystem::path tipsy;    // NAME.tipsy
+  std::filesystem::path tipsy;    // NAME.tipsy (NAME.tipsy.gz for the shipped ones)
   std::filesystem::path settings; // NAME.json
   bool shipped = false;           // from assets/bookmarks
 };

@@ -7,8 +7,8 @@
 #include "app/core/body_count_tuner.hpp"
 #include "app/core/stats_history.hpp"
 #include "app/core/text_format.hpp"
-#include "app/core/toggle_state.hpp"
-#include "app/core/view_options.hpp"
+#include "app/core/options/toggle_state.hpp"
+#include "app/core/options/view_options.hpp"
 #include "sim/error.hpp"
 #include "sim/resources.hpp"
 #include "sim/settings_io.hpp"
@@ -215,7 +215,7 @@ TEST(ShippedBookmarks, MarkTheDefaultCollisionsMomentsInOrder) {
       {"collision-first-passage", 3.0}, {"collision-tails", 6.0}, {"collision-merger", 38.0}};
   for (const auto& [name, time] : moments) {
     SCOPED_TRACE(name);
-    const std::filesystem::path tipsy = find_resource("assets/bookmarks/" + name + ".tipsy");
+    const std::filesystem::path tipsy = find_resource("assets/bookmarks/" + name + ".tipsy.gz");
     const TipsySnapshot snapshot = read_tipsy(tipsy);
     EXPECT_NEAR(snapshot.time, time, 0.05);
     EXPECT_EQ(snapshot.bodies.size(), 65536u);

@@ -199,7 +199,7 @@ TEST(RenderJob, MidCollisionAt65kHoldsDetail) {
   // tails), rendered as `render --check-picture` does, passes the image check.
   RenderJob job;
   job.settings.backend = BackendKind::cpu;
-  job.load_file = std::string(NBL_SOURCE_DIR) + "/assets/bookmarks/collision-tails.tipsy";
+  job.load_file = std::string(NBL_SOURCE_DIR) + "/assets/bookmarks/collision-tails.tipsy.gz";
   job.frames = 3;
   job.size = {960, 540};
   job.benchmark = true;

@@ -1,6 +1,6 @@
 // Every row of kSettings reaches the command line (an option that parses into the field, with the
 // range of validate()) and the panel (a widget whose range is that same range), without ImGui.
-#include "app/core/setting_options.hpp"
+#include "app/core/options/setting_options.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "app/core/run_options.hpp"
+#include "app/core/options/run_options.hpp"
 #include "app/lab/setting_widgets.hpp"
-#include "app/core/view_options.hpp"
+#include "app/core/options/view_options.hpp"
 #include "sim/error.hpp"
 
 namespace nbl {
