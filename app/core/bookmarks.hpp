@@ -1,4 +1,4 @@
-// Bookmarks: the whole state of a run, to come back to (issue 13): the bodies as a Tipsy snapshot
+// Bookmarks: the whole state of a run, to come back to: the bodies as a Tipsy snapshot
 // (NAME.tipsy, with the simulation time) and the settings beside it (NAME.json, the settings file's
 // format, N included). The panel saves them into a folder of the user's (kUserBookmarkDir) and lists
 // them after the shipped ones (assets/bookmarks: the default collision's key moments at 65,536
