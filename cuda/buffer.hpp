@@ -1,4 +1,4 @@
-// RAII owners of CUDA resources (STYLE.md: no raw cudaFree outside these types and buffer.cpp). Move-only.
+// RAII owners of CUDA resources (CONTRIBUTING.md: no raw cudaFree outside these types and buffer.cpp). Move-only.
 #pragma once
 #include <cuda_runtime_api.h>
 

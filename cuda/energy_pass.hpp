@@ -1,5 +1,5 @@
 // The energy of a snapshot of the bodies, measured on the device in slices spread across frames, so a
-// million bodies get an exact figure without a frame waiting for it (issue 12: a sampled potential's
+// million bodies get an exact figure without a frame waiting for it (a sampled potential's
 // standard error at 1M, +-1.7e-2, was larger than the drift it should show).
 //
 // W = -1/2 sum_i m_i sum_{j != i} m_j / sqrt(|r_ij|^2 + eps^2). Up to kExactLimit bodies every pair is

@@ -1,4 +1,4 @@
-// Kernel launches, typed and sized in one place (STYLE.md: "launch helpers hide grid arithmetic").
+// Kernel launches, typed and sized in one place (CONTRIBUTING.md: launch helpers hide grid arithmetic).
 // A launch names the kernel by its KernelSignature (declared in the header the kernel file shares,
 // cuda/kernels/*.h), and every argument must have exactly the type of the kernel's parameter: a
 // mismatch does not compile, where cudaLaunchKernel's void* array would pass garbage.

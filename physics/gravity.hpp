@@ -9,9 +9,9 @@ namespace nbl {
 
 // Acceleration that body j (mass_j, at offset dx, dy, dz from body i) adds to body i:
 //   a_i += m_j * d / (|d|^2 + eps^2)^(3/2)
-// FastRsqrt: use the hardware reciprocal square root (reference 000, Part I: "Using the RSQRTF
+// FastRsqrt: use the hardware reciprocal square root (Burtscher's CUDA optimization tutorial, Part I: "Using the RSQRTF
 // instruction") instead of 1/sqrt. FmaOrder: group the sum as dx*dx + (dy*dy + (dz*dz + eps2)) so the
-// compiler can fuse every multiply-add (reference 000, Part I: "Rearranging terms").
+// compiler can fuse every multiply-add (the tutorial, Part I: "Rearranging terms").
 // With eps2 > 0 a body's interaction with itself adds exactly zero (d = 0), which is what lets the
 // kernels drop the `if (i != j)` test ("Eliminating the if statement").
 template <bool FastRsqrt = false, bool FmaOrder = false, typename T>
@@ -113,7 +113,7 @@ inline constexpr float kAdaptiveMonopoleShare = 0.7f;
 // mass at one point erred 2.7x as much as the sphere's worst on that metric, bodies around a
 // cancelling centre paid 2.1x the sphere's walk, and five of the eight CPU geometry tests failed a
 // bound in ten runs; with the RMS none did, for the same or fewer interactions on a sphere and a
-// collision (BENCHMARKS.md, "Session of 2026-11-25, ninth").
+// collision (BENCHMARKS.md, relative opening against the RMS pull, H200).
 // - No cell is accepted above kRelativeMaxAngle, where the expansion stops converging, and one the
 //   angle kRelativeFloorAngle accepts always is (a bound on the walk when every pull vanishes).
 // - A monopole is used where its error is below kRelativeMonopoleShare of the budget, a quadrupole
@@ -141,7 +141,7 @@ NBL_HD inline Acceptance relative_acceptance(T size2, T dist2, T mass, T budget,
   return Acceptance::open;
 }
 
-// A light cell, with relative opening (issue 14): whatever its angle, a cell's monopole errs by at
+// A light cell, with relative opening: whatever its angle, a cell's monopole errs by at
 // most 2 m / D^2 at a body D from the cell's cube (each of its bodies pulls with at most m_j / D^2, and
 // the monopole, at the centre of mass inside the cube, with at most m / D^2). Where that bound is below
 // kRelativeMonopoleShare of the budget, the share a monopole's estimated error may take, the cell is
@@ -150,7 +150,7 @@ NBL_HD inline Acceptance relative_acceptance(T size2, T dist2, T mass, T budget,
 // angle test may accept a cell as wide as its distance, so every body's walk opened them level by
 // level. On the CPU backend, 1% of a 100k Plummer sphere's bodies spread out to radius 10,000 cost
 // each sphere body 59% more interactions; with light cells none, and the sphere's own sparse halo
-// gets cheaper too (BENCHMARKS.md, "Session of 2026-11-25, tenth").
+// gets cheaper too (BENCHMARKS.md, light cells).
 // gap2: the squared distance from the body (or the nearest point of a group's box) to the cell's
 // cube; with the distance to its centre of mass instead (never smaller) it tells whether the cube is
 // worth looking up.
@@ -173,7 +173,7 @@ NBL_HD inline T pair_potential(T dist2, T mass_i, T mass_j, T eps2) {
   return -mass_i * mass_j / nbl_sqrt(dist2 + eps2);
 }
 
-// Barnes-Hut opening criterion (reference 000, Part II, "Compute force"): a cell of edge length
+// Barnes-Hut opening criterion (the tutorial, Part II, "Compute force"): a cell of edge length
 // cell_size whose centre of mass lies dist2 (squared) from the body is far enough to stand in for its
 // bodies when cell_size / distance < theta. Written without a division so theta = 0 opens every cell
 // (exact direct summation) and no distance can divide by zero.
@@ -242,7 +242,7 @@ NBL_HD inline void kick(T& v, T a, T half_dt) { v += a * half_dt; }
 template <typename T>
 NBL_HD inline void drift(T& x, T v, T dt) { x += v * dt; }
 
-// Flops per body-body interaction, the convention every public n-body benchmark quotes (reference 000,
+// Flops per body-body interaction, the convention every public n-body benchmark quotes (the tutorial,
 // Part I, "CC 2.0 absolute performance": 3 sub, 3 fma, 1 rsqrt, 3 mul, 3 fma counted as 20 flops).
 inline constexpr int kFlopsPerInteraction = 20;
 

@@ -1,4 +1,4 @@
-// Auto exposure on the GPU side of GL (issue 13): a histogram of the frame's light from its quarter-
+// Auto exposure on the GPU side of GL: a histogram of the frame's light from its quarter-
 // size copy (shaders/histogram.comp), the white point as a percentile of it, adapted smoothly over
 // frames (shaders/exposure.comp), left in a small buffer that the tone-map pass reads. No frame waits
 // for a readback; the host may peek at the adapted value (white()) for the panel, a frame or two old.

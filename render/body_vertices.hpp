@@ -1,5 +1,5 @@
-// The vertex buffer the bodies are drawn from, and how it gets filled each frame (DESIGN.md: "a
-// host-copy path takes over when interop is not available, and the panel says which path is active"):
+// The vertex buffer the bodies are drawn from, and how it gets filled each frame (a
+// host-copy path takes over when interop is not available, and the panel says which path is active):
 //   interop    the GPU backend writes the GL buffer in place through CUDA (InteropBuffer);
 //   host copy  the backend writes a host array, glBufferSubData uploads it (CPU backends, Mesa, or a
 //              GL context on another GPU than CUDA's).

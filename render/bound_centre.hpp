@@ -1,4 +1,4 @@
-// The centre of mass of the bound bodies, from a sample (issue 13: the camera follows it, so the
+// The centre of mass of the bound bodies, from a sample (the camera follows it, so the
 // galaxies stay in view while escapers fly off). Pure arithmetic, no GL: tests feed it made-up samples.
 //
 // "Bound" means negative energy relative to the centre of mass of the bound bodies:

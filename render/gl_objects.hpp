@@ -1,4 +1,4 @@
-// RAII owners of OpenGL objects (STYLE.md: no raw glDelete* outside these types). Move-only; each
+// RAII owners of OpenGL objects (CONTRIBUTING.md: no raw glDelete* outside these types). Move-only; each
 // creates its object in the constructor and deletes it in the destructor. They need a current context
 // for their whole life: the window or the EGL context outlives every one of them.
 #pragma once

@@ -1,4 +1,4 @@
-// A GL buffer registered with CUDA (CUDA-OpenGL interop, reference 003: "cudaGLMapBufferObject",
+// A GL buffer registered with CUDA (CUDA-OpenGL interop, Garland's 'Parallel Computing in CUDA': "cudaGLMapBufferObject",
 // today cudaGraphicsGLRegisterBuffer). The GPU backends write the vertex buffer in place through the
 // mapped pointer; nothing crosses the PCIe bus. Registers in the constructor, unregisters in the
 // destructor; map() returns a scoped mapping that unmaps when it goes out of scope.

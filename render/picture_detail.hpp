@@ -1,4 +1,4 @@
-// An automatic check that a frame holds detail (issue 13: "a picture worth projecting"), on the 8-bit
+// An automatic check that a frame holds detail (that it is a picture worth projecting, not fog), on the 8-bit
 // image as it is shown, so the same measure judges a fresh render, a screenshot and an old PNG.
 //
 // The measure is local contrast: how far each pixel's luma differs from the mean of its neighbourhood,
@@ -29,7 +29,7 @@ struct PictureDetail {
 
 // Structure: fog and haze have as little contrast over 15 pixels as over 3 (a flat, noisy veil); a picture
 // with arms, tails and cores that stand out from their surroundings has more at the larger scale. The
-// contrast at box 15 must reach kMinStructureContrast. The renderer before issue 13 at 1M, t = 6 (the
+// contrast at box 15 must reach kMinStructureContrast. The earlier renderer (additive sprites at a fixed exposure) at 1M, t = 6 (the
 // same frame as the new renders, H100, benchmarks/2026-11-24-h100-session3/run6-1ab51e5) measures 0.040
 // there and fails; the new renderer's 10M frame at t = 6 0.057, its 1M frame 0.091, the old renderer at
 // 65,536 bodies 0.051 (docs/screenshots/render-collision.png, not fog).

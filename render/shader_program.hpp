@@ -1,4 +1,4 @@
-// GLSL programs built from the files under shaders/ (STYLE.md, 9), found at run time through
+// GLSL programs built from the files under shaders/ (CONTRIBUTING.md), found at run time through
 // find_resource(). A shader that does not compile or link throws Error naming the file and quoting
 // the driver's log, so an edited shader tells its author what is wrong.
 #pragma once

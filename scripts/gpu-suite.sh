@@ -13,7 +13,7 @@
 #                                   default: tests allpairs
 #                                   barneshut render sanitizer), e.g. to fit a time limit
 #   FULL=1 scripts/gpu-suite.sh run  also the 1M ladder, the sweeps and the scaling run (minutes more)
-#   PARTS=stall scripts/gpu-suite.sh run   the stall measurement of issue 12 alone (about 3 minutes): the
+#   PARTS=stall scripts/gpu-suite.sh run   the stall measurement alone (about 3 minutes): the
 #                                   lab offscreen while a toggle switches every second for 30 s, at
 #                                   65,536 bodies all-pairs and 1,048,576 Barnes-Hut (collision)
 #   GPU_TESTS_ONLY=1 scripts/gpu-suite.sh build   bundle only the tests labelled gpu (CI runs the rest):
@@ -124,7 +124,7 @@ json_value() {
 
 want() { [[ " ${PARTS:-tests allpairs barneshut render stall sanitizer} " == *" $1 "* ]]; }
 
-# The stall measurement (issue 12, item 1; docs/scripts.md): the whole lab offscreen (panel, build queue,
+# The stall measurement (docs/scripts.md): the whole lab offscreen (panel, build queue,
 # interop), first steady for 10 s, then with assets/scripts/toggle-every-second.json (a toggle switches
 # every second for 30 s) twice: with an empty kernel cache (each value's first switch compiles: cold)
 # and again with the cache that run filled (its first switch loads from disk). Each run's --trace CSV
@@ -149,7 +149,7 @@ stall() {
 
 # The figures of one stall configuration from its three traces, as JSON: steady and toggling frame
 # intervals (median, p95, every frame after the first), the ratio the target bounds (toggling p95 over
-# steady p95, target <= 1.5), the slowest toggling frame over the steady median (the issue's "no frame
+# steady p95, target <= 1.5), the slowest toggling frame over the steady median (the target's "no frame
 # longer than 1.5x a steady one"), and request-to-swap latencies: cold (the first swap with an empty
 # cache: compile and check), warm (the later swaps: the build is in memory) and from disk (the first
 # swap of the second run, whose cache the first one filled).
@@ -178,7 +178,7 @@ if fig["steady_p95_ms"] and fig["toggling_p95_ms"]:
     fig["p95_ratio"] = fig["toggling_p95_ms"] / fig["steady_p95_ms"]
 if fig["steady_median_ms"] and t:
     fig["max_over_steady_median"] = max(t) / fig["steady_median_ms"]
-# The issue's "from release to swap, no frame longer than 1.5x a steady one", with "steady" taken from the
+# The target "from release to swap, no frame longer than 1.5x a steady one", with "steady" taken from the
 # same run and variant around each swap: the median of up to 10 frames before the release (after the
 # previous swap) for the frames the old variant draws, and of up to 10 frames after the swap (before the
 # next release) for the swap frame and the one after. A whole-run median would charge a slower variant
@@ -403,7 +403,7 @@ run() {
   fi
   fi
   if want barneshut; then
-  # The defaults (relative opening at 80e-4, adaptive quadrupoles) at issue 15's three sizes and on the
+  # The defaults (relative opening at 80e-4, adaptive quadrupoles) at the three sizes with a time target and on the
   # collision, the same opened by the angle 0.65 beside them, and the tutorial's monopoles at theta 0.5.
   step bench-bh-1m "$bin/nbodylab" bench --algo barneshut --backend gpu --scene plummer -n "$big" \
     --steps 10 --warmup 2 --error-sample 2000 --json "$out/bh-1m.json"
@@ -445,7 +445,7 @@ run() {
     --size 1280x720 --out "$out/frames" --overwrite
 
   fi
-  # Issue 16: sprites against splat, sequential against overlapped frames, at 1M and 10M (collision,
+  # The renderers: sprites against splat, sequential against overlapped frames, at 1M and 10M (collision,
   # 1080p, interop); and a 1M frame of each renderer to compare by eye.
   if want splat; then
     for n in "$big" "$huge"; do
@@ -502,13 +502,13 @@ EOF
           --algo barneshut --backend gpu --scene plummer -n 10000 --bh_build "$build" --steps 2 --warmup 0 --error-sample 0
       done
     done
-    # A NaN in the first step, both builds, every walk (issue 14), under memcheck and racecheck: the
+    # A NaN in the first step, both builds, every walk, under memcheck and racecheck: the
     # test binary runs itself under the sanitizer (BarnesHutGpu.HardCasesAreCleanUnderMemcheckAndRacecheck).
     # (the tests part runs it with the rest of the binary: only here when that part is left out)
     want tests || step sanitizer-hard-cases "$bin/cuda_barneshut_gpu_test" --gtest_filter='*UnderMemcheckAndRacecheck*'
   fi
 
-  # A/B on the same state (issue 12): two all-pairs variants, a ladder rung against the default, two
+  # A/B on the same state: two all-pairs variants, a ladder rung against the default, two
   # Barnes-Hut walks and two opening angles; B's forces computed from A's state every step.
   if want ab; then
     step ab-unroll "$bin/nbodylab" bench --algo allpairs --backend gpu --scene plummer -n 65536 --steps 40 --warmup 3 \
@@ -521,10 +521,10 @@ EOF
       --compare "bh_opening=geometric,theta=0.5" "bh_opening=geometric,theta=0.7" --json "$out/ab-bh-theta.json"
   fi
 
-  # Barnes-Hut on hard geometry (issue 14): each case against the Plummer sphere it is made from, both
+  # Barnes-Hut on hard geometry: each case against the Plummer sphere it is made from, both
   # builds, at 1M (the far outlier's target) and 10k (coincident bodies), and a long collision run
   # whose step time must stay within +5% as ejecta spread.
-  # Nsight Compute on the Barnes-Hut force kernel at 1M (issue 15): where its time goes (issue slots,
+  # Nsight Compute on the Barnes-Hut force kernel at 1M: where its time goes (issue slots,
   # stall reasons, occupancy, shared-memory traffic). --clock-control none: the card's clocks as found.
   if want profile && command -v ncu >/dev/null; then
     for moments in ${PROFILE_MOMENTS:-monopole}; do
@@ -537,7 +537,7 @@ EOF
         step "ncu-hotspots-1m-$moments" python3 "$root/scripts/ncu_hotspots.py" "$out/ncu-force-1m-$moments-source.csv"
     done
   fi
-  # The force pass's shapes at 1M (issue 15): moment order x group size x list capacity x theta, each a
+  # The force pass's shapes at 1M: moment order x group size x list capacity x theta, each a
   # plain bench run (time per step and force error against the double direct sum on 1000 bodies).
   if want bhsweep; then
     # BHSWEEP="monopole 64 256 0.5;adaptive 64 256 0.65" (semicolons between shapes) replaces the list.
@@ -613,13 +613,13 @@ EOF
     fi
   fi
 
-  # Teaching (issue 13): both guided tours run in the offscreen lab with their scripts (each step's live
+  # Teaching: both guided tours run in the offscreen lab with their scripts (each step's live
   # A/B speed-up against the previous step is printed by the script's `stats` before the next step);
-  # the image check on a 10M frame at t = 6, beside the renderer before issue 13 at 1M.
+  # the image check on a 10M frame at t = 6, beside the earlier renderer at 1M.
   if want teach; then
     # Each under a time limit: a tour that stops making progress must not take the rest of the run.
     # The live scripts step by the clock (6 and 8 s): the lab never waits for a build, and at 100 FPS a
-    # 60-frame step ends before its build and its A/B's are in (run1 of 2026-11-25-h200-session7).
+    # 60-frame step ends before its build and its A/B's are in (as it did on the H200).
     step tour-allpairs timeout 300 "$bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --algo allpairs -n 65536 \
       --script tour-allpairs-live.json --trace "$out/tour-allpairs.csv"
     step tour-barneshut timeout 300 "$bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --algo barneshut -n "$big" \
@@ -628,7 +628,7 @@ EOF
       --frames 61 --size 1920x1080 --check-picture --benchmark --warmup 2 --report "$out/picture-10m.json" \
       --script "$root/assets/scripts/last-frame-screenshot.json"
     [[ -f last-frame.png ]] && mv last-frame.png "$out/picture-10m-t6.png"
-    # The renderer before issue 13 (the bundled baseline) on the same 1M frame at t = 6, for the image
+    # The earlier renderer (the bundled baseline: additive sprites at a fixed exposure) on the same 1M frame at t = 6, for the image
     # check side by side with docs/screenshots/h100-collision-1m-t6.png; only the last frame is kept.
     if [[ -x $bundle/baseline/nbodylab ]]; then
       NBODYLAB_ROOT=$bundle/baseline/root step picture-1m-baseline "$bundle/baseline/nbodylab" render --scene collision \
@@ -675,12 +675,12 @@ EOF
   echo "-----------------------------------------"
   printf '%-58s %s\n' "all-pairs best, n=65536: interactions/s" "$(figure "$out/ladder-64k.json" "ladder" rung best interactions_per_s)"
   printf '%-58s %s\n' "all-pairs best, n=$big: interactions/s" "$(figure "$out/ladder-1m.json" "ladder" rung best interactions_per_s)"
-  printf '%-58s %s\n' "Barnes-Hut n=$big: ms/step (issue 15: <= 3.0)" "$(figure "$out/bh-1m.json" "Per stage" stage total ms)"
+  printf '%-58s %s\n' "Barnes-Hut n=$big: ms/step (target <= 3.0)" "$(figure "$out/bh-1m.json" "Per stage" stage total ms)"
   printf '%-58s %s / %s\n' "Barnes-Hut n=$big: force error p99 / max (<= 2e-3 / 2e-2)" \
     "$(figure "$out/bh-1m.json" "Summary" quantity "force error: 99th percentile" value)" \
     "$(figure "$out/bh-1m.json" "Summary" quantity "force error: max" value)"
-  printf '%-58s %s\n' "Barnes-Hut n=$medium: ms/step (issue 15: <= 12)" "$(figure "$out/bh-4m.json" "Per stage" stage total ms)"
-  printf '%-58s %s\n' "Barnes-Hut n=$huge: ms/step (issue 15: <= 25)" "$(figure "$out/bh-10m.json" "Per stage" stage total ms)"
+  printf '%-58s %s\n' "Barnes-Hut n=$medium: ms/step (target <= 12)" "$(figure "$out/bh-4m.json" "Per stage" stage total ms)"
+  printf '%-58s %s\n' "Barnes-Hut n=$huge: ms/step (target <= 25)" "$(figure "$out/bh-10m.json" "Per stage" stage total ms)"
   for size in 1m 4m 10m collision-1m; do
     for how in "" -angle; do
       [[ -f $out/bh-$size$how.json ]] || continue

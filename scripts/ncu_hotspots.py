@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where a kernel's time goes, from Nsight Compute's per-instruction page (issue 15).
+"""Where a kernel's time goes, from Nsight Compute's per-instruction page.
 
     ncu -i REPORT.ncu-rep --page source --csv --print-source sass > source.csv
     scripts/ncu_hotspots.py source.csv [--top 40]

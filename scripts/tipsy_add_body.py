@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Appends one body at rest at (X, 0, 0), with the mass of the snapshot's first body, to a Tipsy
 snapshot (as nbodylab --save writes it: big-endian, dark particles only), and writes a new snapshot.
-It turns a saved sphere into the far-outlier case of `nbodylab bench geometry` (issue 14), so the
+It turns a saved sphere into the far-outlier case of `nbodylab bench geometry`, so the
 tools that take --load (bench, bench groups, the lab) can look at that tree too.
 
     scripts/tipsy_add_body.py IN.tipsy X OUT.tipsy

@@ -1,5 +1,5 @@
 // A simulation backend: the bodies, wherever they live, and the code that steps them. Four exist
-// (DESIGN.md): all-pairs and Barnes-Hut, each on the GPU and on the CPU. The app, bench and tests talk
+// (docs/architecture.md): all-pairs and Barnes-Hut, each on the GPU and on the CPU. The app, bench and tests talk
 // to all four through this interface only; nothing here names CUDA, GL or ImGui.
 #pragma once
 #include <cstddef>

@@ -1,6 +1,6 @@
 // A/B: two configurations of one algorithm compute forces from the same state; A runs the simulation,
-// B is only timed and compared (DESIGN.md, "A/B runs two variants on the same state and shows the
-// speed-up with its noise and the force difference"). The backends produce one ComparisonSample per
+// B is only timed and compared (A/B runs two variants on the same state and shows the
+// speed-up with its noise and the force difference). The backends produce one ComparisonSample per
 // frame; ComparisonHistory turns a window of them into what the panel and `bench --compare` print:
 // per stage medians with their spread, the speed-up with a confidence interval, and the forces' agreement.
 #pragma once

@@ -1,5 +1,5 @@
 // All-pairs on the CPU: every body against every body, OpenMP across bodies and SIMD along the inner
-// loop (the CPU's counterpart of reference 000, Part I). The float mode does what the fp32 GPU
+// loop (the CPU's counterpart of Burtscher's CUDA optimization tutorial, Part I). The float mode does what the fp32 GPU
 // kernels do; the double-accumulate mode is the reference the GPU kernels are held to.
 #include <memory>
 
@@ -12,7 +12,7 @@ namespace nbl {
 namespace {
 
 // Accelerations of all n bodies, accumulated in T. With softening the self-term is exactly zero, so
-// one loop covers every j (reference 000, Part I: "Eliminating the if statement"); without it the loop
+// one loop covers every j (the tutorial, Part I: "Eliminating the if statement"); without it the loop
 // splits around i, as the tutorial's "two loops" step does.
 template <typename T>
 void all_pairs(const T* x, const T* y, const T* z, const T* mass, std::size_t n, T eps2, float* out_x, float* out_y,

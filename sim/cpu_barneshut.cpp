@@ -1,4 +1,4 @@
-// Barnes-Hut on the CPU (reference 000, Part II, as a host program): bounding box, octree build,
+// Barnes-Hut on the CPU (Burtscher's CUDA optimization tutorial, Part II, as a host program): bounding box, octree build,
 // summarize (mass, centre of mass and second moments per cell), force walk with the shared opening
 // criterion and softening, and the shared leapfrog. Far cells act as monopoles or, with the toggle
 // bh_moments at quadrupole, through their quadrupole moments too (physics/gravity.hpp). Bodies walk
@@ -235,7 +235,7 @@ class Octree {
   };
 
   // Accelerations of one group's bodies. The group walks the tree as one, like a GPU warp walking
-  // the union of its threads' paths (reference 000, Part II, "Compute force"; the bh_traversal = warp
+  // the union of its threads' paths (the tutorial, Part II, "Compute force"; the bh_traversal = warp
   // variant): a cell stands in for its bodies only when cell_is_far holds for every body of the group,
   // each at its own distance, so no body is approximated more coarsely than it would be walking
   // alone. The walk only gathers what acts on the group; each body then sums that list in one long

@@ -1,4 +1,4 @@
-// Errors are values at the boundaries and exceptions inside (STYLE.md, 5). Every failure that reaches a
+// Errors are values at the boundaries and exceptions inside (CONTRIBUTING.md). Every failure that reaches a
 // user is one of these, carrying a message written for that user; main() prints it and exits non-zero.
 #pragma once
 #include <stdexcept>

@@ -1,4 +1,4 @@
-// The inputs that used to break Barnes-Hut (issue 14), built the same way for the tests and for
+// The inputs that used to break Barnes-Hut, built the same way for the tests and for
 // `nbodylab bench geometry`: a Plummer sphere, and the same sphere with a far outlier, with a pile of
 // coincident bodies, squashed onto a line, squashed onto a plane, and with ejecta around it. Every
 // case but the first is judged against the first (same n, same seed): its cost (interactions and

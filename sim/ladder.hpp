@@ -1,4 +1,4 @@
-// The all-pairs optimization ladder as data (DESIGN.md, "The all-pairs ladder"): reference 000,
+// The all-pairs optimization ladder as data (docs/allpairs.md): Burtscher's CUDA optimization tutorial,
 // Part I, step by step, then what came after. Each rung is a set of toggle changes; the ladder view
 // and `nbodylab bench ladder` apply them cumulatively, as the tutorial did. A rung that is not `kept`
 // is a side trip shown for comparison: later rungs continue from the rung before it (the tutorial
@@ -62,37 +62,37 @@ inline constexpr std::array<T, 1> fp64{{{Choice{"precision", "fp64"}}}};
 inline constexpr std::array kLadder = {
   LadderRung{"1 thread", "One GPU thread runs the CPU loops: every body, every partner, array of structs, 1/sqrtf, "
     "if (i != j). Slower than one CPU core: no caches to speak of, no latency hiding.",
-    "reference 000, Part I: C to CUDA Conversion, 1-Thread Performance", 0, 0, 0, ladder_changes::start},
+    "Burtscher's tutorial, Part I: C to CUDA Conversion, 1-Thread Performance", 0, 0, 0, ladder_changes::start},
   LadderRung{"N threads", "One thread per body, 256 threads per block: thousands of threads hide each other's latency.",
-    "reference 000, Part I: Using N Threads", 7781, 6495, 12150, ladder_changes::n_threads},
+    "Burtscher's tutorial, Part I: Using N Threads", 7781, 6495, 12150, ladder_changes::n_threads},
   LadderRung{"SoA", "Structure of arrays: the threads of a warp all read the same body, so the layout barely "
     "matters yet (the tutorial saw slowdowns); it pays off once tiles are loaded cooperatively.",
-    "reference 000, Part I: Using Scalar Arrays", 0.83, 0.96, 0.82, ladder_changes::soa},
+    "Burtscher's tutorial, Part I: Using Scalar Arrays", 0.83, 0.96, 0.82, ladder_changes::soa},
   LadderRung{"constant params", "n, softening and the array pointers copied once into __constant__ memory instead of "
-    "passed to every launch.", "reference 000, Part I: Constant Kernel Parameters", 1.015, 1.016, 0.971,
+    "passed to every launch.", "Burtscher's tutorial, Part I: Constant Kernel Parameters", 1.015, 1.016, 0.971,
     ladder_changes::constant},
   LadderRung{"rsqrtf", "The hardware reciprocal square root (MUFU.RSQ) instead of 1.0f / sqrtf(): one instruction "
     "instead of a correctly rounded square root and division.",
-    "reference 000, Part I: Using the RSQRTF Instruction", 0.99, 1.83, 1.64, ladder_changes::rsqrt},
+    "Burtscher's tutorial, Part I: Using the RSQRTF Instruction", 0.99, 1.83, 1.64, ladder_changes::rsqrt},
   LadderRung{"two loops", "The inner loop split around i instead of if (i != j). A side trip: the tutorial found it "
     "useless on Fermi and Kepler and went back to the if. On the H100, where the loop is limited by issue "
     "slots, dropping the compare and branch gains 1.13-1.29x, but rung 8 removes the test altogether.",
-    "reference 000, Part I: Using 2 Loops to Avoid If Statement", 0.55, 1.00, 1.00, ladder_changes::two_loops,
+    "Burtscher's tutorial, Part I: Using 2 Loops to Avoid If Statement", 0.55, 1.00, 1.00, ladder_changes::two_loops,
     false},
   LadderRung{"shared tiles", "Each block loads a tile of 256 bodies into shared memory with one coalesced load per "
     "thread; every thread then reads the tile from there.",
-    "reference 000, Part I: Blocking using Shared Memory", 3.7, 1.1, 1.6, ladder_changes::shared},
+    "Burtscher's tutorial, Part I: Blocking using Shared Memory", 3.7, 1.1, 1.6, ladder_changes::shared},
   LadderRung{"unroll 8", "#pragma unroll 8 on the inner loop: fewer loop-counter and branch instructions per "
-    "interaction.", "reference 000, Part I: Loop Unrolling", 1.07, 1.16, 1.07, ladder_changes::unroll8},
+    "interaction.", "Burtscher's tutorial, Part I: Loop Unrolling", 1.07, 1.16, 1.07, ladder_changes::unroll8},
   LadderRung{"no if (softening)", "No self test at all: with softening > 0 a body's pull on itself is exactly zero. "
     "No divergence, and the compiler can schedule the loop freely.",
-    "reference 000, Part I: Eliminating the If Statement", 1.38, 1.54, 1.64, ladder_changes::softening},
+    "Burtscher's tutorial, Part I: Eliminating the If Statement", 1.38, 1.54, 1.64, ladder_changes::softening},
   LadderRung{"FMA order", "dx*dx + (dy*dy + (dz*dz + eps2)): every multiply-add fuses into one FMA.",
-    "reference 000, Part I: Rearranging Terms", 1.03, 1.05, 1.06, ladder_changes::fma},
+    "Burtscher's tutorial, Part I: Rearranging Terms", 1.03, 1.05, 1.06, ladder_changes::fma},
   LadderRung{"unroll 128", "A much larger unroll factor: little left to gain, more code.",
-    "reference 000, Part I: Higher Unroll Factor", 1.01, 1.04, 0.93, ladder_changes::unroll128},
+    "Burtscher's tutorial, Part I: Higher Unroll Factor", 1.01, 1.04, 0.93, ladder_changes::unroll128},
   LadderRung{"-ftz", "Flush denormals to zero: rsqrtf becomes a bare MUFU.RSQ without the denormal fix-up.",
-    "reference 000, Part I: Compiler Flags", 1.00, 1.18, 1.15, ladder_changes::ftz},
+    "Burtscher's tutorial, Part I: Compiler Flags", 1.00, 1.18, 1.15, ladder_changes::ftz},
   LadderRung{"float4", "Position and mass as one float4: one 16-byte load per body from global memory and one "
     "16-byte broadcast read per body from the shared tile, instead of four.",
     "beyond the tutorial (as NVIDIA's nbody sample)", 0, 0, 0, ladder_changes::float4},
@@ -101,7 +101,7 @@ inline constexpr std::array kLadder = {
     "per thread 1 -> 4 and unroll 128 -> 32 (to keep the 4-body loop compact), so its speed-up is of the pair. On the "
     "H100 at 64k bodies the sweep tells them apart: unroll 32 alone, at 1 body per thread, was within noise of "
     "unroll 128 (2.446 vs 2.425 ms), so the gain there is register blocking's; at 1M they were not measured apart.",
-    "beyond the tutorial: Volkov, Better Performance at Lower Occupancy (reference 001)", 0, 0, 0,
+    "beyond the tutorial: Volkov's 'Better Performance at Lower Occupancy'", 0, 0, 0,
     ladder_changes::blocking},
   LadderRung{"warp shuffle", "Tiles passed lane to lane with __shfl_sync instead of shared memory: no barriers, but "
     "four shuffles per body instead of one shared load. Not kept: shown for comparison.",

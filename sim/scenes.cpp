@@ -31,7 +31,7 @@ Random scene_random(Scene scene, std::uint64_t seed) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Plummer sphere, the generator of Aarseth, Henon & Wielen (1974) that reference 000's inputs use.
+// Plummer sphere, the generator of Aarseth, Henon & Wielen (1974) that the inputs of Burtscher's CUDA optimization tutorial use.
 // In units a = M = 1: the cumulative mass M(<r) = r^3 / (1 + r^2)^(3/2) inverts to
 // r = 1 / sqrt(u^(-2/3) - 1); the speed is q times the local escape speed sqrt(2) (1 + r^2)^(-1/4),
 // with q drawn from g(q) = q^2 (1 - q^2)^(7/2) by von Neumann rejection (g < 0.1 on [0, 1]).

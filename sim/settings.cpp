@@ -33,7 +33,7 @@ std::string list_names(std::span<const EnumName> names) {
   return out;
 }
 
-// The interactive defaults (DESIGN.md: "as many bodies as the machine runs at >= 30 FPS"), per machine
+// The interactive defaults (as many bodies as the machine runs at >= 30 FPS), per machine
 // class; the window's tuner corrects them for the machine in front of it.
 constexpr std::size_t kGpuBarnesHutBodies = std::size_t(1) << 20;
 constexpr std::size_t kGpuAllPairsBodies = std::size_t(1) << 17;

@@ -1,4 +1,4 @@
-// Everything a run is made of, as plain fields (DESIGN.md, Architecture: settings -> simulation ->
+// Everything a run is made of, as plain fields (docs/architecture.md: settings -> simulation ->
 // renderer -> panel). The panel and the CLI edit a Settings value; the simulation reads it; JSON saves
 // it (settings_io.hpp). What each scalar field is called, which values it takes and how it is edited is
 // written once, in kSettings (settings_table.hpp); validation happens once, where a value enters

@@ -1,4 +1,4 @@
-// The single list of the scalar settings (STYLE.md, 3), as kToggles (toggles.hpp) is for the kernel
+// The single list of the scalar settings (CONTRIBUTING.md), as kToggles (toggles.hpp) is for the kernel
 // toggles. validate(), the command line (app/core/options/setting_options.hpp), the JSON settings (settings_io.hpp)
 // and the panel's widgets (app/lab/setting_widgets.hpp) all iterate over kSettings: a setting's name, range,
 // default rule and widget are written once, in its row, and adding a field to Settings is one row here.

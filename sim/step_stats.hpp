@@ -1,4 +1,4 @@
-// What one simulation step reports (DESIGN.md: "each step returns StepStats"). The panel keeps a
+// What one simulation step reports (each step returns StepStats). The panel keeps a
 // history of these; `bench` prints and saves them.
 #pragma once
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The switchboard's single list of kernel toggles (STYLE.md, 3). The panel, the CLI, the JSON settings,
+// The switchboard's single list of kernel toggles (CONTRIBUTING.md). The panel, the CLI, the JSON settings,
 // the kernel variant engine and the tests all iterate over kToggles; adding a toggle is one row here plus
 // the kernel code that reads its macro. Every toggle changes the code that runs: it becomes a
 // preprocessor macro (`macro`) or a compiler option in the NVRTC compile, never a run-time `if`.
@@ -40,7 +40,7 @@ struct ToggleDef {
   std::span<const ToggleChoice> choices;
   std::string_view macro;     // the kernel macro it defines, or "" when it becomes a compiler option
   std::string_view help;      // what it does and why it matters (panel tooltip, --help)
-  std::string_view tutorial;  // what reference 000 measured for it, "" when the tutorial did not
+  std::string_view tutorial;  // what Burtscher's CUDA optimization tutorial measured for it, "" when the tutorial did not
   // What we measured for it is data, not code: assets/measured/figures.json (sim/measured_figures.hpp),
   // generated from the kept benchmark logs by scripts/measured_figures.py.
 };
@@ -102,7 +102,7 @@ inline constexpr std::span<const ToggleChoice> kNoChoices{};
 
 // clang-format off
 inline constexpr std::array kToggles = {
-  // ---------------- all-pairs (reference 000, Part I) ----------------
+  // ---------------- all-pairs (the tutorial, Part I) ----------------
   ToggleDef{"parallelism", "Parallelism", Algorithm::allpairs, "Porting", ToggleKind::choice, 1, 0, 1, 1,
     toggle_choices::parallelism, "NBL_PARALLELISM",
     "One GPU thread computes every body (the first port), or one thread per body.",
@@ -155,7 +155,7 @@ inline constexpr std::array kToggles = {
     toggle_choices::precision, "NBL_PRECISION",
     "Compute interactions in float or double (positions stay float); double shows what accuracy costs.", ""},
 
-  // ---------------- Barnes-Hut (reference 000, Part II) ----------------
+  // ---------------- Barnes-Hut (the tutorial, Part II) ----------------
   ToggleDef{"bh_build", "Tree build", Algorithm::barneshut, "Tree build", ToggleKind::choice, 1, 0, 1, 1,
     toggle_choices::bh_build, "NBL_BH_BUILD",
     "Insert bodies top-down with per-child locks (the tutorial's kernel 2), or sort Morton codes and "

@@ -228,9 +228,9 @@ std::string tutorial_speedup(const Tour& tour, const TourStep& step) {
 
 std::string tutorial_reference(const Tour& tour, const TourStep& step) {
   if (tour.kind == TourKind::allpairs) return std::string(kLadder[*step.rung].reference);
-  return step.toggle && !step.toggle->tutorial.empty() ? "reference 000, Part II: Kernel Speedups"
+  return step.toggle && !step.toggle->tutorial.empty() ? "Burtscher's tutorial, Part II: Kernel Speedups"
          : step.toggle                                  ? "beyond the tutorial"
-                                                        : "reference 000, Part II: the six kernels";
+                                                        : "Burtscher's tutorial, Part II: the six kernels";
 }
 
 }  // namespace nbl

@@ -1,4 +1,4 @@
-// The guided tour through reference 000 (issue 13, item 1): the all-pairs ladder step by step, or the
+// The guided tour through Burtscher's CUDA optimization tutorial: the all-pairs ladder step by step, or the
 // Barnes-Hut kernels switch by switch. What each step sets comes from the lab's own tables, never
 // restated: an all-pairs step names a rung of kLadder (sim/ladder.hpp) and runs ladder_toggles(rung); a
 // Barnes-Hut step names a switch of kToggles and its value, on top of the steps before it. The words a
@@ -61,7 +61,7 @@ std::filesystem::path tour_file(TourKind kind);
 // "1.83x on Fermi (CC 2.0), 1.64x on Kepler (CC 3.0), 0.99x on CC 1.3" for a rung, the switch's figures
 // at 50k / 500k / 5M bodies for a Barnes-Hut switch; "" when the tutorial did not measure the step.
 std::string tutorial_speedup(const Tour& tour, const TourStep& step);
-// Where the step comes from in the reference ("reference 000, Part I: ...").
+// Where the step comes from in the tutorial ("Burtscher's tutorial, Part I: ...").
 std::string tutorial_reference(const Tour& tour, const TourStep& step);
 // The tutorial's speed-ups of the step as numbers (each GPU or size the tutorial measured; empty when none).
 std::vector<double> tutorial_speedups(const Tour& tour, const TourStep& step);

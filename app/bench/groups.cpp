@@ -1,4 +1,4 @@
-// bench groups: where the group walk's time goes (issue 15). The force kernel's warps each walk the
+// bench groups: where the group walk's time goes. The force kernel's warps each walk the
 // tree once for a group of bodies, opening every cell that is not far from the group's whole bounding
 // box, so one group whose box reaches across a dense region walks far more of the tree than the others,
 // and the pass waits for its warp. This steps the scene on the GPU Barnes-Hut backend, copies the tree

@@ -1,7 +1,7 @@
 // The families of runs `nbodylab bench` can make. Each mode is one function from settings to tables.
 //   bench bhswitches  each Barnes-Hut switch on and off: the tutorial's "kernel speedups" table
 //   bench crossover   the n where Barnes-Hut starts to beat the faster of two all-pairs variants
-//   bench geometry    the hard inputs of issue 14 (far outlier, coincident bodies, line, plane) against
+//   bench geometry    the inputs that used to break Barnes-Hut (far outlier, coincident bodies, line, plane) against
 //                     the Plummer sphere they are made from
 //   bench moments     monopole against quadrupole cells across theta: force error against cost, and the
 //                     fastest theta of each that meets the accuracy target
@@ -42,7 +42,7 @@ double median_of(const std::vector<StepStats>& steps, const std::string& stage) 
 
 struct Switch {
   const char* name;
-  const char* tutorial;  // reference 000's speedups at 50k / 500k / 5M bodies
+  const char* tutorial;  // the speedups in Burtscher's CUDA optimization tutorial at 50k / 500k / 5M bodies
   const char* stage;     // the kernel it acts on
   void (*base)(ToggleValues&);  // the configuration it is measured in
   void (*off)(ToggleValues&);   // the switch turned off
@@ -166,7 +166,7 @@ Table crossover_table(const Settings& base, const BenchOptions& options, std::si
 
 // Each geometry case (sim/geometry_cases.hpp) stepped on the configured backend, through the Backend
 // interface only, so the same table comes from the CPU and the GPU: time, operation counts and force
-// error, each as a ratio to the Plummer sphere of the same n and seed. The design's target is at
+// error, each as a ratio to the Plummer sphere of the same n and seed. The lab's target is at
 // most 2x in cost; the error is relative to the sample's RMS acceleration, which cancellation along
 // a line or in a plane cannot inflate.
 Table geometry_table(const Settings& base, const BenchOptions& options) {
@@ -249,8 +249,8 @@ Table geometry_table(const Settings& base, const BenchOptions& options) {
   return *t;
 }
 
-// The accuracy the issue of quadrupole moments asks a step to reach (and the design's Barnes-Hut
-// target, DESIGN.md): per-body relative force error against the double direct sum.
+// The accuracy a Barnes-Hut step must reach, whatever its cells' moments (the lab's Barnes-Hut
+// target): per-body relative force error against the double direct sum.
 struct AccuracyTarget {
   double p99 = 2e-3;
   double max = 2e-2;

@@ -192,7 +192,7 @@ Table run_ladder(const AllPairsBenchOptions& options) {
     clock = measure_sm_clock(0.5);
   }
 
-  Table t("All-pairs optimization ladder (reference 000, Part I, and beyond): force pass per step");
+  Table t("All-pairs optimization ladder (Burtscher's CUDA optimization tutorial, Part I, and beyond): force pass per step");
   t.column("rung", "#").column("name", "rung").column("ms", "force ms").column("runs", "runs")
       .column("speedup", "x prev").column("cumulative", "x total").column("interactions_per_s", "interactions/s")
       .column("gflops", "GFLOP/s").column("peak_pct", "% peak");

@@ -1,5 +1,5 @@
-// The all-pairs bench modes (DESIGN.md, "The all-pairs ladder" and "Truthful numbers"):
-//   ladder   every rung of reference 000's ladder and beyond, in order: ms per force pass, speedup
+// The all-pairs bench modes (the ladder of Burtscher's CUDA optimization tutorial: docs/allpairs.md):
+//   ladder   every rung of the tutorial's ladder and beyond, in order: ms per force pass, speedup
 //            over the rung it builds on and cumulative, interactions/s, GFLOP/s (20 flops per
 //            interaction), % of the GPU's FP32 ceiling, force error against the double reference;
 //   sweep    unroll factor x block size x bodies per thread around the given toggles;

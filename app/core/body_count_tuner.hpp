@@ -1,5 +1,5 @@
-// The start-up N when the user did not choose one (DESIGN.md: "as many bodies as the machine runs at
-// >= 30 FPS"). Simulation's default is a guess per machine class (GPU or CPU, algorithm); this
+// The start-up N when the user did not choose one: as many bodies as the machine runs at
+// >= 30 FPS. Simulation's default is a guess per machine class (GPU or CPU, algorithm); this
 // measures the first frames and, if the guess was off, asks for a restart with an N that fits, at
 // most a few times and only in the first second or so, while the scene has barely moved.
 //

@@ -1,6 +1,6 @@
 // The per-frame trace of a session (`--trace FILE.csv`, for the window, `--offscreen` and `render`) and
 // the summary printed at the end of an offscreen or scripted one: where each frame's time went, what the
-// kernel builds were doing, and whether frames kept flowing while they ran. The stall target of issue 12
+// kernel builds were doing, and whether frames kept flowing while they ran. The stall target
 // (the frame interval's p95 within 1.5x the steady one while a toggle switches every second) is read
 // from this summary on the GPU machine.
 #pragma once

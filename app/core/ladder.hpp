@@ -1,4 +1,4 @@
-// The all-pairs optimization ladder (DESIGN.md) as the panel shows it: a few columns of text from
+// The all-pairs optimization ladder (sim/ladder.hpp) as the panel shows it: a few columns of text from
 // `nbodylab bench ladder`'s table (app/core/allpairs_bench.hpp owns the measurement), run in the background.
 #pragma once
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Recording while the session runs (issue 13): each frame is read back through a ring of pixel-pack
+// Recording while the session runs: each frame is read back through a ring of pixel-pack
 // buffers (render/frame_capture.hpp), a frame or two later handed to an encoder thread, which flips it
 // and writes it to a sink (app/core/frame_sinks.hpp: ffmpeg, raw frames, or nothing). The frame loop never
 // waits for the GPU's copy or for the encoder: when every slot of the ring is still held by the encoder

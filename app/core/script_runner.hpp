@@ -40,13 +40,13 @@ class ScriptTarget {
   virtual void drag(MouseButton button, std::optional<std::array<float, 2>> from, std::array<float, 2> by, int frames) = 0;
   virtual void scroll(std::optional<std::array<float, 2>> at, float steps) = 0;
 
-  // A/B (issue 12, item 2): B is the running settings with `b`'s toggles and theta.
+  // A/B on the same state: B is the running settings with `b`'s toggles and theta.
   virtual void ab_start(const SettingsChange& b) = 0;
   virtual void ab_stop() = 0;
   virtual void ab_swap() = 0;
   virtual void ab_make_current() = 0;
 
-  // The guided tour (issue 13): step `step` (0-based) of `kind`. The lab opens the tour there; a run
+  // The guided tour: step `step` (0-based) of `kind`. The lab opens the tour there; a run
   // without a panel (render) sets the step's algorithm and toggles, as the lab's tour does.
   virtual void tour(TourKind kind, std::size_t step) = 0;
 };

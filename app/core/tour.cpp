@@ -134,7 +134,7 @@ void TourSession::go(std::size_t index, SettingsEditor& editor, const Simulation
     o.progress = false;
     // A few bodies against all: one thread takes about 15 ms per body at 65,536 (H100), and while its
     // passes run a module load anywhere on the device waits for them. The ladder's budget (2e7
-    // interactions, 4.7 s a pass) froze the lab's frame for 14 s on the H200 (session7 run2).
+    // interactions, 4.7 s a pass) froze the lab's frame for 14 s on the H200.
     o.single_thread_budget = 3e5;
     sampled_job_ = std::async(std::launch::async, [o] { return time_single_thread_rung(o); });
   }

@@ -1,4 +1,4 @@
-// The guided tour in the lab (issue 13, item 1): one step of sim/tour.hpp at a time. A step sets the
+// The guided tour in the lab: one step of sim/tour.hpp at a time. A step sets the
 // running toggles through the panel's own path (SettingsEditor), and on a GPU starts A/B with B = the
 // step it builds on, so the live speed-up of this step over the previous one comes from the same state
 // every frame (sim/comparison.hpp). The single-thread rung is too slow to run at the lab's N: it is timed

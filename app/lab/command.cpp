@@ -44,7 +44,7 @@ Command add_window_command(CLI::App& root) {
       ->type_name("FILE.csv")
       ->group(group);
   root.add_option("--tour", state->tour,
-                  "Open the guided tour through reference 000 at its first step: the all-pairs ladder or the "
+                  "Open the guided tour through Burtscher's CUDA optimization tutorial at its first step: the all-pairs ladder or the "
                   "Barnes-Hut kernels (Right / Left or Page Down / Page Up walk it)")
       ->check(CLI::IsMember({"allpairs", "barneshut"}))
       ->type_name("allpairs|barneshut")

@@ -227,7 +227,7 @@ void Lab::simulate() {
   // A/B times A's step and then B's pass on the same state. The previous frame's drawing overlaps the
   // step (render_scene's glFlush) and would slow A's kernels alone: at 65,536 bodies on the H200 it
   // added 0.6 ms to A's 2.3 ms force pass, and the tour's live speed-ups read 0.74x for steps that
-  // gain (session7 run3). With A/B on, the step first waits for the GPU to finish drawing.
+  // gain. With A/B on, the step first waits for the GPU to finish drawing.
   if (editor_.comparison() && simulation_.backend().on_gpu()) glFinish();
   const auto start = Clock::now();
   try {

@@ -358,15 +358,15 @@ std::vector<LabCommand> Panel::build(const PanelFacts& f, SettingsEditor& editor
                    ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings);
   ImGui::PushItemWidth(-ImGui::GetFontSize() * 9.0f);
   header(f);
-  // The guided tour (app/core/tour.hpp): reference 000 step by step, in its own window at the scene's left.
+  // The guided tour (app/core/tour.hpp): Burtscher's CUDA optimization tutorial step by step, in its own window at the scene's left.
   ImGui::TextColored(kMuted, "Guided tour:");
   ImGui::SameLine();
   if (ImGui::SmallButton("All-pairs ladder")) ask(LabCommand::tour_allpairs);
-  tooltip("Reference 000, Part I step by step: each step switches one rung of the optimization ladder, says why it "
+  tooltip("Burtscher's CUDA optimization tutorial, Part I, step by step: each step switches one rung of the optimization ladder, says why it "
           "should help, shows the tutorial's speed-up beside the live one on this GPU and the change in the kernel code.");
   ImGui::SameLine();
   if (ImGui::SmallButton("Barnes-Hut kernels")) ask(LabCommand::tour_barneshut);
-  tooltip("Reference 000, Part II: the six Barnes-Hut kernels, then their optimizations one switch at a time.");
+  tooltip("Burtscher's CUDA optimization tutorial, Part II: the six Barnes-Hut kernels, then their optimizations one switch at a time.");
   ImGui::Spacing();
   const bool presenter = editor.draft().view.presenter;
   if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) simulation_section(f, editor);
@@ -749,7 +749,7 @@ void Panel::ladder_section(const PanelFacts& f) {
   ImGui::BeginDisabled(ladder.running() || !have_gpu);
   if (ImGui::Button(ladder.running() ? "Running the ladder..." : "Run ladder")) ask(LabCommand::run_ladder);
   ImGui::EndDisabled();
-  tooltip(std::string("Runs every rung of the all-pairs optimization ladder (reference 000, Part I) on this GPU and lists "
+  tooltip(std::string("Runs every rung of the all-pairs optimization ladder (Burtscher's CUDA optimization tutorial, Part I) on this GPU and lists "
                       "time, speed-ups, GFLOP/s and force error per rung, as nbodylab bench ladder does. The simulation "
                       "pauses meanwhile.") + (have_gpu ? "" : "\n\nNeeds a GPU."));
   if (!ladder.error().empty()) wrapped(kError, ladder.error());
@@ -869,7 +869,7 @@ void Panel::performance_section(const PanelFacts& f) {
   const std::string gflops_text =
       gflops >= 1000 ? with_commas(static_cast<std::int64_t>(gflops + 0.5)) + " GFLOP/s" : fmt("%.1f GFLOP/s", gflops);
   ImGui::Text("%s", (gflops_text + (f.unicode_font ? "  ·  " : "  -  ") + ceiling).c_str());
-  tooltip(std::string("20 flops per interaction, the convention every n-body code quotes (reference 000), of the ") +
+  tooltip(std::string("20 flops per interaction, the convention every n-body code quotes (Burtscher's tutorial included), of the ") +
           (force.empty() ? "whole step" : "force kernel alone") +
           ". The ceiling: every FP32 lane retires one FMA per clock at the peak clock (cuda/device.hpp); the "
           "issue-slot ceiling, usually the tighter one, is under Generated code.");

@@ -1,4 +1,4 @@
-// The tour's window (issue 13, item 1), docked at the left edge of the scene: the step's title and words,
+// The tour's window, docked at the left edge of the scene: the step's title and words,
 // the tutorial's measured speed-up beside the live one on this GPU, where this GPU disagrees, what
 // changed in the code (the kernel diff and the lines of the step's macros) and in the generated code, the
 // previous / next buttons and the list of steps. It reads a TourSession and asks for commands; the lab

@@ -41,7 +41,7 @@ struct RenderJob {
   bool check_picture = false;  // the image check (render/picture_detail.hpp) on the last frame
   std::optional<Script> script;  // drives the render (settings, pause, screenshots, quit)
   std::string trace_file;        // one CSV row per frame (app/core/frame_trace.hpp), "" for none
-  // Overlapped frames (issue 16): frame k is drawn, then step k+1 is enqueued without waiting for the
+  // Overlapped frames: frame k is drawn, then step k+1 is enqueued without waiting for the
   // drawing, so the GPU simulates while it draws. false: the parts run one after the other, each timed to
   // its end (glFinish), to compare with.
   bool overlap = true;
@@ -70,7 +70,7 @@ struct RenderReport {
   FrameSplit capture;       // the recorder's cost in the frame loop (with --record)
   RecordStats recorded;
   std::optional<PictureDetail> picture;  // with check_picture: the last frame's
-  // The wall-clock interval from one frame's start to the next's: what "FPS" means (issue 16). The
+  // The wall-clock interval from one frame's start to the next's: what "FPS" means. The
   // parts above can overlap or leave gaps; their sum (`interactive`) is only a diagnostic. Without
   // --out nothing is read back, as in the window, where the frame is swapped instead.
   FrameSplit interval;

@@ -1,5 +1,5 @@
 // The GPU all-pairs backend: O(n^2) direct summation with every rung of the optimization ladder
-// (reference 000, Part I) selectable at run time. The switchboard (allpairs_variant.hpp) turns the
+// (Burtscher's CUDA optimization tutorial, Part I) selectable at run time. The switchboard (allpairs_variant.hpp) turns the
 // toggles into a kernel variant; the engine (kernel_engine.hpp) compiles and caches it; this class
 // keeps the bodies on the device in the layout the variant reads, runs kick-drift-kick steps with
 // per-stage CUDA-event timings, writes the renderer's vertex buffer, and hot-reloads a kernel file

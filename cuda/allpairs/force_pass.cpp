@@ -52,7 +52,7 @@ void with_params(const AllPairsVariant& v, AllPairsState& s, std::size_t i_end, 
 }
 
 // Calls fn(args) with what the kernels take: the Params themselves, or NoArgs once the Params sit in the
-// module's __constant__ c_params (reference 000, Part I: "Constant Kernel Parameters": written when they
+// module's __constant__ c_params (Burtscher's CUDA optimization tutorial, Part I: "Constant Kernel Parameters": written when they
 // change, not per launch).
 template <class P, class Fn>
 void with_args(const AllPairsVariant& v, const KernelModule& m, const P& params, cudaStream_t stream, Fn&& fn) {

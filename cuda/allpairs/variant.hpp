@@ -1,4 +1,4 @@
-// The all-pairs switchboard (STYLE.md: "one function maps settings to a kernel variant key"):
+// The all-pairs switchboard (one function maps settings to a kernel variant key; CONTRIBUTING.md):
 // select_allpairs_variant() is the only place that knows how toggle values become code: which kernel
 // file, which macros, which compiler options, which launch shape. Everything else (the backend, the
 // bench, `nbodylab kernels`, the tests) asks it. No CUDA here; no GPU needed.
@@ -69,8 +69,8 @@ struct AllPairsLaunch {
 AllPairsLaunch plan_allpairs_launch(const AllPairsVariant& variant, std::size_t n, std::size_t i_count, int sm_count,
                                     int blocks_per_sm);
 
-// What the generated code must show for the variant's toggles to be real (DESIGN.md: "every switch
-// changes the code that runs"): rsqrt.approx with rsqrt and not without, shared loads and barriers
+// What the generated code must show for the variant's toggles to be real (every switch must
+// change the code that runs): rsqrt.approx with rsqrt and not without, shared loads and barriers
 // with shared tiles, shuffles with shuffle tiles, .ftz with -ftz, f64 arithmetic with fp64, ld.const
 // with constant parameters, 16-byte loads with float4, unroll x bodies-per-thread interactions in the
 // hot loop, no per-interaction test without the branch, six FMAs per interaction with FMA order, the

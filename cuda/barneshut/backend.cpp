@@ -353,7 +353,7 @@ void BarnesHutBackend::compute_accelerations(Accelerations& out) {
   const std::size_t n = s.buffers.size();
   if (n == 0) throw Error("no bodies to compute accelerations for");
   // Poisoned first (0xff bytes are NaN): a walk that skips a body shows up as NaN in every check that
-  // reads these, never as the stale right answer of the last step (issue 14). Relative opening judges by
+  // reads these, never as the stale right answer of the last step. Relative opening judges by
   // the last pass's accelerations: they are kept aside first.
   DeviceBuffer<float4> previous;
   if (s.variant.relative_opening && s.acc_valid) {

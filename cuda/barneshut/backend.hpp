@@ -1,4 +1,4 @@
-// The GPU Barnes-Hut backend: the tutorial's six kernels (reference 000, Part II) behind the Backend
+// The GPU Barnes-Hut backend: the six kernels of Burtscher's CUDA optimization tutorial (Part II) behind the Backend
 // interface. A thin facade: the switchboard (barneshut_variant.hpp) picks the kernel sources, the
 // reloadable kernel set (reloadable_kernels.hpp) compiles, checks and hot-reloads them, the pipeline
 // (barneshut_pipeline.hpp) runs them on the buffers (barneshut_buffers.hpp). Every build it adopts,

@@ -1,4 +1,4 @@
-// The six Barnes-Hut kernels in order (reference 000, Part II), for one variant's modules on one set of
+// The six Barnes-Hut kernels in order (Burtscher's CUDA optimization tutorial, Part II), for one variant's modules on one set of
 // buffers: bounding box, tree build (lock-based insertion, or Morton keys + radix tree), summarize,
 // sort, force groups, force, integrate; and the recovery from bad geometry: a cell pool that ran out
 // is grown and the tree rebuilt, a wait that hit its bound is retried once, NaN/inf is reported.

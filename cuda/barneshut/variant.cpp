@@ -247,7 +247,7 @@ std::vector<std::string> barneshut_code_violations(const ToggleValues& t, Kernel
     claim(ptx(barneshut_variant(other, true).force) != relative, "bh_tolerance changes the relative force kernel");
   }
   if (v.traversal == BhTraversal::group && t["bh_rsqrt"]) {
-    // The point list is evaluated like the all-pairs kernel (issue 15: a force pass near its rate): the
+    // The point list is evaluated like the all-pairs kernel (so the force pass comes near its rate): the
     // same arithmetic per interaction as the default all-pairs variant's hot loop (6 FMA, 3 MUL, 3 ADD,
     // one RSQRT) and, per list entry, one 16-byte shared load that all of a lane's slots use and the
     // loop's bookkeeping: 3 PTX instructions an entry, unrolled 4 entries deep. Per interaction that is

@@ -1,6 +1,6 @@
 // The Barnes-Hut switchboard: the one function that turns toggle values into the kernels to compile
 // (source files, macros, options) and how to launch them. Nothing else knows how a BH toggle becomes
-// code (STYLE.md, 3); the backend, `nbodylab kernels` and the tests all ask this function.
+// code (one function maps settings to a kernel variant; CONTRIBUTING.md); the backend, `nbodylab kernels` and the tests all ask this function.
 #pragma once
 #include <cstddef>
 #include <string>

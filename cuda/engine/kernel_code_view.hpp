@@ -1,4 +1,4 @@
-// What changed in the code between two sets of toggles (the tour's "what changed" view, issue 13): for
+// What changed in the code between two sets of toggles (the tour's "what changed" view): for
 // each kernel whose source, macros or compiler options differ, the macro and option changes, a diff of
 // the kernel source as the compiler sees it after conditional inclusion (#if / #ifdef / #elif / #else
 // evaluated with the variant's -D macros, "..." includes expanded from the same snapshot NVRTC compiles),

@@ -1,4 +1,4 @@
-// The kernel variant engine (DESIGN.md, "Kernel variants"): a variant is a kernel source file under
+// The kernel variant engine (docs/architecture.md, the kernels): a variant is a kernel source file under
 // cuda/kernels/, the macros its toggles became and a few compiler options. NVRTC compiles it for the
 // GPU in front of us; the result is cached in memory and on disk, keyed by a hash of the source text
 // (with every file it includes), the options, the architecture and the NVRTC version, so the second

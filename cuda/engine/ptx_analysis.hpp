@@ -1,7 +1,7 @@
 // Reads what the compiler made of a kernel, from text alone (no GPU): the PTX instruction mix of
 // each entry point and of its hot loop, and ptxas's resource report (registers, spills, shared
-// memory) from the NVRTC log. The tutorial's advice "check the generated code" (reference 000,
-// Part I: "Rearranging Terms") as a table: the panel's generated-code view, `nbodylab kernels`,
+// memory) from the NVRTC log. The advice "check the generated code" of Burtscher's CUDA optimization tutorial
+// (Part I: "Rearranging Terms") as a table: the panel's generated-code view, `nbodylab kernels`,
 // and the tests that prove each toggle changed the code.
 #pragma once
 #include <string>

@@ -1,4 +1,4 @@
-// The O(n) kernels that travel with every force variant (reference 000, Part I: "C to CUDA
+// The O(n) kernels that travel with every force variant (Burtscher's CUDA optimization tutorial, Part I: "C to CUDA
 // Conversion": the force kernel plus an AdvancingKernel), compiled with the same layout and
 // parameter macros so they read the bodies the way the force kernel does. Kick-drift-kick leapfrog
 // with the physics/gravity.hpp kick() and drift(); they cost well under 1% of a step.

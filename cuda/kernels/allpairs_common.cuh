@@ -24,10 +24,10 @@ typedef float real;
 
 constexpr int kBlockSize = NBL_BLOCK_SIZE;
 constexpr int kBodiesPerThread = NBL_BODIES_PER_THREAD;
-constexpr bool kFastRsqrt = NBL_RSQRT != 0;  // reference 000, Part I: "Using the RSQRTF Instruction"
-constexpr bool kFmaOrder = NBL_FMA_ORDER != 0;  // reference 000, Part I: "Rearranging Terms"
+constexpr bool kFastRsqrt = NBL_RSQRT != 0;  // Burtscher's CUDA optimization tutorial, Part I: "Using the RSQRTF Instruction"
+constexpr bool kFmaOrder = NBL_FMA_ORDER != 0;  // the tutorial, Part I: "Rearranging Terms"
 
-// ---- layout: how a body's position and mass are read (reference 000, Part I: "Using Scalar Arrays") ----
+// ---- layout: how a body's position and mass are read (the tutorial, Part I: "Using Scalar Arrays") ----
 #if NBL_LAYOUT == NBL_LAYOUT_AOS
 typedef nbl::allpairs::AosBodies Bodies;
 __device__ inline float4 load_source(const Bodies& b, int j) {
@@ -137,7 +137,7 @@ __device__ inline int next_own_body(const Targets& t, int from, int end) {
 template <class SourceAt>
 __device__ inline void interact_run(Targets& t, SourceAt source, int first_j, int count, real eps2) {
 #if NBL_SELF == NBL_SELF_SOFTENING
-  // Reference 000, Part I: "Eliminating the If Statement": with softening > 0 a body's pull on
+  // The tutorial, Part I: "Eliminating the If Statement": with softening > 0 a body's pull on
   // itself is exactly zero (d = 0), so no test is needed at all.
 #pragma unroll NBL_UNROLL
   for (int jj = 0; jj < count; ++jj) interact_all(t, source(jj), eps2);
@@ -146,7 +146,7 @@ __device__ inline void interact_run(Targets& t, SourceAt source, int first_j, in
 #pragma unroll NBL_UNROLL
   for (int jj = 0; jj < count; ++jj) interact_all_but_self(t, source(jj), first_j + jj, eps2);
 #else
-  // Reference 000, Part I: "Using 2 Loops to Avoid If Statement": test-free loops up to each of the
+  // The tutorial, Part I: "Using 2 Loops to Avoid If Statement": test-free loops up to each of the
   // thread's own bodies, stepping over it.
   int jj = 0;
   while (jj < count) {

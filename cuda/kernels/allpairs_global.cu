@@ -1,5 +1,5 @@
 // One thread per body (or per bodies_per_thread bodies); every source body is read from global memory.
-// Reference 000, Part I: "Using N Threads" through "Using 2 Loops", before "Blocking using Shared Memory".
+// Burtscher's CUDA optimization tutorial, Part I: "Using N Threads" through "Using 2 Loops", before "Blocking using Shared Memory".
 #include "allpairs_common.cuh"
 
 extern "C" __global__ void __launch_bounds__(kBlockSize) allpairs_force(const KernelArgs args) {

@@ -16,7 +16,7 @@ struct alignas(16) nbl_float4 {
 namespace nbl {
 namespace allpairs {
 
-// One body in the array-of-structs layout, as the tutorial's `struct Body` (reference 000, Part I:
+// One body in the array-of-structs layout, as the `struct Body` of Burtscher's CUDA optimization tutorial (Part I:
 // "Force Calculation C Code"); the accelerations live apart from it, in every layout.
 struct BodyRecord {
   float mass, x, y, z;
@@ -38,7 +38,7 @@ struct Float4Bodies {
 };
 
 // Everything the kernels of one variant read besides the thread indices. Passed as the kernel
-// argument, or copied once into __constant__ memory (the `params` toggle; reference 000, Part I:
+// argument, or copied once into __constant__ memory (the `params` toggle; the tutorial, Part I:
 // "Constant Kernel Parameters").
 template <class BodiesT, class Real>
 struct Params {

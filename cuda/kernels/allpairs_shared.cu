@@ -1,5 +1,5 @@
 // Each block stages the source bodies in shared memory, one tile of block_size bodies at a time, and
-// every thread reads the whole tile from there. Reference 000, Part I: "Blocking using Shared Memory".
+// every thread reads the whole tile from there. Burtscher's CUDA optimization tutorial, Part I: "Blocking using Shared Memory".
 #include "allpairs_common.cuh"
 
 #if NBL_LAYOUT == NBL_LAYOUT_FLOAT4

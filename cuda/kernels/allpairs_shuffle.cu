@@ -1,5 +1,5 @@
 // Each warp loads 32 source bodies, one per lane, and hands them lane to lane with __shfl_sync: a
-// tile with neither shared memory nor barriers. Beyond reference 000 (warp shuffles came with Kepler).
+// tile with neither shared memory nor barriers. Beyond Burtscher's CUDA optimization tutorial (warp shuffles came with Kepler).
 #include "allpairs_common.cuh"
 
 constexpr unsigned kFullWarp = 0xffffffffu;

@@ -1,5 +1,5 @@
 // One GPU thread computes every body, exactly the CPU loops moved to the GPU: the first port.
-// Reference 000, Part I: "C to CUDA Conversion" and "1-Thread Performance" (launched <<<1, 1>>>).
+// Burtscher's CUDA optimization tutorial, Part I: "C to CUDA Conversion" and "1-Thread Performance" (launched <<<1, 1>>>).
 #include "allpairs_common.cuh"
 
 extern "C" __global__ void __launch_bounds__(1) allpairs_force(const KernelArgs args) {

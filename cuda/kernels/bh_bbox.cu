@@ -1,8 +1,8 @@
-// Barnes-Hut kernel 1 of 6: bounding box (reference 000, Part II, "Kernel 1: bounding box").
+// Barnes-Hut kernel 1 of 6: bounding box (Burtscher's CUDA optimization tutorial, Part II, "Kernel 1: bounding box").
 // A min/max reduction: coalesced grid-stride loads, warp shuffles, one shared-memory step per block;
 // the last block to finish (a ticket counter) combines the blocks' results and sets up the root cube.
 // It also catches NaN/inf positions before the tree build can trip over them.
-// Beyond the tutorial (issue 14): the last block also finds the bulk's cube from quantiles of a sample
+// Beyond the tutorial: the last block also finds the bulk's cube from quantiles of a sample
 // of the bodies (bh_tree.hpp, Control::core_*), so one body at x = 1e20 does not make every other body
 // share one cell at the deepest level.
 #include "bh_common.cuh"

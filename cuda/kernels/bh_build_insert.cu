@@ -1,5 +1,5 @@
-// Barnes-Hut kernel 2 of 6, lock-based: build the octree by top-down insertion (reference 000,
-// Part II, "Kernel 2: build octree"). Threads descend without locks, lock only the child slot they
+// Barnes-Hut kernel 2 of 6, lock-based: build the octree by top-down insertion (Burtscher's CUDA optimization
+// tutorial, Part II, "Kernel 2: build octree"). Threads descend without locks, lock only the child slot they
 // must split, insert into empty slots with one atomicCAS (the lock-free fast path), build the new
 // subtree privately and publish it with one store that also releases the lock. Cell centres are
 // recomputed while descending rather than stored.

@@ -1,4 +1,4 @@
-// Helpers shared by the Barnes-Hut kernels (reference 000, Part II). Written for independent thread
+// Helpers shared by the Barnes-Hut kernels (Burtscher's CUDA optimization tutorial, Part II). Written for independent thread
 // scheduling (Volta and later): no kernel assumes a warp runs in lockstep, every exchange between
 // lanes goes through a *_sync intrinsic, every wait is bounded (kSpinLimit) and has an exit path.
 #pragma once
@@ -16,7 +16,7 @@ namespace nbl::bh {
 __device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
 
 // Loads that must see other SMs' latest stores (the tree while it is being built or summarized):
-// volatile bypasses the non-coherent L1 (reference 000, Part II: "L1 data caches are not coherent").
+// volatile bypasses the non-coherent L1 (the tutorial, Part II: "L1 data caches are not coherent").
 __device__ __forceinline__ int load_volatile(const int* p) { return *const_cast<const volatile int*>(p); }
 __device__ __forceinline__ float load_volatile(const float* p) { return *const_cast<const volatile float*>(p); }
 __device__ __forceinline__ void store_volatile(int* p, int v) { *const_cast<volatile int*>(p) = v; }
@@ -33,7 +33,7 @@ __device__ __forceinline__ bool spin_exhausted(unsigned& spins, Control* ctl) {
 }
 
 // The bounding box met a NaN or inf (kErrorNonFinite): the keys, ids and tree links after it were never
-// written this step, so every later kernel leaves at once instead of indexing with them (issue 14).
+// written this step, so every later kernel leaves at once instead of indexing with them.
 __device__ __forceinline__ bool bodies_not_finite(const Control* ctl) {
   return load_volatile(&ctl->error) & kErrorNonFinite;
 }

@@ -28,7 +28,7 @@ namespace nbl::bh {
 constexpr float kMonopoleShare = nbl::kAdaptiveMonopoleShare;
 
 // The tree no longer changes while forces are computed, so ordinary cached loads are safe
-// (reference 000, Part II: "Minimize volatile accesses"); with the toggle off every read is volatile,
+// (Burtscher's CUDA optimization tutorial, Part II: "Minimize volatile accesses"); with the toggle off every read is volatile,
 // as a kernel that must not trust its caches would do.
 #if NBL_BH_AVOID_VOLATILE
 __device__ __forceinline__ float4 tree_node(const Tree& t, int id) { return __ldg(&t.node[id]); }
@@ -144,7 +144,7 @@ extern "C" __global__ void __launch_bounds__(kBoundsThreads) bh_pull_scale(Tree 
   constexpr int kWarps = kBoundsThreads / 32;
   __shared__ double s_sum[kWarps];
   __shared__ bool s_last;
-  // Like every kernel after the bounding box, nothing to do once it failed (issue 14). A plain load:
+  // Like every kernel after the bounding box, nothing to do once it failed. A plain load:
   // an earlier kernel set the flag (tree_failed's volatile one would count as a volatile tree read).
   if (t.ctl->error & (kErrorPoolExhausted | kErrorSpinLimit | kErrorNonFinite)) return;
   double* partial = reinterpret_cast<double*>(t.block_bounds);

@@ -193,7 +193,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
           accept = true;
         } else {
           const float open_size2 = tree_open_size2(t, id);
-          // Eight 4-byte loads: two 16-byte ones were 1-2% slower on the H200 (BENCHMARKS.md, session 8).
+          // Eight 4-byte loads: two 16-byte ones were 1-2% slower on the H200 (BENCHMARKS.md).
 #pragma unroll
           for (int j = 0; j < 8; ++j) kids[j] = tree_child(t, id, j);  // loaded alongside the node
 #if NBL_BH_QUADRUPOLE

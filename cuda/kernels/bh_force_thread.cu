@@ -1,5 +1,5 @@
 // Barnes-Hut kernel 5 of 6, per-thread traversal: each thread walks the tree for its own body with
-// its own stack, opening cells by its own distance (reference 000, Part II, "Kernel 5: force
+// its own stack, opening cells by its own distance (Burtscher's CUDA optimization tutorial, Part II, "Kernel 5: force
 // calculation" before its optimizations). Neighbouring threads take different paths, so warps
 // diverge and their loads do not coalesce: the baseline the warp-cooperative walk is measured against.
 #include "bh_force_common.cuh"

@@ -1,4 +1,4 @@
-// Barnes-Hut kernel 5 of 6, warp-cooperative traversal (reference 000, Part II, "Kernel 5: force
+// Barnes-Hut kernel 5 of 6, warp-cooperative traversal (Burtscher's CUDA optimization tutorial, Part II, "Kernel 5: force
 // calculation"): the 32 threads of a warp walk ONE path, the union of the paths their bodies need.
 // A cell is approximated only when it is far enough for every lane (__all_sync); otherwise the whole
 // warp opens it. Every lane reads the same node at the same time (one load serves the warp), the warp

@@ -1,4 +1,4 @@
-// Barnes-Hut kernel 6 of 6: advance the bodies (reference 000, Part II, "Kernel 6: advance bodies").
+// Barnes-Hut kernel 6 of 6: advance the bodies (Burtscher's CUDA optimization tutorial, Part II, "Kernel 6: advance bodies").
 // Kick-drift-kick leapfrog (physics/gravity.hpp): bh_kick_drift before the tree is built, bh_kick
 // after the forces. Regular, fully coalesced streaming; both also watch for NaN/inf.
 #include "bh_common.cuh"

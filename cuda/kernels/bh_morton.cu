@@ -286,7 +286,7 @@ namespace {
 
 // Mass moments of a cell's contents, summed in double about a point inside the cell (its cube's
 // centre, then its centre of mass): every term is the size of the cell, never of the whole tree, so a
-// clump 1e-9 the root's size keeps its digits (issue 14).
+// clump 1e-9 the root's size keeps its digits.
 struct Moments {
   double m = 0, x = 0, y = 0, z = 0;                     // mass, mass-weighted offset
   double xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;  // second moments about the point

@@ -1,5 +1,5 @@
 // Barnes-Hut kernel 3 of 6, after the lock-based build: summarize every cell's subtree into a mass, a
-// centre of mass, a body count (reference 000, Part II, "Kernel 3: summarize subtrees") and the second
+// centre of mass, a body count (Burtscher's CUDA optimization tutorial, Part II, "Kernel 3: summarize subtrees") and the second
 // moments of its mass about the centre of mass (the quadrupole's source, from the children's by
 // parallel axes).
 // Bottom-up without locks or atomics: cells are scanned from the lowest id upward (children have
@@ -21,7 +21,7 @@ using namespace nbl::bh;
 // Mass and mass-weighted position, the positions taken relative to the first one added (a body or a
 // child's centre of mass, inside the cell): float sums of offsets the size of the cell keep a small
 // cell's digits far from the origin, and k coincident bodies sum to exactly zero offset, so their
-// cell's centre of mass is exactly where they are (its spread zero: one point mass, issue 14).
+// cell's centre of mass is exactly where they are (its spread zero: one point mass).
 struct Sum {
   float m = 0, x = 0, y = 0, z = 0;
   float rx = 0, ry = 0, rz = 0;  // the reference: the first position added

@@ -2,7 +2,7 @@
 // allocates and fills it) and every NVRTC kernel under cuda/kernels/bh_*.cu, so both agree on one
 // layout. Plain pointers and integers only.
 //
-// Node ids follow the tutorial (reference 000, Part II, "Global optimizations: use array elements
+// Node ids follow Burtscher's CUDA optimization tutorial (Part II, "Global optimizations: use array elements
 // instead of heap nodes"): ids [0, n) are bodies and ids [n, n + max_cells) are cells, so one float4
 // array `node` holds the position and mass of both, and one test (id < n) tells a body from a cell.
 // Cells are allocated downward from the root, so a child cell always has a smaller id than its parent:
@@ -70,7 +70,7 @@ struct Control {
   unsigned long long touched_sum;      // nodes touched, summed over bodies
   int touched_min, touched_max;        // nodes touched per body
   unsigned long long child_slots_used;  // non-empty child slots (children per cell = this / cells)
-  // The bulk's cube (issue 14): from quantiles of a sample of the bodies, so a few bodies far outside
+  // The bulk's cube: from quantiles of a sample of the bodies, so a few bodies far outside
   // do not stretch the cube the bulk is resolved in. When the bodies' own cube is more than
   // kSplitRatio times the bulk's (`split`), the root has two children of level 1: the bulk's cube (slot
   // 0) and the whole cube again for the bodies outside it (slot 1), each subdivided on its own; else

@@ -116,7 +116,7 @@ TEST_F(Cli, ABrokenShaderNamesTheFileAndQuotesTheLog) {
   EXPECT_NE(r.output.find("error"), std::string::npos) << "the driver's log should follow: " << r.output;
 }
 
-// Issue 17, items 6, 7, 8 and 14: a settings file the program cannot use is bad input (exit code 2),
+// A settings file the program cannot use is bad input (exit code 2),
 // with a message that names the file and the key and says what was wrong.
 TEST_F(Cli, BadSettingsFilesAreBadInputNamingTheFileAndKey) {
   struct Case {
@@ -145,7 +145,7 @@ TEST_F(Cli, BadSettingsFilesAreBadInputNamingTheFileAndKey) {
   EXPECT_EQ(folder.output.find("JSON"), std::string::npos) << folder.output;
 }
 
-// Issue 17, item 11: the command line refuses seeds outside 0 .. 2^64 - 1 as the JSON does.
+// The command line refuses seeds outside 0 .. 2^64 - 1 as the JSON does.
 TEST_F(Cli, SeedsOutsideSixtyFourBitsAreRefused) {
   for (const char* seed : {"-1", "18446744073709551616"}) {
     const Outcome r = run(std::string("bench --backend cpu -n 64 --steps 1 --seed ") + seed);
@@ -155,7 +155,7 @@ TEST_F(Cli, SeedsOutsideSixtyFourBitsAreRefused) {
   EXPECT_EQ(run("bench --backend cpu -n 64 --steps 1 --warmup 0 --error-sample 0 --seed 18446744073709551615").code, 0);
 }
 
-// Issue 17, item 14: a toggle's error names its option in the dashed form, however it was typed.
+// A toggle's error names its option in the dashed form, however it was typed.
 TEST_F(Cli, ToggleErrorsNameTheDashedOption) {
   for (const char* option : {"--block_size", "--block-size"}) {
     const Outcome r = run(std::string("bench --backend cpu -n 64 --steps 1 ") + option + " 4294967552");
@@ -165,7 +165,7 @@ TEST_F(Cli, ToggleErrorsNameTheDashedOption) {
   }
 }
 
-// Issue 12, item 3: a toggle the user sets that changes nothing says so, with the switchboard's reason,
+// A toggle the user sets that changes nothing says so, with the switchboard's reason,
 // and the run goes on; a toggle that does change the code says nothing.
 TEST_F(Cli, InertTogglesWarnWithTheirReason) {
   const std::string base = "bench --backend gpu -n 64 --steps 1 --warmup 0 --error-sample 0 ";
@@ -188,7 +188,7 @@ TEST_F(Cli, InertTogglesWarnWithTheirReason) {
   EXPECT_EQ(live.output.find("changes nothing"), std::string::npos) << live.output;
 }
 
-// Issue 17, item 14: --help shows integer toggles as INT and states what -n defaults to; a run without
+// --help shows integer toggles as INT and states what -n defaults to; a run without
 // -n says which N it chose and why.
 TEST_F(Cli, TheDefaultBodyCountIsStated) {
   const Outcome help = run("--help");
@@ -404,7 +404,7 @@ TEST_F(Cli, CrossoverReportsTheSpreadOfEveryPointAndWhichAllPairsVariantWon) {
   EXPECT_TRUE(has(run("bench crossover --help"), "30 steps")) << run("bench crossover --help").output;
 }
 
-// Issue 15: `bench moments` runs each theta with monopole, quadrupole and adaptive cells on the backend
+// `bench moments` runs each theta with monopole, quadrupole and adaptive cells on the backend
 // the command names, and says which choice reaches the accuracy target fastest.
 TEST_F(Cli, MomentsComparesBothOrdersAtEachThetaAndNamesTheFastestThatMeetsTheTarget) {
   const fs::path json = dir_ / "moments.json";
@@ -445,7 +445,7 @@ TEST_F(Cli, MomentsComparesBothOrdersAtEachThetaAndNamesTheFastestThatMeetsTheTa
   EXPECT_TRUE(has(bad, "theta")) << bad.output;
 }
 
-// The CPU Barnes-Hut backend reads bh_moments (issue 15): no inert-toggle warning for it there, and the
+// The CPU Barnes-Hut backend reads bh_moments: no inert-toggle warning for it there, and the
 // summary's force error changes with it.
 TEST_F(Cli, CellMomentsIsLiveOnTheCpuBackend) {
   const std::string base = "bench --backend cpu --algo barneshut --scene plummer -n 2000 --steps 1 --warmup 0 --theta 0.7 ";

@@ -68,7 +68,7 @@ TEST(ToggleState, DependentTogglesGreyOutWithTheirParent) {
   EXPECT_NE(toggle_inert_reason(*find_toggle("bh_throttle"), s, true), "");
   EXPECT_NE(toggle_inert_reason(*find_toggle("bh_waitfree"), s, true), "");
   EXPECT_EQ(toggle_inert_reason(*find_toggle("bh_leaf_capacity"), s, true), "");
-  // Precision and compiler flags (issue 12): -ftz/--use_fast_math in fp64, rsqrt under --use_fast_math.
+  // Precision and compiler flags: -ftz/--use_fast_math in fp64, rsqrt under --use_fast_math.
   s = Settings{};
   s.algorithm = Algorithm::allpairs;
   EXPECT_EQ(toggle_inert_reason(*find_toggle("fast_math"), s, true), "");

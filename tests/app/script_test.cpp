@@ -319,7 +319,7 @@ TEST(ScriptRunner, ALadderRungSetsTheRungsAllPairsTogglesFromTheLadder) {
 }
 
 // A tour step sets exactly the toggles it names: its algorithm's toggles as the tour runs them, the
-// other algorithm's untouched (issue 13's "a tour step sets exactly the toggles it names").
+// other algorithm's untouched.
 TEST(ScriptRunner, ATourStepSetsTheStepsAlgorithmAndToggles) {
   Simulation simulation(cpu_settings());
   RecordingTarget target(simulation);

@@ -111,7 +111,7 @@ TEST(SettingOptions, EveryNumericOptionRefusesWhatValidateRefuses) {
   }
 }
 
-// Issue 17, item 11: a seed is a 64-bit unsigned number; "-1" is not 2^64 - 1 and 2^64 is not 0.
+// A seed is a 64-bit unsigned number; "-1" is not 2^64 - 1 and 2^64 is not 0.
 TEST(SettingOptions, NegativeAndOverflowingSeedsAreRefused) {
   const SettingDef& seed = SettingId("seed").def();
   for (const char* text : {"-1", "18446744073709551616", "+5", "1e3"}) {
@@ -122,7 +122,7 @@ TEST(SettingOptions, NegativeAndOverflowingSeedsAreRefused) {
   EXPECT_TRUE(parse_setting_value(seed, "18446744073709551615") == SettingValue{std::uint64_t{18446744073709551615ull}});
 }
 
-// Issue 17, item 14: a toggle's message names the dashed option, whichever spelling was typed.
+// A toggle's message names the dashed option, whichever spelling was typed.
 TEST(SettingOptions, ToggleMessagesNameTheDashedOption) {
   const std::string message = input_error([] { parse_toggle_value(ToggleId("block_size").def(), "100"); });
   EXPECT_NE(message.find("--block-size"), std::string::npos) << message;
@@ -134,7 +134,7 @@ TEST(SettingOptions, ToggleMessagesNameTheDashedOption) {
   EXPECT_NE(typed.find("--block-size"), std::string::npos) << typed;
 }
 
-// Issue 17, item 14: --help shows integer toggles as INT (not TEXT) and states the default N's rule.
+// --help shows integer toggles as INT (not TEXT) and states the default N's rule.
 TEST(SettingOptions, HelpShowsTypesRangesAndTheDefaultBodyCount) {
   WindowCommandLine cli;
   const std::string help = cli.app.help();

@@ -1,4 +1,4 @@
-// Every all-pairs toggle changes the code that runs (DESIGN.md): NVRTC compiles the variants for
+// Every all-pairs toggle changes the code that runs: NVRTC compiles the variants for
 // sm_90 without a GPU and the tests read the PTX. Each test names the toggle and what it must show.
 // The exhaustive sweep over every value of every toggle is `nbodylab kernels --check`.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Barnes-Hut on the GPU for any geometry (issue 14), in both tree builds: a far outlier, coincident
+// Barnes-Hut on the GPU for any geometry, in both tree builds: a far outlier, coincident
 // bodies, a line, a plane and ejecta cost at most twice what a Plummer sphere of the same n costs,
 // counted in operations (interactions and nodes touched per body, cells), never in seconds; their forces stay
 // within twice the sphere's error at the same settings, p99 and max, relative to the sample's RMS
@@ -102,7 +102,7 @@ struct Baseline {
         plummer(measure(build, make_geometry_case(GeometryCase::plummer, n, s), softening, s)) {}
 };
 
-// Issue 14's bound: p99 and max within twice the sphere's error (`e`: over the case's sample, or a
+// The hard geometry's bound: p99 and max within twice the sphere's error (`e`: over the case's sample, or a
 // part of it).
 void expect_accurate(const ForceError& e, const Measured& m, const Baseline& base) {
   constexpr double error_bound = 2.0;

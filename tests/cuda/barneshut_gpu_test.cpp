@@ -213,7 +213,7 @@ TEST_F(BarnesHutGpu, RelativeOpeningErrorFallsWithTheToleranceInEveryWalk) {
 // What relative opening is for: on a Plummer sphere the group walk at a tolerance of 40e-4 takes fewer
 // interactions than the angle 0.65 for a smaller error (H200, 1M bodies, at the default 80e-4: 1.47e9
 // against 2.48e9 interactions, p99 of the RMS-normalized error 1.46e-3 against 1.56e-3; BENCHMARKS.md,
-// "ninth"). Steps first, so the relative walk judges by the previous step's pull as it does in a run.
+// relative opening against the RMS pull). Steps first, so the relative walk judges by the previous step's pull as it does in a run.
 // Smaller p99 both ways, and a smaller max relative to the RMS acceleration, the budget's unit. Not a
 // smaller max relative to each body's own pull: the budget does not shrink where that pull is weak,
 // and light cells (physics/gravity.hpp) accept a halo body's sparse neighbours whole (seed

@@ -1,4 +1,4 @@
-// Swaps without a stalled frame (issue 12): a build swapped in has every kernel loaded into the context
+// Swaps without a stalled frame: a build swapped in has every kernel loaded into the context
 // before its first launch, and the swap frame's work (the swap itself, the first step of the new kernels,
 // their first vertex write) waits for no other work on the GPU. The second is checked with a gate: a
 // kernel on a stream of its own that spins until the host opens it. Anything on the swap path that

@@ -164,7 +164,7 @@ TEST(Quadrupole, WithoutQuadrupoleItIsTheMonopole) {
 }
 
 TEST(Quadrupole, AtADistanceWhoseSquareOverflowsFloatItAddsZeroLikeTheMonopole) {
-  // A far outlier at x = 1e20 (issue 14's case) sees a whole sphere as one far cell: |d|^2 = 1e40 is
+  // A far outlier at x = 1e20 (a case of sim/geometry_cases.hpp) sees a whole sphere as one far cell: |d|^2 = 1e40 is
   // inf in float, and the pull (1e-40) is below float's range. The monopole adds 0; so must this.
   for (float distance : {1e20f, -3e19f, 1e30f}) {
     float ax = 0, ay = 0, az = 0, mx = 0, my = 0, mz = 0;

@@ -72,7 +72,7 @@ TEST_F(EglRender, BodiesGlowInTheMiddleOverADarkBackground) {
   EXPECT_EQ(view.vertices().path(), VertexPath::host_copy);
   const Luma centre = measure(image, kWidth / 2 - 20, kHeight / 2 - 20, kWidth / 2 + 20, kHeight / 2 + 20);
   const Luma corner = measure(image, 0, 0, 20, 20);
-  // Stars stay stars (issue 13): the core is bright, the disk around it a field of single stars rather
+  // Stars stay stars: the core is bright, the disk around it a field of single stars rather
   // than a glow, so fewer of these pixels are lit than under the old fog.
   EXPECT_GT(centre.lit, 300) << "the blob's core should be bright";
   EXPECT_LT(corner.mean, 20) << "the background should stay dark";

@@ -205,7 +205,7 @@ TEST(PictureDetail, AnEmptyFrameAndAFewStarsFail) {
 }
 
 TEST(PictureDetail, TheOldRenderersFogFailsTheCheck) {
-  // The default collision at 1,048,576 bodies on the H100 with the renderer before issue 13: fog. (The
+  // The default collision at 1,048,576 bodies on the H100 with the earlier renderer (additive sprites at a fixed exposure): fog. (The
   // same renderer at 65,536 bodies is not fog, and passes: its look degraded with N. A render of the
   // old code at 1M at the new renders' time, t = 6, came from the GPU machine: the dim haze by eye.)
   for (const char* file : {"docs/screenshots/h100-collision-1m.png",
@@ -219,10 +219,10 @@ TEST(PictureDetail, TheOldRenderersFogFailsTheCheck) {
 }
 
 TEST(PictureDetail, TheNewRenderersMillionAndTenMillionBodyFramesPass) {
-  // The same scene at t = 6 rendered headless on the H100 with the renderer of issue 13: 1,048,576
+  // The same scene at t = 6 rendered headless on the H100 with the new renderer: 1,048,576
   // bodies (commit 30cac59; benchmarks/2026-11-23-h100-instrument/run5-30cac59/picture.log) and
   // 10,000,000 (benchmarks/2026-11-24-h100-session3/run6-1ab51e5/picture-10m.log).
-  // Then the disk galaxies with dark halos (issue 13's last item), on the H200 at 0c997ff
+  // Then the disk galaxies with dark halos, on the H200 at 0c997ff
   // (benchmarks/2026-11-25-h200-session7/run1-0c997ff/picture-*.log): 1M at t = 6 and 12, 10M at t = 6.
   for (const char* file : {"docs/screenshots/h100-collision-1m-t6.png", "docs/screenshots/h100-collision-10m-t6.png",
                            "docs/screenshots/h200-collision-1m-t6.png", "docs/screenshots/h200-collision-1m-t12.png",

@@ -1,5 +1,5 @@
-// The splatting renderer draws the sprites' picture (issue: "Splatting must match it at the same
-// settings: compare images at small N, headless"): on whatever EGL offers (Mesa llvmpipe in CI) the
+// The splatting renderer draws the sprites' picture (splatting must match it at the same
+// settings, compared as images at small N, headless): on whatever EGL offers (Mesa llvmpipe in CI) the
 // host splat against GL point sprites, for the colour modes with their own rules (a colour map, palettes
 // by galaxy of origin, log density) and after the density-driven sizing has settled.
 #include <gtest/gtest.h>

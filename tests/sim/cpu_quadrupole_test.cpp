@@ -1,7 +1,7 @@
-// Quadrupole cells in the CPU Barnes-Hut backend (issue 15, bh_moments = quadrupole): every cell's
+// Quadrupole cells in the CPU Barnes-Hut backend (bh_moments = quadrupole): every cell's
 // moments against the direct sums of its bodies, the same walk and interaction count as the monopole
 // with a smaller error at every theta, a switch that takes effect at the next force evaluation, and
-// every hard geometry of issue 14 within the theta bound on the RMS-normalized error (the error
+// every hard geometry (sim/geometry_cases.hpp) within the theta bound on the RMS-normalized error (the error
 // against the sample's RMS acceleration, sim/diagnostics.hpp). Fresh random inputs every run; the
 // seed is printed on failure.
 #include <gtest/gtest.h>
@@ -178,7 +178,7 @@ TEST(CpuQuadrupole, SwitchingMomentsTakesEffectAtTheNextForceEvaluation) {
   EXPECT_EQ(force_error(forces_of(*backend), monopole).max, 0.0);
 }
 
-// Issue 14's hard inputs with quadrupole cells, at theta 0.5 and 0.7: each within the theta
+// The hard inputs (sim/geometry_cases.hpp) with quadrupole cells, at theta 0.5 and 0.7: each within the theta
 // bound (sim/accuracy.hpp) on the RMS-normalized error, and at most twice the Plummer sphere's
 // interactions per body. Where the expansion about a cell's centre of mass converges for every cell
 // the criterion accepts (theta < 1/sqrt(3): every body of a cell lies within sqrt(3) edges of its

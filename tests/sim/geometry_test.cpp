@@ -1,4 +1,4 @@
-// Barnes-Hut on the CPU for any geometry (issue 14): a far outlier, coincident and nearly coincident
+// Barnes-Hut on the CPU for any geometry: a far outlier, coincident and nearly coincident
 // bodies, a line and a plane cost at most twice what a Plummer sphere of the same n costs, counted in
 // operations (interactions and nodes touched per body, cells), never in seconds; and their forces
 // stay within twice the sphere's error at the same settings, measured against the double-precision

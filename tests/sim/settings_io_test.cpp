@@ -141,7 +141,7 @@ TEST(SettingsJson, OutOfRangeValuesAreInputErrors) {
   EXPECT_NE(parse_error(R"({"toggles": {"block_size": 100}})").find("steps of 32"), std::string::npos);
 }
 
-// Issue 17, item 6: a number is checked in 64 bits before it is narrowed to the field's int.
+// A number is checked in 64 bits before it is narrowed to the field's int.
 TEST(SettingsJson, LargeIntegersAreRefusedNotWrapped) {
   const std::string steps = parse_error(R"({"steps_per_frame": 4294967297})");
   EXPECT_NE(steps.find("'steps_per_frame'"), std::string::npos) << steps;
@@ -158,7 +158,7 @@ TEST(SettingsJson, LargeIntegersAreRefusedNotWrapped) {
   EXPECT_EQ(settings_from_json(R"({"seed": 18446744073709551615})").seed, 18446744073709551615ull);
 }
 
-// Issue 17, item 7: a number beyond a double is the parser's out_of_range, not a syntax error; it must
+// A number beyond a double is the parser's out_of_range, not a syntax error; it must
 // still be an InputError (exit code 2) that names the key.
 TEST(SettingsJson, ANumberBeyondADoubleNamesItsKey) {
   const std::string theta = parse_error(R"({"theta": 1e400})");
@@ -168,7 +168,7 @@ TEST(SettingsJson, ANumberBeyondADoubleNamesItsKey) {
   EXPECT_NE(exposure.find("'view.exposure'"), std::string::npos) << exposure;
 }
 
-// Issue 17, item 14: the messages a hand-written file gets say what was wrong and where things go.
+// The messages a hand-written file gets say what was wrong and where things go.
 TEST(SettingsJson, KeysInTheWrongSectionSayWhereTheyBelong) {
   const std::string toggle = parse_error(R"({"unroll": 8})");
   EXPECT_NE(toggle.find("'unroll'"), std::string::npos) << toggle;
@@ -203,7 +203,7 @@ TEST_F(SettingsFile, SaveThenLoadRoundTrips) {
   expect_same(load_settings(dir_ / "s.json"), s);
 }
 
-// Issue 17, item 8: a directory is not "invalid JSON".
+// A directory is not "invalid JSON".
 TEST_F(SettingsFile, ADirectoryIsSaidToBeOne) {
   try {
     load_settings(dir_);

@@ -1,6 +1,6 @@
 // When a kernel toggle cannot change anything right now, and why; the panel greys such toggles out
 // and says the reason in the tooltip, and the CLI warns about the ones the user set, so nothing it
-// offers is fake (DESIGN.md). Within an algorithm the reasons come from the switchboards' own inert
+// offers is fake. Within an algorithm the reasons come from the switchboards' own inert
 // lists (AllPairsVariant::inert, BarnesHutVariant::inert): no second list here.
 #pragma once
 #include <string>
