@@ -30,12 +30,12 @@ struct PictureDetail {
 // Structure: fog and haze have as little contrast over 15 pixels as over 3 (a flat, noisy veil); a picture
 // with arms, tails and cores that stand out from their surroundings has more at the larger scale. The
 // contrast at box 15 must reach kMinStructureContrast. The earlier renderer (additive sprites at a fixed exposure) at 1M, t = 6 (the
-// same frame as the new renders, H100, benchmarks/2026-11-24-h100-session3/run6-1ab51e5) measures 0.040
+// same frame as the new renders, H100, benchmarks/h100/2026-11-24/picture-1m-t6-old-renderer.png) measures 0.040
 // there and fails; the new renderer's 10M frame at t = 6 0.057, its 1M frame 0.091, the old renderer at
 // 65,536 bodies 0.051 (docs/screenshots/render-collision.png, not fog).
 //
 // Thresholds, stated in docs/window.md ("The image check"). The old renderer's 1M fog
-// (docs/screenshots/h100-collision-1m.png) measures 0.028; the same renderer at 65,536 bodies on Mesa
+// (benchmarks/h100/2026-11-23/picture-1m-old-renderer.png) measures 0.028; the same renderer at 65,536 bodies on Mesa
 // (960x540, t = 6) 0.059, which is not fog; the new renderer 0.06-0.10 on the 65k collision (CI).
 inline constexpr double kMinLocalContrast = 0.035;
 inline constexpr double kMinStructureContrast = 0.048;

@@ -27,7 +27,7 @@
 #                                   cases (default "plummer-1m plummer-4m plummer-10m collision-1m")
 #
 # Build for another GPU with CUDA_ARCH=80 (default 90: the H100 the figures in BENCHMARKS.md come from).
-# Kept under benchmarks/, a run's $OUT feeds scripts/measured_figures.py (the panel's measured figures);
+# Kept under benchmarks/<gpu>/<date>/<name>/, a run's $OUT feeds scripts/measured_figures.py (the panel's figures);
 # $OUT/commit.txt says which commit its binaries were built at.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -619,7 +619,7 @@ EOF
   if want teach; then
     # Each under a time limit: a tour that stops making progress must not take the rest of the run.
     # The live scripts step by the clock (6 and 8 s): the lab never waits for a build, and at 100 FPS a
-    # 60-frame step ends before its build and its A/B's are in (as it did on the H200).
+    # 60-frame step ends before its build and its A/B's are in (on the H200, 2026-11-25).
     step tour-allpairs timeout 300 "$bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --algo allpairs -n 65536 \
       --script tour-allpairs-live.json --trace "$out/tour-allpairs.csv"
     step tour-barneshut timeout 300 "$bin/nbodylab" --offscreen --size 1920x1080 --backend gpu --algo barneshut -n "$big" \
@@ -629,7 +629,7 @@ EOF
       --script "$root/assets/scripts/last-frame-screenshot.json"
     [[ -f last-frame.png ]] && mv last-frame.png "$out/picture-10m-t6.png"
     # The earlier renderer (the bundled baseline: additive sprites at a fixed exposure) on the same 1M frame at t = 6, for the image
-    # check side by side with docs/screenshots/h100-collision-1m-t6.png; only the last frame is kept.
+    # check side by side with benchmarks/h100/2026-11-23/picture-1m-t6.png; only the last frame is kept.
     if [[ -x $bundle/baseline/nbodylab ]]; then
       NBODYLAB_ROOT=$bundle/baseline/root step picture-1m-baseline "$bundle/baseline/nbodylab" render --scene collision \
         --algo barneshut -n "$big" --steps-per-frame 10 --frames 61 --size 1920x1080 --out "$out/old-1m/"

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Writes what each kernel toggle measured on a GPU, from the kept logs of GPU suite runs.
 
-    scripts/measured_figures.py --run benchmarks/RUN[@COMMIT] [--run ...]   write both outputs
+    scripts/measured_figures.py --run benchmarks/GPU/DATE/NAME[@COMMIT] [--run ...]   write both outputs
     scripts/measured_figures.py --check                                    compare, write nothing
 
 Outputs, one source: assets/measured/figures.json (the panel's toggle tooltips read it at run time)
 and the table between the measured-figures markers in BENCHMARKS.md. Every figure names the GPU, the
 commit and the log it was computed from, so a figure never outlives the kernels it measured unnoticed.
 
-A run is a folder under benchmarks/ holding what scripts/gpu-suite.sh wrote (its $OUT): bench JSON
+A run is a folder benchmarks/<gpu>/<date>/<name>/ holding what scripts/gpu-suite.sh wrote (its $OUT): bench JSON
 files (ladder-*.json, sweep-*.json, bhswitches.json), the printed logs (bench-*.log), info.log (the GPU)
 and commit.txt (the commit the binaries were built at). For a run without commit.txt, name the commit
 after an @. Each figure comes from the first run given that has its file. A table kept only as a

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The live speed-up of each guided-tour step, as a Markdown table, from the log of a scripted tour.
 
-    scripts/tour_table.py allpairs benchmarks/RUN/tour-allpairs.log
+    scripts/tour_table.py allpairs benchmarks/<gpu>/<date>/tour-allpairs.log
 
 The log is what `nbodylab --offscreen --script tour-allpairs-live.json` prints (scripts/gpu-suite.sh,
 part teach): at its end one line per A/B the lab ran, in order, "A/B, B = <changes>: N frame(s)

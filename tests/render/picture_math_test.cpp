@@ -208,8 +208,8 @@ TEST(PictureDetail, TheOldRenderersFogFailsTheCheck) {
   // The default collision at 1,048,576 bodies on the H100 with the earlier renderer (additive sprites at a fixed exposure): fog. (The
   // same renderer at 65,536 bodies is not fog, and passes: its look degraded with N. A render of the
   // old code at 1M at the new renders' time, t = 6, came from the GPU machine: the dim haze by eye.)
-  for (const char* file : {"docs/screenshots/h100-collision-1m.png",
-                           "benchmarks/2026-11-24-h100-session3/run6-1ab51e5/picture-1m-t6-baseline.png"}) {
+  for (const char* file : {"benchmarks/h100/2026-11-23/picture-1m-old-renderer.png",
+                           "benchmarks/h100/2026-11-24/picture-1m-t6-old-renderer.png"}) {
     const auto path = std::filesystem::path(NBL_SOURCE_DIR) / file;
     ASSERT_TRUE(std::filesystem::exists(path)) << path;
     const PictureDetail d = picture_detail(read_png(path));
@@ -220,13 +220,15 @@ TEST(PictureDetail, TheOldRenderersFogFailsTheCheck) {
 
 TEST(PictureDetail, TheNewRenderersMillionAndTenMillionBodyFramesPass) {
   // The same scene at t = 6 rendered headless on the H100 with the new renderer: 1,048,576
-  // bodies (commit 30cac59; benchmarks/2026-11-23-h100-instrument/run5-30cac59/picture.log) and
-  // 10,000,000 (benchmarks/2026-11-24-h100-session3/run6-1ab51e5/picture-10m.log).
+  // bodies (commit 30cac59; benchmarks/h100/2026-11-23/picture.log) and
+  // 10,000,000 (benchmarks/h100/2026-11-24/picture-10m.log).
   // Then the disk galaxies with dark halos, on the H200 at 0c997ff
-  // (benchmarks/2026-11-25-h200-session7/run1-0c997ff/picture-*.log): 1M at t = 6 and 12, 10M at t = 6.
-  for (const char* file : {"docs/screenshots/h100-collision-1m-t6.png", "docs/screenshots/h100-collision-10m-t6.png",
-                           "docs/screenshots/h200-collision-1m-t6.png", "docs/screenshots/h200-collision-1m-t12.png",
-                           "docs/screenshots/h200-collision-10m-t6.png"}) {
+  // (benchmarks/h200/2026-11-25/picture-*.log): 1M at t = 6 and 12, 10M at t = 6.
+  for (const char* file : {"benchmarks/h100/2026-11-23/picture-1m-t6.png",
+                           "benchmarks/h100/2026-11-24/picture-10m-t6.png",
+                           "benchmarks/h200/2026-11-25/picture-1m-t6.png",
+                           "benchmarks/h200/2026-11-25/picture-1m-t12.png",
+                           "benchmarks/h200/2026-11-25/picture-10m-t6.png"}) {
     const auto path = std::filesystem::path(NBL_SOURCE_DIR) / file;
     ASSERT_TRUE(std::filesystem::exists(path)) << path;
     const PictureDetail d = picture_detail(read_png(path));

@@ -238,7 +238,7 @@ TEST_P(CpuGeometry, PlaneMeetsThePlummerAccuracyBoundAtBoundedCost) {
 // the sparse cells the ejecta fill around it at each scale they reach (1.27-1.35x the sphere's
 // interactions here, 20 seeds), bounded by the general 2x. The relative test accepts such cells as
 // light ones (physics/gravity.hpp, light_cell): 0.93-1.10x over 80 seeds, against 1.37-1.44x over 30
-// without them (benchmarks/cpu-2026-11-25-thirds/ejecta-test-spread.log). At 20,000 bodies the seeds
+// without them (benchmarks/cpu/2026-11-25/light-cells/ejecta-test-spread.log). At 20,000 bodies the seeds
 // spread too widely for a bound between the two (0.95-1.13x against 1.18-1.32x).
 TEST_P(CpuGeometry, EjectaCostLittleByTheRelativeTestAndAtMostTwiceByAngle) {
   const std::size_t n = 50000;

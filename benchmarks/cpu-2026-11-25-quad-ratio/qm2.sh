@@ -1,2 +1,0 @@
-r() { /work/main/build/nbodylab bench --algo barneshut --backend cpu --scene plummer -n 20000 --steps 1 --warmup 0 --theta $3 --bh_moments $2 --error-sample 20000 --eps 0.01 --seed $1 2>&1 | awk '/RMS per body/{r=$NF} /relative norm/{n=$NF} END{print r, n}'; }
-for th in 0.7 0.5; do for s in $(seq 100 130); do read mr mn <<<"$(r $s monopole $th)"; read qr qn <<<"$(r $s quadrupole $th)"; python3 -c "print('$th', '$s', round($qr/$mr,3), round($qn/$mn,3))"; done; done
