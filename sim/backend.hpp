@@ -2,6 +2,7 @@
 // (docs/architecture.md): all-pairs and Barnes-Hut, each on the GPU and on the CPU. The app, bench and tests talk
 // to all four through this interface only; nothing here names CUDA, GL or ImGui.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -46,6 +47,19 @@ struct KernelInfo {
   // and where the count comes from: "SASS (cuobjdump)", or "PTX" with the reason SASS was not read.
   double instructions_per_interaction = 0;
   std::string instruction_source;
+};
+
+// How the lab's stepping thread (app/core/stepper.hpp) wants its steps run, so that the display never waits
+// for them. bench, A/B, render and the tests leave it unset: their force passes stay whole, as timed.
+struct StepControl {
+  // Set from the display thread when the user has left the variant that is stepping: the step stops at
+  // its next slice boundary and puts the state back as it was before the step (StepStats::abandoned).
+  const std::atomic<bool>* abandon = nullptr;
+  // A force pass that took longer than this is split into launches (or chunks of bodies) of about this
+  // long, each finished before the next starts, so that the display's GL work gets the GPU in between
+  // and `abandon` is looked at. The result is bit-identical to the whole pass. 0: never split.
+  double slice_ms = 0;
+  bool abandoned() const { return abandon && abandon->load(std::memory_order_relaxed); }
 };
 
 class Backend {
@@ -105,8 +119,13 @@ class Backend {
   virtual void get_bodies(Bodies& bodies) = 0;
   virtual std::size_t body_count() const = 0;
 
-  // One kick-drift-kick leapfrog step with the configured dt.
+  // One kick-drift-kick leapfrog step with the configured dt. Under a StepControl that asks for it the
+  // step may stop early, leaving the state as it was (StepStats::abandoned).
   virtual StepStats step() = 0;
+  // Set once by the lab's stepping thread before it steps; backends that can neither split their force
+  // pass nor stop early ignore it.
+  void set_step_control(const StepControl& control) { step_control_ = control; }
+  const StepControl& step_control() const { return step_control_; }
 
   // Accelerations at the current positions, computed by this backend's force path as configured.
   virtual void compute_accelerations(Accelerations& out) = 0;
@@ -123,6 +142,9 @@ class Backend {
 
   // Generated-code report of the kernels this backend runs now (GPU backends).
   virtual std::vector<KernelInfo> kernel_info() const { return {}; }
+
+ protected:
+  StepControl step_control_;
 };
 
 inline void Backend::set_comparison(const std::optional<Settings>& b) {

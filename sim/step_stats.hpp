@@ -31,6 +31,10 @@ struct StepStats {
   TreeStats tree;
   std::vector<std::string> notices;  // what happened and how it was handled (bad geometry, pool growth)
   bool non_finite = false;           // NaN or inf appeared in the state: the caller pauses
+  // Stopped early because the StepControl asked (sim/backend.hpp): the state is as it was before the
+  // step, and nothing else here counts.
+  bool abandoned = false;
+  int force_slices = 1;  // launches (or chunks) the force pass was split into so the display could draw
 
   double stage_ms(const std::string& name) const {
     for (const auto& s : stages)

@@ -33,8 +33,11 @@ std::string optional_number(const std::optional<double>& value, const char* form
 
 const char* FrameTrace::csv_header() {
   return "frame,wall_s,interval_ms,simulate_ms,vertices_ms,render_ms,panel_ms,steps,building,build_state,build_label,"
-         "variant,swap,swap_latency_s,script,ab_b,ab_state,ab_a_ms,ab_b_ms,ab_difference,swap_ms,teardown_ms";
+         "variant,swap,swap_latency_s,script,ab_b,ab_state,ab_a_ms,ab_b_ms,ab_difference,swap_ms,teardown_ms,"
+         "state_age_ms,steps_completed,stepping,camera_yaw_deg,camera_pitch_deg,camera_distance";
 }
+
+const char* FrameTrace::steps_csv_header() { return "step,wall_s,ms,kernel_ms,force_slices,variant,abandoned"; }
 
 std::string FrameTrace::csv() const {
   std::string out = std::string(csv_header()) + "\n";
@@ -46,12 +49,32 @@ std::string FrameTrace::csv() const {
            "," + field(r.swap) + "," + (r.swap.empty() ? std::string() : number(r.swap_latency_s)) + "," +
            field(r.script) + "," + field(r.ab_b) + "," + field(r.ab_state) + "," + optional_number(r.ab_a_ms) + "," +
            optional_number(r.ab_b_ms) + "," + optional_number(r.ab_difference, "%.3g") + "," +
-           optional_number(r.swap_ms) + "," + optional_number(r.teardown_ms) + "\n";
+           optional_number(r.swap_ms) + "," + optional_number(r.teardown_ms) + "," + optional_number(r.state_age_ms, "%.3f") +
+           "," + std::to_string(r.steps_completed) + "," + (r.stepping ? "1" : "0") + "," +
+           optional_number(r.camera_yaw_deg, "%.4f") + "," + optional_number(r.camera_pitch_deg, "%.4f") + "," +
+           optional_number(r.camera_distance, "%.6g") + "\n";
   }
   return out;
 }
 
-void FrameTrace::write_csv(const std::filesystem::path& file) const { write_file_atomically(file, csv()); }
+std::string FrameTrace::steps_csv() const {
+  std::string out = std::string(steps_csv_header()) + "\n";
+  for (const StepRecord& r : steps_)
+    out += std::to_string(r.step) + "," + number(r.wall_s, "%.6f") + "," + number(r.ms) + "," + number(r.kernel_ms) + "," +
+           std::to_string(r.force_slices) + "," + field(r.variant) + "," + (r.abandoned ? "1" : "0") + "\n";
+  return out;
+}
+
+std::filesystem::path FrameTrace::steps_file(const std::filesystem::path& file) {
+  std::filesystem::path steps = file;
+  steps.replace_filename(file.stem().string() + "-steps" + file.extension().string());
+  return steps;
+}
+
+void FrameTrace::write_csv(const std::filesystem::path& file) const {
+  write_file_atomically(file, csv());
+  if (!steps_.empty()) write_file_atomically(steps_file(file), steps_csv());
+}
 
 TraceSummary FrameTrace::summarize() const {
   TraceSummary s;
@@ -116,6 +139,23 @@ TraceSummary FrameTrace::summarize() const {
     if (r.ab_difference) differences.push_back(*r.ab_difference);
   }
   close_group();
+  std::vector<double> step_ms, ages;
+  for (const StepRecord& r : steps_) {
+    if (r.abandoned) ++s.abandoned;
+    else step_ms.push_back(r.ms), ++s.steps;
+  }
+  if (!step_ms.empty()) s.median_step_ms = median(step_ms);
+  std::vector<const StepRecord*> finished;
+  for (const StepRecord& r : steps_)
+    if (!r.abandoned) finished.push_back(&r);
+  if (finished.size() >= 2 && finished.back()->wall_s > finished.front()->wall_s)
+    s.steps_per_s = static_cast<double>(finished.size() - 1) / (finished.back()->wall_s - finished.front()->wall_s);
+  for (std::size_t i = 1; i < records_.size(); ++i)
+    if (records_[i].state_age_ms) ages.push_back(*records_[i].state_age_ms);
+  if (!ages.empty()) {
+    s.median_state_age_ms = median(ages);
+    s.p95_state_age_ms = quantile(ages, 0.95);
+  }
   return s;
 }
 
@@ -148,6 +188,13 @@ void FrameTrace::print_summary(std::ostream& out) const {
                   "  swap calls (frame loop): median %.3f ms, max %.3f ms; of that the old build's teardown median %.3f ms, "
                   "max %.3f ms\n",
                   s.median_swap_ms, s.max_swap_ms, s.median_teardown_ms, s.max_teardown_ms);
+    out << line;
+  }
+  if (s.steps + s.abandoned > 0) {
+    std::snprintf(line, sizeof line,
+                  "  steps (own thread): %zu finished, %.3g steps/s, median %.3f ms a step; %zu abandoned; state on "
+                  "screen median %.1f ms old, p95 %.1f ms\n",
+                  s.steps, s.steps_per_s, s.median_step_ms, s.abandoned, s.median_state_age_ms, s.p95_state_age_ms);
     out << line;
   }
   for (const TraceSummary::Comparison& c : s.comparisons) {

@@ -40,6 +40,24 @@ struct FrameRecord {
   std::string ab_b;
   std::string ab_state;  // "building" or "ready" (built: compared in every frame that steps); "" without A/B
   std::optional<double> ab_a_ms, ab_b_ms, ab_difference;
+  // The simulation's own pace (app/core/stepper.hpp; the lab only): how old the state drawn is, how many
+  // steps had finished by the frame, whether a step was running during it, and the camera it was drawn
+  // with (a drag turns it every frame however slow the steps are).
+  std::optional<double> state_age_ms;
+  std::int64_t steps_completed = 0;
+  bool stepping = false;
+  std::optional<double> camera_yaw_deg, camera_pitch_deg, camera_distance;
+};
+
+// One simulation step, as the lab's stepping thread finished it (or abandoned it).
+struct StepRecord {
+  std::int64_t step = 0;
+  double wall_s = 0;        // when it finished, since the session's first frame began
+  double ms = 0;            // its wall time on the stepping thread
+  double kernel_ms = 0;     // its stages' own time (CUDA events on the GPU)
+  int force_slices = 1;     // launches its force pass was split into
+  std::string variant;
+  bool abandoned = false;   // stopped on request, its result discarded
 };
 
 struct TraceSummary {
@@ -59,22 +77,34 @@ struct TraceSummary {
     double difference_median = 0; // B's forces vs A's, relative norm
   };
   std::vector<Comparison> comparisons;
+  // The stepping thread's steps (the lab): how many, how fast, how many abandoned; how old the drawn state was.
+  std::size_t steps = 0, abandoned = 0;
+  double steps_per_s = 0, median_step_ms = 0;
+  double median_state_age_ms = 0, p95_state_age_ms = 0;
 };
 
 class FrameTrace {
  public:
   void record(FrameRecord record) { records_.push_back(std::move(record)); }
+  void record_step(StepRecord record) { steps_.push_back(std::move(record)); }
   const std::vector<FrameRecord>& records() const { return records_; }
+  const std::vector<StepRecord>& steps() const { return steps_; }
 
   static const char* csv_header();
+  static const char* steps_csv_header();
   std::string csv() const;
-  void write_csv(const std::filesystem::path& file) const;  // whole or not at all (sim/file_util)
+  std::string steps_csv() const;
+  // The frames into `file`; the steps, when there are any, beside it into steps_file(file) ("frames.csv":
+  // "frames-steps.csv"). Each whole or not at all (sim/file_util).
+  void write_csv(const std::filesystem::path& file) const;
+  static std::filesystem::path steps_file(const std::filesystem::path& file);
 
   TraceSummary summarize() const;
   void print_summary(std::ostream& out) const;
 
  private:
   std::vector<FrameRecord> records_;
+  std::vector<StepRecord> steps_;
 };
 
 }  // namespace nbl

@@ -77,7 +77,10 @@ std::size_t measured_gpu_body_count(const Settings& settings) {
 }
 
 Simulation::Simulation(const Settings& settings, const std::string& load_file)
-    : settings_(settings), load_file_(load_file) {
+    : Simulation(settings, load_file, BackendFactory{}) {}
+
+Simulation::Simulation(const Settings& settings, const std::string& load_file, BackendFactory factory)
+    : factory_(std::move(factory)), settings_(settings), load_file_(load_file) {
   validate(settings_);
   if (!settings_.kernels_dir.empty()) check_kernels_workspace(settings_.kernels_dir);
   if (load_file_.empty()) {
@@ -133,8 +136,13 @@ Bodies Simulation::make_initial_bodies(const Settings& settings) {
   return make_scene(settings.scene, n, settings.seed);
 }
 
-std::unique_ptr<Backend> Simulation::make_backend(const Settings& settings, std::string& notice) {
+std::unique_ptr<Backend> Simulation::make_backend(const Settings& settings, std::string& notice) const {
   notice.clear();
+  if (factory_) {
+    auto backend = factory_(settings);
+    backend->configure(settings);
+    return backend;
+  }
   std::string why;
   const auto device = settings.backend == BackendKind::cpu ? std::nullopt : query_device(&why);
   if (settings.backend == BackendKind::gpu && !device)
@@ -287,8 +295,9 @@ void Simulation::reset() {
 }
 
 StepStats Simulation::step() {
+  backend_->set_step_control(step_control_);  // a backend made since the last step has none yet
   StepStats stats = backend_->step();
-  time_ += dt_;
+  if (!stats.abandoned) time_ = time_ + dt_;
   return stats;
 }
 

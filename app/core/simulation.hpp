@@ -2,6 +2,8 @@
 // with. The window, `bench` and `render` all drive one of these; the panel edits a Settings value and
 // hands it to apply(). Knows nothing of GL or ImGui.
 #pragma once
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -20,6 +22,10 @@ class Simulation {
   // Builds the bodies (scene, or the Tipsy file `load_file` when not empty) and the backend the
   // settings ask for. Throws InputError for bad settings or an n too large for the memory it needs.
   explicit Simulation(const Settings& settings, const std::string& load_file = {});
+  // The same, with every backend made by `factory` (given the resolved settings) instead of the four of
+  // sim/ and cuda/: tests run the lab on a deliberately slow or failing backend this way.
+  using BackendFactory = std::function<std::unique_ptr<Backend>(const Settings& resolved)>;
+  Simulation(const Settings& settings, const std::string& load_file, BackendFactory factory);
 
   // Applies new settings. Toggles, dt, softening and theta take effect at the next step; a new
   // algorithm or backend keeps the bodies; a new scene, n or seed rebuilds them (see needs_reset()).
@@ -56,6 +62,9 @@ class Simulation {
   void restore(const Settings& settings, TipsySnapshot snapshot);
 
   StepStats step();
+  // How step() asks the backend to run (sim/backend.hpp): the lab's stepping thread sets it once; every
+  // backend the simulation makes later gets it too. bench and render never set it.
+  void set_step_control(const StepControl& control) { step_control_ = control; }
 
   Backend& backend() { return *backend_; }
   const Backend& backend() const { return *backend_; }
@@ -63,7 +72,7 @@ class Simulation {
   // The settings with what the unset ones resolved to (N, dt, softening): what the panel shows as "auto".
   Settings effective_settings() const;
   std::size_t body_count() const { return backend_->body_count(); }
-  double time() const { return time_; }
+  double time() const { return time_.load(); }  // the stepping thread advances it (app/core/stepper.hpp)
   double dt() const { return dt_; }
   double softening() const { return softening_; }
 
@@ -87,19 +96,22 @@ class Simulation {
  private:
   static Bodies make_initial_bodies(const Settings& settings);
   static std::vector<BodyGroup> groups_of(const Settings& settings, std::size_t n, bool from_file);
-  static std::unique_ptr<Backend> make_backend(const Settings& resolved, std::string& notice);
+  std::unique_ptr<Backend> make_backend(const Settings& resolved, std::string& notice) const;
   // The settings with dt and softening filled in (scene defaults where unset): what backends see.
   Settings resolved_settings() const;
 
+  BackendFactory factory_;
   Settings settings_;
   std::string load_file_;
   std::unique_ptr<Backend> backend_;
   Bodies initial_;
   std::vector<BodyGroup> groups_;
-  double time_ = 0, dt_ = 0, softening_ = 0;
+  std::atomic<double> time_ = 0;
+  double dt_ = 0, softening_ = 0;
   double initial_time_ = 0;  // of initial_: 0 for a scene, the snapshot's for a file or bookmark
   std::string notice_;
   std::optional<Settings> pending_;  // requested, building (resolved dt and softening below)
+  StepControl step_control_;
   double pending_dt_ = 0, pending_softening_ = 0;
 };
 

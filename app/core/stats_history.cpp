@@ -75,4 +75,19 @@ double LabStats::fps() const {
   return ms > 0 ? 1000.0 / ms : 0;
 }
 
+void RateWindow::record(Clock::time_point when, int count) {
+  events_.emplace_back(when, count);
+  while (events_.size() > 2 && std::chrono::duration<double>(when - events_.front().first).count() > window_s_)
+    events_.pop_front();
+}
+
+double RateWindow::per_second(Clock::time_point now) const {
+  if (events_.size() < 2) return 0;
+  // The events after the first, over the time from the first to now: a rate that stopped decays.
+  int count = 0;
+  for (std::size_t i = 1; i < events_.size(); ++i) count += events_[i].second;
+  const double seconds = std::chrono::duration<double>(now - events_.front().first).count();
+  return seconds > 0 ? count / seconds : 0;
+}
+
 }  // namespace nbl

@@ -1,6 +1,8 @@
 // What the panel plots: the last few hundred frames' timings and step statistics, as ring buffers
 // laid out for ImGui::PlotLines (values + offset of the oldest).
 #pragma once
+#include <chrono>
+#include <deque>
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -37,6 +39,22 @@ struct FrameTimes {
   double render_ms = 0;    // drawing the scene
   double ui_ms = 0;        // building and drawing the panel
   double frame_ms = 0;     // from one frame's start to the next
+};
+
+// Events per second over the last few seconds (the simulation's steps/s beside the display's FPS).
+class RateWindow {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit RateWindow(double window_s = 3.0) : window_s_(window_s) {}
+  void record(Clock::time_point when, int count);
+  // Per second over the window ending now; 0 before two records. A rate that stopped decays: the time
+  // since the last record counts.
+  double per_second(Clock::time_point now) const;
+  void clear() { events_.clear(); }
+
+ private:
+  double window_s_;
+  std::deque<std::pair<Clock::time_point, int>> events_;
 };
 
 class LabStats {

@@ -28,4 +28,13 @@ inline std::string si(double value, const char* unit) {
   return text;
 }
 
+// A duration for people: 0.35 -> "0.35 ms", 12.4 -> "12 ms", 1234 -> "1.23 s", 75000 -> "75 s"
+inline std::string fmt_ms(double ms) {
+  char text[32];
+  if (ms >= 1000) std::snprintf(text, sizeof text, "%.3g s", ms / 1000);
+  else if (ms >= 10) std::snprintf(text, sizeof text, "%.0f ms", ms);
+  else std::snprintf(text, sizeof text, "%.2g ms", ms);
+  return text;
+}
+
 }  // namespace nbl

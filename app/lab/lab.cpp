@@ -25,6 +25,7 @@ constexpr double kKernelInfoRefreshS = 0.5;
 constexpr std::size_t kForceErrorBudget = std::size_t(1) << 28;  // sample x n interactions per measurement
 constexpr std::size_t kLadderBodies = std::size_t(1) << 16;  // as `nbodylab bench ladder` by default
 constexpr std::size_t kTourBarnesHutBodies = std::size_t(1) << 18;
+constexpr double kSlowStepMs = 100;  // a step slower than this is said to be slow, at the top of the panel
 
 double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -73,7 +74,7 @@ std::unique_ptr<Surface> open_surface(const LabOptions& o) {
 
 Lab::Lab(const LabOptions& options)
     : options_(checked(options)),
-      simulation_(options.settings, options.load_file),
+      simulation_(options.settings, options.load_file, options.backend_factory),
       editor_(simulation_.settings()),
       script_(checked_runner(options, simulation_)),
       surface_(open_surface(options)),
@@ -87,6 +88,9 @@ Lab::Lab(const LabOptions& options)
       paused_(options.start_paused),
       tracing_(options.offscreen || options.script || !options.trace_file.empty()) {
   panel_.set_width(Panel::kWidth * surface_->content_scale());
+  stepper_.attach(simulation_, kSliceMs);
+  refresh_between_jobs();
+  state_finished_ = Clock::now();  // the initial state
   bookmarks_ = list_bookmarks(options_.bookmark_dir);
   if (!options_.record.target.empty()) start_recording(options_.record);  // a bad target stops before the first frame
   if (options.tour) {
@@ -102,6 +106,10 @@ int Lab::run() {
     frame();
     if (options_.frames > 0 && frame_count_ >= options_.frames) break;
   }
+  if (stepper_.busy()) {  // the last job's steps count; an unfinished step is discarded
+    stepper_.abandon();
+    if (std::optional<StepReport> report = stepper_.wait()) job_finished(*report);
+  }
   if (tracing_) finish_session(std::cout);
   if (recorder_ && !stop_recording()) {
     std::fprintf(stderr, "nbodylab: %s\n", error_.c_str());
@@ -114,7 +122,10 @@ int Lab::run() {
 void Lab::finish_session(std::ostream& out) {
   if (!options_.trace_file.empty()) {
     trace_.write_csv(options_.trace_file);
-    out << "trace: " << trace_.records().size() << " frame(s) written to " << options_.trace_file.string() << "\n";
+    out << "trace: " << trace_.records().size() << " frame(s) written to " << options_.trace_file.string();
+    if (!trace_.steps().empty())
+      out << ", " << trace_.steps().size() << " step(s) to " << FrameTrace::steps_file(options_.trace_file).string();
+    out << "\n";
   }
   if (script_) {
     if (const std::string note = script_->unfinished_note(frame_count_); !note.empty()) out << "script: " << note << "\n";
@@ -122,17 +133,18 @@ void Lab::finish_session(std::ostream& out) {
   trace_.print_summary(out);
 }
 
-// The frame loop, one turn.
+// The frame loop, one turn. The simulation steps on its own thread (app/core/stepper.hpp): a frame
+// draws the newest finished state and never waits for a step.
 void Lab::frame() {
   surface_->poll_events();
   ui_.set_look(editor_.draft().view.ui_scale, editor_.draft().view.panel_theme);  // presenter type size, theme
   run_script();      // a script's entries due now: settings, input, screenshots, A/B
   ui_.begin_frame();
   handle_input();    // keys and mouse: the camera moves, commands queue up
-  apply_settings();  // last frame's panel edits reach the simulation
-  render_scene();    // the state reached so far: sprites or splat, overlays, tone map
-  simulate();        // the next steps, on the GPU while it draws
-  update_vertices(); // theirs for the next frame: after the steps and this frame's reads, in GPU order
+  collect_steps();   // a finished job: its statistics and A/B sample; its state becomes the one drawn
+  apply_settings();  // between jobs, the panel's edits reach the simulation; a slow job the user left is stopped
+  render_scene();    // the newest finished state: sprites or splat, overlays, tone map
+  simulate();        // between jobs, the next one starts on the stepping thread while this frame goes on
   build_panel();     // widgets and live numbers, then ImGui draws them
   run_commands();    // buttons and keys (a screenshot sees this whole frame)
   record_frame();    // recording: this frame into the readback ring, finished ones to the encoder
@@ -159,7 +171,23 @@ void Lab::handle_input() {
   if (io.MouseWheel != 0.0f) camera_.zoom(io.MouseWheel);
 }
 
+bool Lab::leaving_running_variant() const {
+  const Settings& a = simulation_.settings();
+  const Settings& d = editor_.draft();
+  return editor_.restart_pending(a) || !(d.toggles == a.toggles) || d.algorithm != a.algorithm ||
+         d.backend != a.backend || d.opening_angle != a.opening_angle || d.dt != a.dt || d.softening != a.softening ||
+         d.kernels_dir != a.kernels_dir || !deferred_.empty();
+}
+
 void Lab::apply_settings() {
+  if (stepper_.busy()) {
+    // The backend is stepping: settings wait for the job's end. A slow job of a variant the user has left
+    // is stopped now (its unfinished step discarded), so the change does not wait a whole step.
+    const double slow_ms = std::max(stepper_.running_ms(), last_step_ms_);
+    if (!stepper_.abandoning() && slow_ms > kAbandonAfterMs && leaving_running_variant()) stepper_.abandon();
+    return;
+  }
+  run_deferred();
   if (tour_) tour_->sync(editor_, simulation_);  // the tour's A/B, once the step's algorithm runs
   // A kernel build requested earlier finished on its worker thread: swap it in now, between steps.
   swapped_this_frame_.reset();
@@ -217,48 +245,104 @@ void Lab::apply_settings() {
   }
 }
 
-void Lab::simulate() {
-  times_.simulate_ms = 0;
-  ab_sample_.reset();
+void Lab::collect_steps() {
   steps_this_frame_ = 0;
-  const bool run = (!paused_ || step_once_) && !state_broken_ && !ladder_.running();
-  step_once_ = false;
-  if (!run) return;
-  // A/B times A's step and then B's pass on the same state. The previous frame's drawing overlaps the
-  // step (render_scene's glFlush) and would slow A's kernels alone: at 65,536 bodies on the H200 it
-  // added 0.6 ms to A's 2.3 ms force pass, and the tour's live speed-ups read 0.74x for steps that
-  // gain. With A/B on, the step first waits for the GPU to finish drawing.
-  if (editor_.comparison() && simulation_.backend().on_gpu()) glFinish();
-  const auto start = Clock::now();
-  try {
-    StepStats last;
-    bool stepped = false;
-    for (int i = 0; i < simulation_.settings().steps_per_frame; ++i) {
-      StepStats stats = simulation_.step();
-      if (stats.non_finite) {
-        state_broken_ = true;
-        char text[256];
-        std::snprintf(text, sizeof text,
-                      "NaN or inf appeared in the bodies at t = %.4g: paused rather than draw garbage. Reset (R) to "
-                      "start over; a smaller dt or a larger softening keeps close encounters finite.",
-                      simulation_.time());
-        pause_because(text);
-        break;
-      }
-      last = std::move(stats);
-      stepped = true;
-      ++steps_this_frame_;
-    }
-    if (stepped) {
-      stats_.record_step(last);
-      compare_ab();
-      vertices_stale_ = true;
-    }
-  } catch (const Error& e) {
-    pause_because(std::string("The simulation stopped: ") + e.what() +
-                  "\nThe window stays open: change settings, Reset (R), or resume (Space) to try again.");
+  ab_sample_.reset();
+  if (std::optional<StepReport> report = stepper_.poll()) job_finished(*report);
+}
+
+void Lab::job_finished(StepReport& report) {
+  times_.simulate_ms = report.wall_ms;
+  const int steps = static_cast<int>(report.steps.size());
+  if (report.abandoned) {
+    ++abandoned_jobs_;
+    abandoned_note_ = "A step of " + job_variant_ + " was abandoned after " + fmt_ms(report.wall_ms) +
+                      " when you switched: its result was discarded, and the state is the last finished one.";
   }
-  times_.simulate_ms = ms_since(start);
+  if (steps > 0) {
+    steps_this_frame_ = steps;
+    steps_completed_ += steps;
+    state_finished_ = report.finished;
+    last_step_ms_ = report.wall_ms / steps;
+    step_clock_.record(report.finished, steps);
+    stats_.record_step(report.steps.back());
+    vertices_stale_ = true;
+    if (tracing_) {
+      for (const StepStats& s : report.steps) {
+        StepRecord r;
+        r.step = steps_stepped_++;
+        r.wall_s = session_started_ ? std::chrono::duration<double>(report.finished - *session_started_).count() : 0.0;
+        r.ms = report.wall_ms / steps;
+        r.kernel_ms = s.total_ms;
+        r.force_slices = s.force_slices;
+        r.variant = job_variant_;
+        trace_.record_step(std::move(r));
+      }
+    }
+    if (!paused_ && !state_broken_) {  // N tuning: the steps should keep up with the display
+      const double fixed_ms = std::max(times_.render_ms, render_cpu_ms_) + times_.ui_ms;
+      if (auto n = tuner_.observe(last_step_ms_ * simulation_.settings().steps_per_frame + times_.vertices_ms, fixed_ms)) {
+        editor_.set_body_count(static_cast<std::int64_t>(*n));
+        editor_.request_restart();
+      }
+    }
+  }
+  if (report.abandoned && tracing_) {
+    StepRecord r;
+    r.step = steps_stepped_;
+    r.wall_s = session_started_ ? std::chrono::duration<double>(report.finished - *session_started_).count() : 0.0;
+    r.ms = report.wall_ms;
+    r.variant = job_variant_;
+    r.abandoned = true;
+    trace_.record_step(std::move(r));
+  }
+  if (report.non_finite) {
+    state_broken_ = true;
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "NaN or inf appeared in the bodies at t = %.4g: paused rather than draw garbage. Reset (R) to "
+                  "start over; a smaller dt or a larger softening keeps close encounters finite.",
+                  simulation_.time());
+    pause_because(text);
+  }
+  if (!report.error.empty())
+    pause_because("The simulation stopped: " + report.error +
+                  "\nThe window stays open: change settings, Reset (R), or resume (Space) to try again.");
+  if (report.comparison) {
+    ab_history_.add(*report.comparison);
+    ab_sample_ = std::move(report.comparison);
+  }
+  if (!report.comparison_error.empty()) {
+    error_ = "A/B stopped: " + report.comparison_error;
+    ab_error_ = "B was cleared: " + error_;
+    ab_stop();
+  }
+  refresh_between_jobs();
+}
+
+// What the panel reads of the backend that a running step could change: read between jobs only.
+void Lab::refresh_between_jobs() {
+  ab_ready_ = simulation_.comparison_ready();
+  variant_label_ = simulation_.backend().variant_label();
+  if (variant_label_.empty()) variant_label_ = simulation_.backend().name();
+}
+
+void Lab::simulate() {
+  times_.simulate_ms = stepper_.busy() ? 0 : times_.simulate_ms;
+  const bool run = (!paused_ || step_once_) && !state_broken_ && !ladder_.running() && deferred_.empty();
+  if (stepper_.busy() || !run) return;
+  step_once_ = false;
+  refresh_between_jobs();
+  job_variant_ = variant_label_;
+  // A/B times A's step and then B's pass on the same state: the job starts on an idle GPU, as the frame's
+  // drawing would otherwise overlap A's kernels alone (at 65,536 bodies on the H200 it added 0.6 ms to
+  // A's 2.3 ms force pass, and the tour's live speed-ups read 0.74x for steps that gain).
+  const bool compare = editor_.comparison() && simulation_.backend().on_gpu();
+  if (compare) glFinish();
+  StepJob job;
+  job.steps = paused_ ? 1 : simulation_.settings().steps_per_frame;
+  job.compare = compare;
+  stepper_.start(simulation_, job);
 }
 
 void Lab::render_scene() {
@@ -273,7 +357,7 @@ void Lab::render_scene() {
   if (view.color_mode != drawn_view_.color_mode || view.octree_depth != drawn_view_.octree_depth ||
       view.show_bounding_box != drawn_view_.show_bounding_box || view.show_axes != drawn_view_.show_axes)
     vertices_stale_ = true;
-  update_vertices();  // a new view, a restart, a loaded state; after a step simulate() wrote them already
+  update_vertices();  // a finished job's state, a new view, a restart, a loaded state
   if (fit_pending_ && scene_.vertices().count() > 0) {
     camera_.fit(scene_.measure_extent());
     fit_pending_ = false;
@@ -287,7 +371,9 @@ void Lab::render_scene() {
 }
 
 void Lab::update_vertices() {
-  if (!vertices_stale_ || state_broken_) return;  // paused and unchanged: draw what the buffer holds
+  // Paused and unchanged: draw what the buffer holds. While a job steps, the buffer keeps the newest
+  // finished state (the backend's bodies are mid-step); it is rewritten when the job ends.
+  if (!vertices_stale_ || state_broken_ || stepper_.busy()) return;
   const ViewSettings& view = editor_.draft().view;
   try {
     scene_.update(simulation_.backend(), view, {simulation_.time(), simulation_.body_groups()});
@@ -321,8 +407,21 @@ void Lab::build_panel() {
   facts.builds = simulation_.builds();
   facts.ab_history = &ab_history_;
   facts.ab_builds = simulation_.comparison_builds();
-  facts.ab_ready = simulation_.comparison_ready();
+  facts.ab_ready = ab_ready_;
   facts.auto_n_note = tuner_.note();
+  {
+    SteppingFacts& st = facts.stepping;
+    const auto now = Clock::now();
+    st.steps_per_s = step_clock_.per_second(now);
+    st.step_ms = last_step_ms_;
+    st.state_age_ms = state_finished_ ? std::chrono::duration<double, std::milli>(now - *state_finished_).count() : 0.0;
+    st.running_ms = stepper_.running_ms();
+    const double slow_ms = std::max(last_step_ms_, st.running_ms);
+    if (slow_ms > kSlowStepMs && !paused_)
+      st.slow_notice = "This variant takes " + fmt_ms(slow_ms) + " a step" + (last_step_ms_ >= st.running_ms ? "" : " so far") +
+                       ": the picture moves that slowly, while the window, the camera and this panel stay live.";
+    st.abandoned_note = abandoned_note_;
+  }
   facts.unicode_font = ui_.unicode_font();
   facts.recording = recorder_ != nullptr;
   if (recorder_) {
@@ -384,19 +483,29 @@ void Lab::finish_frame() {
   const double now = seconds_since_start();
   // The device's energy pass takes a quarter of a step's time per frame (0.5 to 4 ms).
   const double energy_budget_ms = std::clamp(0.25 * stats_.step_ms.median(), 0.5, 4.0);
-  if (!state_broken_ && !ladder_.running()) energy_.poll(simulation_, now, energy_budget_ms);
-  if (ladder_.poll()) status_ = ladder_.error().empty() ? "Ladder finished." : "";
-  if (now - kernels_refreshed_s_ > kKernelInfoRefreshS) {
-    kernels_ = simulation_.backend().kernel_info();
-    kernels_refreshed_s_ = now;
-  }
-  if (!paused_ && !state_broken_) {
-    const double fixed_ms = std::max(times_.render_ms, render_cpu_ms_) + times_.ui_ms;
-    if (auto n = tuner_.observe(times_.simulate_ms + times_.vertices_ms, fixed_ms)) {
-      editor_.set_body_count(static_cast<std::int64_t>(*n));
-      editor_.request_restart();
+  // The backend's own work waits for the stepping thread to be idle (the next frame starts a job).
+  if (!stepper_.busy()) {
+    if (!state_broken_ && !ladder_.running()) energy_.poll(simulation_, now, energy_budget_ms);
+    if (now - kernels_refreshed_s_ > kKernelInfoRefreshS) {
+      kernels_ = simulation_.backend().kernel_info();
+      kernels_refreshed_s_ = now;
     }
   }
+  if (ladder_.poll()) status_ = ladder_.error().empty() ? "Ladder finished." : "";
+}
+
+// Commands that need the backend between two steps (a reset, a bookmark, the force error) wait here
+// while a job runs; a slow job the user has left is stopped for them (apply_settings).
+bool Lab::defer_while_stepping(LabCommand command) {
+  if (!stepper_.busy()) return false;
+  deferred_.push_back(command);
+  return true;
+}
+
+void Lab::run_deferred() {
+  const auto commands = std::move(deferred_);
+  deferred_.clear();
+  for (LabCommand c : commands) execute(c);
 }
 
 void Lab::compare_ab() {
@@ -472,6 +581,15 @@ void Lab::ab_make_current() {
 }
 
 void Lab::execute(LabCommand command) {
+  switch (command) {
+    case LabCommand::reset:
+    case LabCommand::measure_force_error:
+    case LabCommand::save_bookmark:
+    case LabCommand::load_bookmark:
+      if (defer_while_stepping(command)) return;
+      break;
+    default: break;
+  }
   switch (command) {
     case LabCommand::ab_swap:  // the panel offers these only while B exists
       if (editor_.comparison()) ab_swap();
@@ -642,7 +760,7 @@ void Lab::restore_bookmark(const Bookmark& bookmark) {
 LiveSpeedup Lab::tour_live() const {
   const auto force = std::find_if(stats_.stages.begin(), stats_.stages.end(), [](const auto& s) { return s.first == "force"; });
   const double force_ms = force != stats_.stages.end() && force->second.count() > 0 ? force->second.median() : 0.0;
-  return tour_->live(simulation_, ab_history_, simulation_.comparison_ready(), force_ms);
+  return tour_->live(simulation_, ab_history_, ab_ready_, force_ms);
 }
 
 Caption Lab::caption() const {
@@ -709,6 +827,9 @@ void Lab::pause_because(const std::string& reason) {
 
 void Lab::bodies_replaced() {
   state_broken_ = false;
+  state_finished_ = Clock::now();  // the new initial state is the newest finished one
+  last_step_ms_ = 0;
+  step_clock_.clear();
   if (!pause_reason_.empty()) {  // it paused itself; new bodies are a fresh start
     paused_ = options_.start_paused;
     pause_reason_.clear();
@@ -786,8 +907,13 @@ void Lab::record_trace() {
     }
   }
   r.building = simulation_.building() || swapped_this_frame_.has_value();
-  r.variant = simulation_.backend().variant_label();
-  if (r.variant.empty()) r.variant = simulation_.backend().name();
+  r.variant = variant_label_;
+  r.state_age_ms = state_finished_ ? std::chrono::duration<double, std::milli>(Clock::now() - *state_finished_).count() : 0.0;
+  r.steps_completed = steps_completed_;
+  r.stepping = stepper_.busy();
+  r.camera_yaw_deg = camera_.yaw_deg();
+  r.camera_pitch_deg = camera_.pitch_deg();
+  r.camera_distance = camera_.distance();
   if (swapped_this_frame_) {
     r.swap = swapped_this_frame_->accepted ? "accepted" : "refused";
     r.swap_latency_s = swapped_this_frame_->latency_s;
@@ -803,7 +929,7 @@ void Lab::record_trace() {
       std::snprintf(theta, sizeof theta, "theta=%g", b->opening_angle);
       r.ab_b += (r.ab_b.empty() ? "" : ", ") + std::string(theta);
     }
-    r.ab_state = simulation_.comparison_ready() ? "ready" : "building";
+    r.ab_state = ab_ready_ ? "ready" : "building";
   }
   if (ab_sample_) {
     auto total = [](const std::vector<StageTime>& stages) {
@@ -834,7 +960,7 @@ void Lab::print_stats() {
     line += "; A/B, B = " + (changes.empty() ? std::string("a copy of A") : changes) + ": ";
     const auto rows = ab_history_.rows();
     if (rows.empty() || rows.back().speedup.empty()) {
-      line += simulation_.comparison_ready() ? "no frame compared yet" : "B building";
+      line += ab_ready_ ? "no frame compared yet" : "B building";
     } else {
       char text[160];
       std::snprintf(text, sizeof text, "%d frames, total A %.3f ms, B %.3f ms, B is %s, forces differ by %.2g", static_cast<int>(ab_history_.size()),

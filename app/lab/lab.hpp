@@ -25,6 +25,7 @@
 #include "app/core/settings_editor.hpp"
 #include "app/core/simulation.hpp"
 #include "app/core/stats_history.hpp"
+#include "app/core/stepper.hpp"
 #include "app/lab/surface.hpp"
 #include "app/core/tour.hpp"
 #include "app/lab/tour_view.hpp"
@@ -50,6 +51,7 @@ struct LabOptions {
   std::optional<TourKind> tour;    // open the guided tour at its first step (--tour)
   RecordOptions record;            // record.target not empty: record from the first frame (--record)
   std::filesystem::path bookmark_dir = kUserBookmarkDir;  // where the panel saves bookmarks
+  Simulation::BackendFactory backend_factory;  // tests: every backend made this way (app/core/simulation.hpp)
 };
 
 // The presenter caption: a title and a live figure over the picture, large enough for the back of a
@@ -107,6 +109,8 @@ class Lab : public ScriptTarget {
   const ComparisonHistory& ab_history() const { return ab_history_; }
 
   Simulation& simulation() { return simulation_; }
+  bool stepping() const { return stepper_.busy(); }  // a job runs on the stepping thread
+  std::int64_t steps_completed() const { return steps_completed_; }
   const LabStats& stats() const { return stats_; }
   const SceneView& scene() const { return scene_; }
   const Panel& panel() const { return panel_; }
@@ -151,6 +155,12 @@ class Lab : public ScriptTarget {
 
   void run_script();
   void handle_input();
+  void collect_steps();     // a finished job's report, when there is one
+  void job_finished(StepReport& report);
+  void refresh_between_jobs();  // what the panel reads of the backend, while no step runs
+  bool leaving_running_variant() const;  // pending edits or commands need another variant or state
+  bool defer_while_stepping(LabCommand command);
+  void run_deferred();
   void apply_settings();
   void simulate();
   void render_scene();
@@ -172,8 +182,15 @@ class Lab : public ScriptTarget {
   double seconds_since_start() const;
   std::array<float, 2> scene_centre() const;  // in ImGui's display units
 
+  // A job of a variant the user has left is stopped once it has run this long (or its steps take this
+  // long): a fast step ends sooner than stopping it would gain.
+  static constexpr double kAbandonAfterMs = 50;
+  // The force pass is split into launches of about this long, so the display draws between them.
+  static constexpr double kSliceMs = 8;
+
   LabOptions options_;
   Simulation simulation_;  // built first: bad input is refused before a window opens
+  Stepper stepper_;        // after simulation_: it stops (and its thread ends) before the simulation goes
   SettingsEditor editor_;
   std::optional<ScriptRunner> script_;  // checked before the surface opens, too
   std::unique_ptr<Surface> surface_;
@@ -192,6 +209,7 @@ class Lab : public ScriptTarget {
   std::string backend_name_;
 
   std::vector<LabCommand> pending_;
+  std::vector<LabCommand> deferred_;  // commands that need the backend, waiting for the job to end
   std::vector<PendingScreenshot> screenshots_;
   bool paused_ = false;
   bool step_once_ = false;
@@ -222,6 +240,18 @@ class Lab : public ScriptTarget {
   Clock::time_point started_ = Clock::now(), frame_started_ = Clock::now();
   std::optional<Clock::time_point> session_started_;  // when the first frame began: a script's time 0
   int frame_count_ = 0;
+
+  // The simulation's own pace (app/core/stepper.hpp).
+  std::int64_t steps_completed_ = 0;  // finished steps since the session began
+  std::int64_t steps_stepped_ = 0;    // step rows in the trace
+  std::optional<Clock::time_point> state_finished_;  // when the state on screen was finished
+  double last_step_ms_ = 0;           // wall time of the last finished step, on the stepping thread
+  RateWindow step_clock_;             // steps/s
+  std::int64_t abandoned_jobs_ = 0;
+  std::string abandoned_note_;
+  std::string job_variant_;           // the variant the running job steps
+  std::string variant_label_;         // the variant running, read between jobs
+  bool ab_ready_ = false;             // B is built, read between jobs
 
   // This frame, for the trace.
   int steps_this_frame_ = 0;

@@ -397,8 +397,11 @@ void Panel::header(const PanelFacts& f) {
   const Simulation& sim = *f.simulation;
   ImGui::Text("nbodylab");
   ImGui::SameLine();
-  ImGui::TextColored(kMuted, "%.0f FPS   %s bodies   t = %.3f", f.stats->fps(),
+  ImGui::TextColored(kMuted, "%.0f FPS   %.3g steps/s   %s bodies   t = %.3f", f.stats->fps(), f.stepping.steps_per_s,
                      with_commas(static_cast<std::int64_t>(sim.body_count())).c_str(), sim.time());
+  tooltip("The picture, the camera and this panel run at the display's rate (FPS); the simulation steps on its "
+          "own thread at its own rate (steps/s), and each frame draws the newest finished state.");
+  if (!f.stepping.slow_notice.empty()) wrapped(kWarning, f.stepping.slow_notice);
   ImGui::TextColored(kMuted, "%s", sim.backend().name().c_str());
   const BodyVertices& v = f.scene->vertices();
   ImGui::TextColored(v.path() == VertexPath::interop ? kGood : kMuted, "vertices: %s, %.2f ms/frame", to_string(v.path()),
@@ -825,15 +828,23 @@ void Panel::performance_section(const PanelFacts& f) {
   ImGui::TextColored(kMuted, "(frame %.1f ms, p90 %.1f; %d frames)", frame.median, frame.high, s.frame_ms.count());
   tooltip("FPS is the wall-clock interval from one frame to the next (median over the frames in view), not the sum "
           "of the parts below: on a GPU they can overlap.");
-  split_bar({{t.simulate_ms, kSimulateColor}, {t.vertices_ms, kVerticesColor}, {t.render_ms, kRenderColor}, {t.ui_ms, kUiColor}},
-            std::max({t.frame_ms, t.simulate_ms + t.vertices_ms + t.render_ms + t.ui_ms, 1e-3}));
-  legend(kSimulateColor, "simulate", t.simulate_ms);
-  ImGui::SameLine(ImGui::GetContentRegionAvail().x * 0.5f);
+  split_bar({{t.vertices_ms, kVerticesColor}, {t.render_ms, kRenderColor}, {t.ui_ms, kUiColor}},
+            std::max({t.frame_ms, t.vertices_ms + t.render_ms + t.ui_ms, 1e-3}));
   legend(kVerticesColor, "vertices", t.vertices_ms);
   legend(kRenderColor, "render", t.render_ms);
   ImGui::SameLine(ImGui::GetContentRegionAvail().x * 0.5f);
   legend(kUiColor, "panel", t.ui_ms);
   plot("##frame", s.frame_ms, "frame ms", ImGui::GetFontSize() * 2.5f);
+
+  const SteppingFacts& st = f.stepping;
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kSimulateColor), "%.3g steps/s", st.steps_per_s);
+  ImGui::SameLine();
+  ImGui::TextColored(kMuted, "(step %s; state on screen %s old%s)", fmt_ms(st.step_ms).c_str(), fmt_ms(st.state_age_ms).c_str(),
+                     st.running_ms > 0 ? (", next " + fmt_ms(st.running_ms) + " in").c_str() : "");
+  tooltip("The simulation runs on its own thread: steps/s counts the steps finished over the last seconds, the step "
+          "time is one step's wall time there, and the state on screen is the newest finished one. A step never "
+          "holds up a frame: when a variant is slow, the picture moves slowly while the window stays live.");
+  if (!st.abandoned_note.empty()) wrapped(kMuted, st.abandoned_note);
 
   if (!s.has_step) {
     ImGui::TextColored(kMuted, "No steps yet.");

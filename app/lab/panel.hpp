@@ -31,6 +31,16 @@ struct ForceErrorReading {
 };
 
 // What the panel shows this frame (read only).
+// The simulation's own pace (app/core/stepper.hpp), beside the display's.
+struct SteppingFacts {
+  double steps_per_s = 0;     // finished steps per second, over the last seconds
+  double step_ms = 0;         // the last finished step's wall time on the stepping thread
+  double state_age_ms = 0;    // how long ago the state on screen was finished
+  double running_ms = 0;      // the step in flight, so far (0: none)
+  std::string slow_notice;    // "this variant takes 1.2 s a step: ..." ("" when steps keep up)
+  std::string abandoned_note; // the last abandoned step, said once it happened ("" when none)
+};
+
 struct PanelFacts {
   const Simulation* simulation = nullptr;
   const LabStats* stats = nullptr;
@@ -51,6 +61,7 @@ struct PanelFacts {
   const ComparisonHistory* ab_history = nullptr;  // A/B's measurements over the last frames
   std::vector<BuildProgress> ab_builds;           // B's build
   bool ab_ready = false;                          // B is built and compared each frame
+  SteppingFacts stepping;
   std::string auto_n_note;   // what the start-up body-count tuning did
   bool unicode_font = false;
   bool recording = false;

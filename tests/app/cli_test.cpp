@@ -622,12 +622,20 @@ TEST_F(Cli, AnOffscreenScriptedSessionChangesSettingsAndKeepsFramesFlowing) {
     const double ms = std::stod(csv[i][interval]);
     EXPECT_GT(ms, 0);
     EXPECT_LT(ms, 60000) << "a frame stalled for a minute";
-    EXPECT_EQ(std::stoi(csv[i][steps]), i - 1 >= 7 ? 2 : 1);
+    // The steps run on their own thread, a job of steps-per-frame steps at a time (two from frame 7 on).
+    EXPECT_LE(std::stoi(csv[i][steps]), i - 1 >= 7 ? 2 : 1);
   }
+  EXPECT_GT(std::stoi(csv[11][column(csv, "steps_completed")]), 0);
   EXPECT_EQ(csv[4][actions], "set");
   EXPECT_EQ(csv[10][actions], "screenshot+stats");
-  EXPECT_NE(csv[3][variant], csv[4][variant]) << "all-pairs from frame 3";
-  EXPECT_NE(csv[5][variant], csv[6][variant]) << "Barnes-Hut again from frame 5";
+  // Each switch applies between two jobs: all-pairs from frame 3, Barnes-Hut again from frame 5.
+  auto runs = [&](std::size_t from, std::size_t to, const std::string& what) {
+    for (std::size_t i = from; i < to; ++i)
+      if (csv[i][variant].find(what) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(runs(4, 6, "all-pairs")) << "all-pairs from frame 3";
+  EXPECT_TRUE(runs(6, 12, "Barnes-Hut")) << "Barnes-Hut again from frame 5";
 }
 
 TEST_F(Cli, ScriptsAreCheckedBeforeAnythingRuns) {
@@ -747,7 +755,7 @@ TEST_F(Cli, TheTourRunsInAWindowUnderXvfb) {
   EXPECT_GT(testing::fraction(image, 560, 200, 840, 520, [](auto p) { return testing::luma(p) > 60; }), 0.01) << "bodies between them";
   const auto csv = read_csv(trace);
   ASSERT_EQ(csv.size(), 15u);
-  for (std::size_t i = 2; i < csv.size(); ++i) EXPECT_EQ(csv[i][column(csv, "steps")], "1") << "frame " << i - 1;
+  EXPECT_GT(std::stoi(csv.back()[column(csv, "steps_completed")]), 0) << "the steps went on through the tour's steps";
 
   EXPECT_EQ(run("--tour fmm --backend cpu -n 1024 --frames 1").code, 2) << "an unknown tour is bad input";
 }

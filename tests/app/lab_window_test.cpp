@@ -20,6 +20,17 @@ namespace nbl {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The simulation steps on its own thread (app/core/stepper.hpp): settings apply between its jobs, so a
+// test runs frames until what it waits for has happened, at most `limit` of them.
+template <class Done>
+bool frames_until(Lab& lab, Done done, int limit = 400) {
+  for (int i = 0; i < limit && !done(); ++i) {
+    lab.frame();
+    usleep(1000);
+  }
+  return done();
+}
 constexpr int kWidth = 1280, kHeight = 720;
 
 class LabWindow : public ::testing::Test {
@@ -227,27 +238,21 @@ TEST_F(LabWindow, EditsThroughTheEditorReachTheSimulation) {
   SettingsEditor& editor = lab.editor();
 
   editor.set_toggle(*find_toggle("bh_sort"), 0);
-  lab.frame();
-  EXPECT_EQ(lab.simulation().settings().toggles["bh_sort"], 0);
+  EXPECT_TRUE(frames_until(lab, [&] { return lab.simulation().settings().toggles["bh_sort"] == 0; }));
 
   editor.set_algorithm(Algorithm::allpairs);
-  lab.frame();
-  EXPECT_EQ(lab.simulation().backend().algorithm(), Algorithm::allpairs);
+  EXPECT_TRUE(frames_until(lab, [&] { return lab.simulation().backend().algorithm() == Algorithm::allpairs; }));
   EXPECT_EQ(lab.simulation().body_count(), 4096u) << "switching the algorithm keeps the bodies";
 
   editor.set_body_count(2048);  // waits for a restart
-  lab.frame();
-  EXPECT_EQ(lab.simulation().body_count(), 4096u);
+  EXPECT_FALSE(frames_until(lab, [&] { return lab.simulation().body_count() != 4096u; }, 10));
   lab.request(LabCommand::reset);
-  lab.frame();
-  lab.frame();
-  EXPECT_EQ(lab.simulation().body_count(), 2048u);
+  EXPECT_TRUE(frames_until(lab, [&] { return lab.simulation().body_count() == 2048u; }));
 
   editor.set_algorithm(Algorithm::barneshut);
   editor.view().octree_depth = 3;
-  lab.frame();
-  lab.frame();
-  EXPECT_GT(lab.scene().overlay().cells_drawn, 1u) << "the octree overlay should draw cells";
+  EXPECT_TRUE(frames_until(lab, [&] { return lab.scene().overlay().cells_drawn > 1u; }))
+      << "the octree overlay should draw cells";
 }
 
 TEST_F(LabWindow, PauseStopsTheClockAndStepAdvancesIt) {
@@ -255,14 +260,15 @@ TEST_F(LabWindow, PauseStopsTheClockAndStepAdvancesIt) {
   lab.frame();
   lab.request(LabCommand::toggle_pause);
   lab.frame();
+  ASSERT_TRUE(frames_until(lab, [&] { return !lab.stepping(); }));  // a step started before the pause ends
   const double t = lab.simulation().time();
-  lab.frame();
-  lab.frame();
+  for (int i = 0; i < 5; ++i) lab.frame();
   EXPECT_EQ(lab.simulation().time(), t);
   lab.request(LabCommand::step);
   lab.frame();
-  lab.frame();
-  EXPECT_NEAR(lab.simulation().time(), t + lab.simulation().dt(), 1e-12);
+  EXPECT_TRUE(frames_until(lab, [&] { return lab.simulation().time() > t && !lab.stepping(); }));
+  for (int i = 0; i < 5; ++i) lab.frame();
+  EXPECT_NEAR(lab.simulation().time(), t + lab.simulation().dt(), 1e-12) << "one step, and no more while paused";
 }
 
 TEST_F(LabWindow, ScreenshotCommandWritesAPng) {
@@ -306,14 +312,13 @@ TEST_F(LabWindow, ARefusedEditIsReportedAndTheRunGoesOn) {
   Lab lab(small_lab());
   lab.frame();
   lab.editor().set_backend(BackendKind::gpu);
-  lab.frame();
+  EXPECT_TRUE(frames_until(lab, [&] { return !lab.last_error().empty(); }));
   EXPECT_NE(lab.last_error().find("gpu"), std::string::npos) << lab.last_error();
   EXPECT_FALSE(lab.simulation().backend().on_gpu());
   EXPECT_EQ(lab.simulation().settings().backend, BackendKind::cpu);
   EXPECT_EQ(lab.editor().draft().backend, BackendKind::cpu);
   const double t = lab.simulation().time();
-  lab.frame();
-  EXPECT_GT(lab.simulation().time(), t);
+  EXPECT_TRUE(frames_until(lab, [&] { return lab.simulation().time() > t; })) << "the run goes on";
 }
 
 TEST_F(LabWindow, TooOldOpenGlSaysWhichVersionWasFound) {
