@@ -16,9 +16,9 @@ namespace {
 // splits around i, as the tutorial's "two loops" step does.
 template <typename T>
 void all_pairs(const T* x, const T* y, const T* z, const T* mass, std::size_t n, T eps2, float* out_x, float* out_y,
-               float* out_z) {
+               float* out_z, std::size_t begin, std::size_t end) {
 #pragma omp parallel for schedule(static)
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = begin; i < end; ++i) {
     T ax = 0, ay = 0, az = 0;
     if (eps2 > 0) {
       sum_accelerations(x, y, z, mass, 0, n, x[i], y[i], z[i], eps2, ax, ay, az);
@@ -48,16 +48,20 @@ class CpuAllPairs final : public CpuBackendBase {
     const std::size_t n = bodies_.size();
     const double eps2 = softening_ * softening_;
     if (precision_ == CpuPrecision::float32) {
-      all_pairs<float>(bodies_.x.data(), bodies_.y.data(), bodies_.z.data(), bodies_.mass.data(), n,
-                       static_cast<float>(eps2), accel_x_.data(), accel_y_.data(), accel_z_.data());
+      force_abandoned_ = !for_slices(n, stats, [&](std::size_t begin, std::size_t end) {
+        all_pairs<float>(bodies_.x.data(), bodies_.y.data(), bodies_.z.data(), bodies_.mass.data(), n,
+                         static_cast<float>(eps2), accel_x_.data(), accel_y_.data(), accel_z_.data(), begin, end);
+      });
     } else {
       // Widened once per evaluation so the O(n^2) loop runs entirely in double.
       wide_x_.assign(bodies_.x.begin(), bodies_.x.end());
       wide_y_.assign(bodies_.y.begin(), bodies_.y.end());
       wide_z_.assign(bodies_.z.begin(), bodies_.z.end());
       wide_mass_.assign(bodies_.mass.begin(), bodies_.mass.end());
-      all_pairs<double>(wide_x_.data(), wide_y_.data(), wide_z_.data(), wide_mass_.data(), n, eps2, accel_x_.data(),
-                        accel_y_.data(), accel_z_.data());
+      force_abandoned_ = !for_slices(n, stats, [&](std::size_t begin, std::size_t end) {
+        all_pairs<double>(wide_x_.data(), wide_y_.data(), wide_z_.data(), wide_mass_.data(), n, eps2, accel_x_.data(),
+                          accel_y_.data(), accel_z_.data(), begin, end);
+      });
     }
     const double count = static_cast<double>(n);
     stats.interactions += eps2 > 0 ? count * count : count * (count - 1);

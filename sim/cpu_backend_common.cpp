@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "physics/color_keys.hpp"
 #include "physics/gravity.hpp"
@@ -50,8 +51,17 @@ void CpuBackendBase::get_bodies(Bodies& bodies) { bodies = bodies_; }
 
 void CpuBackendBase::ensure_accelerations(StepStats& stats) {
   if (accelerations_valid_) return;
+  const StepControl control = std::exchange(step_control_, StepControl{});  // outside a step: whole
   compute_forces(stats);
+  step_control_ = control;
   accelerations_valid_ = true;
+}
+
+std::size_t CpuBackendBase::slice_count(std::size_t count) const {
+  if (step_control_.slice_ms <= 0 || count < 2) return 1;
+  // From the last pass's time; before there is one, a few slices so that a first slow step can stop too.
+  const double wanted = last_force_ms_ > 0 ? std::ceil(last_force_ms_ / step_control_.slice_ms) : 8.0;
+  return std::clamp<std::size_t>(static_cast<std::size_t>(wanted), 1, std::min<std::size_t>(count, 1024));
 }
 
 StepStats CpuBackendBase::step() {
@@ -60,6 +70,15 @@ StepStats CpuBackendBase::step() {
   // Kick-drift-kick needs a(x) at the start of the step: the previous step's closing force
   // evaluation, or a fresh one after new bodies or a new softening.
   ensure_accelerations(stats);
+
+  // A step that may be abandoned keeps the state it started from, to put back (StepControl).
+  const bool may_abandon = step_control_.abandon != nullptr;
+  Bodies before;
+  std::vector<float> before_ax, before_ay, before_az;
+  if (may_abandon) {
+    before = bodies_;
+    before_ax = accel_x_, before_ay = accel_y_, before_az = accel_z_;
+  }
 
   const std::size_t n = bodies_.size();
   const float dt = static_cast<float>(dt_);
@@ -86,7 +105,18 @@ StepStats CpuBackendBase::step() {
   }
   double integrate_ms = first_half.elapsed_ms();
 
+  force_abandoned_ = false;
+  const StageClock force_clock;
   compute_forces(stats);
+  if (force_abandoned_) {
+    bodies_ = std::move(before);
+    accel_x_ = std::move(before_ax), accel_y_ = std::move(before_ay), accel_z_ = std::move(before_az);
+    StepStats abandoned;
+    abandoned.abandoned = true;
+    abandoned.total_ms = whole.elapsed_ms();
+    return abandoned;
+  }
+  last_force_ms_ = force_clock.elapsed_ms();
   accelerations_valid_ = true;
 
   ax = accel_x_.data();

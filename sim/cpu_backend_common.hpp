@@ -57,11 +57,31 @@ class CpuBackendBase : public Backend {
   // Forces at the current positions, computed now if the cached ones are stale.
   void ensure_accelerations(StepStats& stats);
 
+  // The force loop over `count` items (bodies or groups), run by `body(begin, end)`: whole, or, under a
+  // StepControl that asks for it (sim/backend.hpp), in consecutive slices of about slice_ms each, so a
+  // request to abandon the step is seen between them. Each item's result does not depend on the
+  // slicing. Returns false, having run only some slices, when the step was abandoned.
+  template <class Body>
+  bool for_slices(std::size_t count, StepStats& stats, Body&& body) {
+    const std::size_t slices = slice_count(count);
+    stats.force_slices = static_cast<int>(slices);
+    for (std::size_t s = 0; s < slices; ++s) {
+      if (s > 0 && step_control_.abandoned()) return false;
+      body(count * s / slices, count * (s + 1) / slices);
+    }
+    return true;
+  }
+
   Bodies bodies_;
   std::vector<float> accel_x_, accel_y_, accel_z_;
+  bool force_abandoned_ = false;  // compute_forces stopped between slices (for_slices returned false)
   double dt_ = 0;
   double softening_ = 0;
   bool accelerations_valid_ = false;
+
+ private:
+  std::size_t slice_count(std::size_t count) const;
+  double last_force_ms_ = 0;  // the last force evaluation, for slicing the next one
 };
 
 }  // namespace nbl

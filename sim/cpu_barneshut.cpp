@@ -732,38 +732,50 @@ class CpuBarnesHut final : public CpuBackendBase {
     const auto& groups = tree_.groups();
     const auto group_count = static_cast<std::int64_t>(groups.size());
     // One walk of every group; `relative`: judged against the RMS of the accelerations in
-    // accel_x_/y_/z_ now, the last pass's (physics/gravity.hpp, relative_budget).
+    // accel_x_/y_/z_ now, the last pass's (physics/gravity.hpp, relative_budget). In slices of groups when
+    // the step may be abandoned (for_slices); the counts add up over the slices.
     const auto pass = [&](bool relative) {
       body_interactions = cell_interactions = touched_sum = touched_max = 0;
       touched_min = std::numeric_limits<std::int64_t>::max();
       const float budget = relative ? relative_budget(tolerance_, rms_magnitude(out_x, out_y, out_z, n)) : -1.0f;
-#pragma omp parallel reduction(+ : body_interactions, cell_interactions, touched_sum) reduction(min : touched_min) \
-    reduction(max : touched_max)
-      {
-        Octree::InteractionList list;  // one per thread, reused across its groups
+      return for_slices(static_cast<std::size_t>(group_count), stats, [&](std::size_t first, std::size_t last) {
+        std::int64_t bodies = 0, cells = 0, sum = 0, low = std::numeric_limits<std::int64_t>::max(), high = 0;
+        const auto begin = static_cast<std::int64_t>(first), end = static_cast<std::int64_t>(last);
+#pragma omp parallel reduction(+ : bodies, cells, sum) reduction(min : low) reduction(max : high)
+        {
+          Octree::InteractionList list;  // one per thread, reused across its groups
 #pragma omp for schedule(dynamic, 4)
-        for (std::int64_t k = 0; k < group_count; ++k) {
-          const auto& group = groups[k];
-          WalkCounts counts;
-          if (adaptive_) {
-            tree_.walk<true, true>(group, theta, budget, eps2, list, out_x, out_y, out_z, counts);
-          } else if (quadrupoles_) {
-            tree_.walk<true>(group, theta, budget, eps2, list, out_x, out_y, out_z, counts);
-          } else {
-            tree_.walk<false>(group, theta, budget, eps2, list, out_x, out_y, out_z, counts);
+          for (std::int64_t k = begin; k < end; ++k) {
+            const auto& group = groups[k];
+            WalkCounts counts;
+            if (adaptive_) {
+              tree_.walk<true, true>(group, theta, budget, eps2, list, out_x, out_y, out_z, counts);
+            } else if (quadrupoles_) {
+              tree_.walk<true>(group, theta, budget, eps2, list, out_x, out_y, out_z, counts);
+            } else {
+              tree_.walk<false>(group, theta, budget, eps2, list, out_x, out_y, out_z, counts);
+            }
+            bodies += counts.body_interactions;
+            cells += counts.cell_interactions;
+            // Each body of the group touched every node its group walk touched.
+            sum += counts.touched * static_cast<std::int64_t>(group.end - group.begin);
+            low = std::min(low, counts.touched);
+            high = std::max(high, counts.touched);
           }
-          body_interactions += counts.body_interactions;
-          cell_interactions += counts.cell_interactions;
-          // Each body of the group touched every node its group walk touched.
-          touched_sum += counts.touched * static_cast<std::int64_t>(group.end - group.begin);
-          touched_min = std::min(touched_min, counts.touched);
-          touched_max = std::max(touched_max, counts.touched);
         }
-      }
+        body_interactions += bodies;
+        cell_interactions += cells;
+        touched_sum += sum;
+        touched_min = std::min(touched_min, low);
+        touched_max = std::max(touched_max, high);
+      });
     };
     // Relative opening needs the pull the bodies felt: the last pass's, or a geometric pass's first.
     if (relative_ && !accelerations_valid_) pass(false);
-    pass(relative_);
+    if (!pass(relative_)) {
+      force_abandoned_ = true;
+      return;
+    }
     add_stage_time(stats, stage_name(Stage::force), force_clock.elapsed_ms());
 
     stats.interactions += static_cast<double>(body_interactions + cell_interactions);

@@ -74,8 +74,7 @@ std::unique_ptr<Surface> open_surface(const LabOptions& o) {
 
 Lab::Lab(const LabOptions& options)
     : options_(checked(options)),
-      simulation_(options.settings, options.load_file, options.backend_factory),
-      editor_(simulation_.settings()),
+      session_(options.settings, options.load_file, options.backend_factory, kSliceMs),
       script_(checked_runner(options, simulation_)),
       surface_(open_surface(options)),
       ui_(*surface_),
@@ -84,13 +83,10 @@ Lab::Lab(const LabOptions& options)
              !simulation_.backend().on_gpu(),
              options.tune_body_count && !options.settings.body_count && options.load_file.empty()),
       device_(query_device()),
-      backend_name_(simulation_.backend().name()),
       paused_(options.start_paused),
       tracing_(options.offscreen || options.script || !options.trace_file.empty()) {
   panel_.set_width(Panel::kWidth * surface_->content_scale());
-  stepper_.attach(simulation_, kSliceMs);
-  refresh_between_jobs();
-  state_finished_ = Clock::now();  // the initial state
+  session_.set_tracing(tracing_);
   bookmarks_ = list_bookmarks(options_.bookmark_dir);
   if (!options_.record.target.empty()) start_recording(options_.record);  // a bad target stops before the first frame
   if (options.tour) {
@@ -106,9 +102,9 @@ int Lab::run() {
     frame();
     if (options_.frames > 0 && frame_count_ >= options_.frames) break;
   }
-  if (stepper_.busy()) {  // the last job's steps count; an unfinished step is discarded
-    stepper_.abandon();
-    if (std::optional<StepReport> report = stepper_.wait()) job_finished(*report);
+  if (session_.stepping()) {  // the last job's steps count; an unfinished step is discarded
+    session_.abandon_if_left(true, -1);
+    if (std::optional<StepReport> report = session_.collect(/*wait=*/true)) job_finished(*report);
   }
   if (tracing_) finish_session(std::cout);
   if (recorder_ && !stop_recording()) {
@@ -154,7 +150,10 @@ void Lab::frame() {
 
 void Lab::run_script() {
   const Clock::time_point now = Clock::now();
-  if (!session_started_) session_started_ = now;
+  if (!session_started_) {
+    session_started_ = now;
+    session_.set_start(now);
+  }
   script_ran_.clear();
   if (script_) script_ran_ = script_->run_due(frame_count_, std::chrono::duration<double>(now - *session_started_).count(), *this);
 }
@@ -171,57 +170,39 @@ void Lab::handle_input() {
   if (io.MouseWheel != 0.0f) camera_.zoom(io.MouseWheel);
 }
 
-bool Lab::leaving_running_variant() const {
-  const Settings& a = simulation_.settings();
-  const Settings& d = editor_.draft();
-  return editor_.restart_pending(a) || !(d.toggles == a.toggles) || d.algorithm != a.algorithm ||
-         d.backend != a.backend || d.opening_angle != a.opening_angle || d.dt != a.dt || d.softening != a.softening ||
-         d.kernels_dir != a.kernels_dir || !deferred_.empty();
-}
-
 void Lab::apply_settings() {
-  if (stepper_.busy()) {
-    // The backend is stepping: settings wait for the job's end. A slow job of a variant the user has left
-    // is stopped now (its unfinished step discarded), so the change does not wait a whole step.
-    const double slow_ms = std::max(stepper_.running_ms(), last_step_ms_);
-    if (!stepper_.abandoning() && slow_ms > kAbandonAfterMs && leaving_running_variant()) stepper_.abandon();
+  // While a job steps, settings wait for its end; a slow job of a variant the user has left (edits, or
+  // commands waiting for the backend) is stopped now, its unfinished step discarded.
+  if (session_.stepping()) {
+    session_.abandon_if_left(session_.draft_leaves_running_variant() || !deferred_.empty(), kAbandonAfterMs);
     return;
   }
   run_deferred();
   if (tour_) tour_->sync(editor_, simulation_);  // the tour's A/B, once the step's algorithm runs
-  // A kernel build requested earlier finished on its worker thread: swap it in now, between steps.
-  swapped_this_frame_.reset();
-  swap_ms_ = 0;
-  const auto poll_started = Clock::now();
-  if (auto outcome = simulation_.poll()) {
-    swap_ms_ = ms_since(poll_started);  // the swap call itself, teardown of the old build included
-    swapped_this_frame_ = outcome;
+  if (editor_.pending()) vertices_stale_ = true;
+  std::optional<Session::Applied> a = session_.apply_settings();
+  if (!a) return;
+  if (a->comparison_changed) ab_history_.clear();
+  // A kernel build requested earlier finished on its worker thread and was swapped in (or refused).
+  swapped_this_frame_ = a->swapped;
+  swap_ms_ = a->swap_ms;
+  if (a->swapped) {
     char latency[32];
-    std::snprintf(latency, sizeof latency, "%.2f s", outcome->latency_s);
-    if (outcome->accepted) {
-      status_ = "Now running " + outcome->label + " (built and checked in " + latency + ")";
+    std::snprintf(latency, sizeof latency, "%.2f s", a->swapped->latency_s);
+    if (a->swapped->accepted) {
+      status_ = "Now running " + a->swapped->label + " (built and checked in " + latency + ")";
       vertices_stale_ = true;
       kernels_refreshed_s_ = -1;
     } else {
-      error_ = "Not applied: " + outcome->label + ": " + outcome->message;
-      editor_.refused(simulation_);
+      error_ = "Not applied: " + a->swapped->label + ": " + a->swapped->message;
     }
-    last_build_ = *outcome;
+    last_build_ = *a->swapped;
   }
-  if (editor_.take_comparison_change()) {  // A/B's B was started, edited or cleared
-    ab_history_.clear();
-    try {
-      simulation_.set_comparison(editor_.comparison());
-    } catch (const Error& e) {
-      error_ = std::string("A/B: ") + e.what();
-      ab_error_ = "B was cleared: " + error_;
-      editor_.clear_comparison();
-      editor_.take_comparison_change();
-    }
+  if (!a->comparison_error.empty()) {
+    error_ = "A/B: " + a->comparison_error;
+    ab_error_ = "B was cleared: " + error_;
   }
-  bool restarted = false;
-  if (editor_.pending()) vertices_stale_ = true;
-  if (auto refused = editor_.sync(simulation_, &restarted, /*asynchronous=*/true)) error_ = "Not applied: " + *refused;
+  if (!a->refused.empty()) error_ = "Not applied: " + a->refused;
   if (ab_after_swap_ && !editor_.pending() && !simulation_.building()) {  // the swap's A runs (or was refused)
     if (simulation_.settings().toggles == editor_.comparison().value_or(*ab_after_swap_).toggles &&
         simulation_.settings().opening_angle == editor_.comparison().value_or(*ab_after_swap_).opening_angle)
@@ -229,11 +210,9 @@ void Lab::apply_settings() {
     ab_after_swap_.reset();
   }
   if (surface_->vsync() != editor_.view().vsync) surface_->set_vsync(editor_.view().vsync);  // a view setting the window owns
-  if (restarted) bodies_replaced();
-  if (restarted && editor_.comparison()) editor_.start_comparison(*editor_.comparison());  // B on the new backend
-  if (simulation_.backend().name() != backend_name_) {  // new algorithm or backend: old timings do not apply
-    backend_name_ = simulation_.backend().name();
-    stats_.clear_steps();
+  if (a->restarted) bodies_replaced();
+  if (a->restarted && editor_.comparison()) editor_.start_comparison(*editor_.comparison());  // B on the new backend
+  if (a->backend_changed) {  // new algorithm or backend: old timings do not apply
     kernels_refreshed_s_ = -1;
     if (const auto& b = editor_.comparison()) {  // B lived in the old backend
       if (b->algorithm == simulation_.settings().algorithm) editor_.start_comparison(*b);
@@ -245,56 +224,33 @@ void Lab::apply_settings() {
   }
 }
 
+void Lab::wait_for_steps() {
+  if (std::optional<StepReport> report = session_.collect(/*wait=*/true)) job_finished(*report);
+}
+
 void Lab::collect_steps() {
   steps_this_frame_ = 0;
   ab_sample_.reset();
-  if (std::optional<StepReport> report = stepper_.poll()) job_finished(*report);
+  if (std::optional<StepReport> report = session_.collect()) job_finished(*report);
 }
 
 void Lab::job_finished(StepReport& report) {
   times_.simulate_ms = report.wall_ms;
   const int steps = static_cast<int>(report.steps.size());
-  if (report.abandoned) {
-    ++abandoned_jobs_;
-    abandoned_note_ = "A step of " + job_variant_ + " was abandoned after " + fmt_ms(report.wall_ms) +
+  if (report.abandoned)
+    abandoned_note_ = "A step of " + session_.job_variant() + " was abandoned after " + fmt_ms(report.wall_ms) +
                       " when you switched: its result was discarded, and the state is the last finished one.";
-  }
   if (steps > 0) {
     steps_this_frame_ = steps;
-    steps_completed_ += steps;
-    state_finished_ = report.finished;
-    last_step_ms_ = report.wall_ms / steps;
-    step_clock_.record(report.finished, steps);
-    stats_.record_step(report.steps.back());
     vertices_stale_ = true;
-    if (tracing_) {
-      for (const StepStats& s : report.steps) {
-        StepRecord r;
-        r.step = steps_stepped_++;
-        r.wall_s = session_started_ ? std::chrono::duration<double>(report.finished - *session_started_).count() : 0.0;
-        r.ms = report.wall_ms / steps;
-        r.kernel_ms = s.total_ms;
-        r.force_slices = s.force_slices;
-        r.variant = job_variant_;
-        trace_.record_step(std::move(r));
-      }
-    }
     if (!paused_ && !state_broken_) {  // N tuning: the steps should keep up with the display
       const double fixed_ms = std::max(times_.render_ms, render_cpu_ms_) + times_.ui_ms;
-      if (auto n = tuner_.observe(last_step_ms_ * simulation_.settings().steps_per_frame + times_.vertices_ms, fixed_ms)) {
+      const double step_ms = session_.last_step_ms() * simulation_.settings().steps_per_frame;
+      if (auto n = tuner_.observe(step_ms + times_.vertices_ms, fixed_ms)) {
         editor_.set_body_count(static_cast<std::int64_t>(*n));
         editor_.request_restart();
       }
     }
-  }
-  if (report.abandoned && tracing_) {
-    StepRecord r;
-    r.step = steps_stepped_;
-    r.wall_s = session_started_ ? std::chrono::duration<double>(report.finished - *session_started_).count() : 0.0;
-    r.ms = report.wall_ms;
-    r.variant = job_variant_;
-    r.abandoned = true;
-    trace_.record_step(std::move(r));
   }
   if (report.non_finite) {
     state_broken_ = true;
@@ -317,32 +273,18 @@ void Lab::job_finished(StepReport& report) {
     ab_error_ = "B was cleared: " + error_;
     ab_stop();
   }
-  refresh_between_jobs();
-}
-
-// What the panel reads of the backend that a running step could change: read between jobs only.
-void Lab::refresh_between_jobs() {
-  ab_ready_ = simulation_.comparison_ready();
-  variant_label_ = simulation_.backend().variant_label();
-  if (variant_label_.empty()) variant_label_ = simulation_.backend().name();
 }
 
 void Lab::simulate() {
-  times_.simulate_ms = stepper_.busy() ? 0 : times_.simulate_ms;
   const bool run = (!paused_ || step_once_) && !state_broken_ && !ladder_.running() && deferred_.empty();
-  if (stepper_.busy() || !run) return;
+  if (session_.stepping() || !run) return;
   step_once_ = false;
-  refresh_between_jobs();
-  job_variant_ = variant_label_;
   // A/B times A's step and then B's pass on the same state: the job starts on an idle GPU, as the frame's
   // drawing would otherwise overlap A's kernels alone (at 65,536 bodies on the H200 it added 0.6 ms to
   // A's 2.3 ms force pass, and the tour's live speed-ups read 0.74x for steps that gain).
   const bool compare = editor_.comparison() && simulation_.backend().on_gpu();
   if (compare) glFinish();
-  StepJob job;
-  job.steps = paused_ ? 1 : simulation_.settings().steps_per_frame;
-  job.compare = compare;
-  stepper_.start(simulation_, job);
+  session_.start_steps(paused_ ? 1 : simulation_.settings().steps_per_frame, compare);
 }
 
 void Lab::render_scene() {
@@ -373,7 +315,7 @@ void Lab::render_scene() {
 void Lab::update_vertices() {
   // Paused and unchanged: draw what the buffer holds. While a job steps, the buffer keeps the newest
   // finished state (the backend's bodies are mid-step); it is rewritten when the job ends.
-  if (!vertices_stale_ || state_broken_ || stepper_.busy()) return;
+  if (!vertices_stale_ || state_broken_ || session_.stepping()) return;
   const ViewSettings& view = editor_.draft().view;
   try {
     scene_.update(simulation_.backend(), view, {simulation_.time(), simulation_.body_groups()});
@@ -407,18 +349,18 @@ void Lab::build_panel() {
   facts.builds = simulation_.builds();
   facts.ab_history = &ab_history_;
   facts.ab_builds = simulation_.comparison_builds();
-  facts.ab_ready = ab_ready_;
+  facts.ab_ready = session_.comparison_ready();
   facts.auto_n_note = tuner_.note();
   {
     SteppingFacts& st = facts.stepping;
     const auto now = Clock::now();
-    st.steps_per_s = step_clock_.per_second(now);
-    st.step_ms = last_step_ms_;
-    st.state_age_ms = state_finished_ ? std::chrono::duration<double, std::milli>(now - *state_finished_).count() : 0.0;
-    st.running_ms = stepper_.running_ms();
-    const double slow_ms = std::max(last_step_ms_, st.running_ms);
+    st.steps_per_s = session_.steps_per_s(now);
+    st.step_ms = session_.last_step_ms();
+    st.state_age_ms = session_.state_age_ms(now);
+    st.running_ms = session_.running_ms();
+    const double slow_ms = std::max(st.step_ms, st.running_ms);
     if (slow_ms > kSlowStepMs && !paused_)
-      st.slow_notice = "This variant takes " + fmt_ms(slow_ms) + " a step" + (last_step_ms_ >= st.running_ms ? "" : " so far") +
+      st.slow_notice = "This variant takes " + fmt_ms(slow_ms) + " a step" + (st.step_ms >= st.running_ms ? "" : " so far") +
                        ": the picture moves that slowly, while the window, the camera and this panel stay live.";
     st.abandoned_note = abandoned_note_;
   }
@@ -484,7 +426,7 @@ void Lab::finish_frame() {
   // The device's energy pass takes a quarter of a step's time per frame (0.5 to 4 ms).
   const double energy_budget_ms = std::clamp(0.25 * stats_.step_ms.median(), 0.5, 4.0);
   // The backend's own work waits for the stepping thread to be idle (the next frame starts a job).
-  if (!stepper_.busy()) {
+  if (!session_.stepping()) {
     if (!state_broken_ && !ladder_.running()) energy_.poll(simulation_, now, energy_budget_ms);
     if (now - kernels_refreshed_s_ > kKernelInfoRefreshS) {
       kernels_ = simulation_.backend().kernel_info();
@@ -497,7 +439,7 @@ void Lab::finish_frame() {
 // Commands that need the backend between two steps (a reset, a bookmark, the force error) wait here
 // while a job runs; a slow job the user has left is stopped for them (apply_settings).
 bool Lab::defer_while_stepping(LabCommand command) {
-  if (!stepper_.busy()) return false;
+  if (!session_.stepping()) return false;
   deferred_.push_back(command);
   return true;
 }
@@ -724,6 +666,7 @@ void Lab::record_frame() {
 }
 
 void Lab::save_bookmark(const std::string& name) {
+  wait_for_steps();  // from the panel this runs between jobs; called directly, it waits for one
   try {
     const Bookmark b = nbl::save_bookmark(options_.bookmark_dir, name, editor_.current(simulation_), simulation_);
     bookmarks_ = list_bookmarks(options_.bookmark_dir);
@@ -734,6 +677,7 @@ void Lab::save_bookmark(const std::string& name) {
 }
 
 void Lab::restore_bookmark(const Bookmark& bookmark) {
+  wait_for_steps();
   try {
     LoadedBookmark loaded = read_bookmark(bookmark, editor_.current(simulation_));
     // The look of the room stays: presenter mode, type size and theme are the presenter's, not the moment's.
@@ -760,7 +704,7 @@ void Lab::restore_bookmark(const Bookmark& bookmark) {
 LiveSpeedup Lab::tour_live() const {
   const auto force = std::find_if(stats_.stages.begin(), stats_.stages.end(), [](const auto& s) { return s.first == "force"; });
   const double force_ms = force != stats_.stages.end() && force->second.count() > 0 ? force->second.median() : 0.0;
-  return tour_->live(simulation_, ab_history_, ab_ready_, force_ms);
+  return tour_->live(simulation_, ab_history_, session_.comparison_ready(), force_ms);
 }
 
 Caption Lab::caption() const {
@@ -804,6 +748,7 @@ void Lab::load_settings_from(const std::string& file) {
 }
 
 void Lab::measure_force_error() {
+  wait_for_steps();
   const std::size_t n = std::max<std::size_t>(simulation_.body_count(), 1);
   const std::size_t sample = std::clamp<std::size_t>(kForceErrorBudget / n, 64, 1024);
   const auto start = Clock::now();
@@ -827,9 +772,7 @@ void Lab::pause_because(const std::string& reason) {
 
 void Lab::bodies_replaced() {
   state_broken_ = false;
-  state_finished_ = Clock::now();  // the new initial state is the newest finished one
-  last_step_ms_ = 0;
-  step_clock_.clear();
+  session_.state_replaced();  // the new initial state is the newest finished one
   if (!pause_reason_.empty()) {  // it paused itself; new bodies are a fresh start
     paused_ = options_.start_paused;
     pause_reason_.clear();
@@ -907,10 +850,10 @@ void Lab::record_trace() {
     }
   }
   r.building = simulation_.building() || swapped_this_frame_.has_value();
-  r.variant = variant_label_;
-  r.state_age_ms = state_finished_ ? std::chrono::duration<double, std::milli>(Clock::now() - *state_finished_).count() : 0.0;
-  r.steps_completed = steps_completed_;
-  r.stepping = stepper_.busy();
+  r.variant = session_.variant_label();
+  r.state_age_ms = session_.state_age_ms(Clock::now());
+  r.steps_completed = session_.steps_completed();
+  r.stepping = session_.stepping();
   r.camera_yaw_deg = camera_.yaw_deg();
   r.camera_pitch_deg = camera_.pitch_deg();
   r.camera_distance = camera_.distance();
@@ -929,7 +872,7 @@ void Lab::record_trace() {
       std::snprintf(theta, sizeof theta, "theta=%g", b->opening_angle);
       r.ab_b += (r.ab_b.empty() ? "" : ", ") + std::string(theta);
     }
-    r.ab_state = ab_ready_ ? "ready" : "building";
+    r.ab_state = session_.comparison_ready() ? "ready" : "building";
   }
   if (ab_sample_) {
     auto total = [](const std::vector<StageTime>& stages) {
@@ -960,7 +903,7 @@ void Lab::print_stats() {
     line += "; A/B, B = " + (changes.empty() ? std::string("a copy of A") : changes) + ": ";
     const auto rows = ab_history_.rows();
     if (rows.empty() || rows.back().speedup.empty()) {
-      line += ab_ready_ ? "no frame compared yet" : "B building";
+      line += session_.comparison_ready() ? "no frame compared yet" : "B building";
     } else {
       char text[160];
       std::snprintf(text, sizeof text, "%d frames, total A %.3f ms, B %.3f ms, B is %s, forces differ by %.2g", static_cast<int>(ab_history_.size()),

@@ -25,7 +25,7 @@
 #include "app/core/settings_editor.hpp"
 #include "app/core/simulation.hpp"
 #include "app/core/stats_history.hpp"
-#include "app/core/stepper.hpp"
+#include "app/core/session.hpp"
 #include "app/lab/surface.hpp"
 #include "app/core/tour.hpp"
 #include "app/lab/tour_view.hpp"
@@ -109,8 +109,11 @@ class Lab : public ScriptTarget {
   const ComparisonHistory& ab_history() const { return ab_history_; }
 
   Simulation& simulation() { return simulation_; }
-  bool stepping() const { return stepper_.busy(); }  // a job runs on the stepping thread
-  std::int64_t steps_completed() const { return steps_completed_; }
+  bool stepping() const { return session_.stepping(); }  // a job runs on the stepping thread
+  // Waits for the running job and takes its result, however long it runs: what needs the backend from
+  // outside the frame loop (a bookmark saved or restored directly, tests reading the bodies) calls it.
+  void wait_for_steps();
+  std::int64_t steps_completed() const { return session_.steps_completed(); }
   const LabStats& stats() const { return stats_; }
   const SceneView& scene() const { return scene_; }
   const Panel& panel() const { return panel_; }
@@ -157,8 +160,6 @@ class Lab : public ScriptTarget {
   void handle_input();
   void collect_steps();     // a finished job's report, when there is one
   void job_finished(StepReport& report);
-  void refresh_between_jobs();  // what the panel reads of the backend, while no step runs
-  bool leaving_running_variant() const;  // pending edits or commands need another variant or state
   bool defer_while_stepping(LabCommand command);
   void run_deferred();
   void apply_settings();
@@ -189,16 +190,17 @@ class Lab : public ScriptTarget {
   static constexpr double kSliceMs = 8;
 
   LabOptions options_;
-  Simulation simulation_;  // built first: bad input is refused before a window opens
-  Stepper stepper_;        // after simulation_: it stops (and its thread ends) before the simulation goes
-  SettingsEditor editor_;
+  Session session_;  // built first: bad input is refused before a window opens
+  Simulation& simulation_ = session_.simulation();
+  SettingsEditor& editor_ = session_.editor();
+  LabStats& stats_ = session_.stats();
+  FrameTrace& trace_ = session_.trace();
   std::optional<ScriptRunner> script_;  // checked before the surface opens, too
   std::unique_ptr<Surface> surface_;
   ImGuiLayer ui_;
   SceneView scene_;
   Panel panel_;
   OrbitCamera camera_;
-  LabStats stats_;
   EnergyMonitor energy_;
   LadderJob ladder_;
   BodyCountTuner tuner_;
@@ -206,7 +208,6 @@ class Lab : public ScriptTarget {
   std::vector<KernelInfo> kernels_;
   double kernels_refreshed_s_ = -1;
   std::optional<DeviceInfo> device_;
-  std::string backend_name_;
 
   std::vector<LabCommand> pending_;
   std::vector<LabCommand> deferred_;  // commands that need the backend, waiting for the job to end
@@ -241,17 +242,7 @@ class Lab : public ScriptTarget {
   std::optional<Clock::time_point> session_started_;  // when the first frame began: a script's time 0
   int frame_count_ = 0;
 
-  // The simulation's own pace (app/core/stepper.hpp).
-  std::int64_t steps_completed_ = 0;  // finished steps since the session began
-  std::int64_t steps_stepped_ = 0;    // step rows in the trace
-  std::optional<Clock::time_point> state_finished_;  // when the state on screen was finished
-  double last_step_ms_ = 0;           // wall time of the last finished step, on the stepping thread
-  RateWindow step_clock_;             // steps/s
-  std::int64_t abandoned_jobs_ = 0;
-  std::string abandoned_note_;
-  std::string job_variant_;           // the variant the running job steps
-  std::string variant_label_;         // the variant running, read between jobs
-  bool ab_ready_ = false;             // B is built, read between jobs
+  std::string abandoned_note_;  // the last step abandoned (app/core/session.hpp), for the panel
 
   // This frame, for the trace.
   int steps_this_frame_ = 0;
@@ -259,7 +250,6 @@ class Lab : public ScriptTarget {
   double swap_ms_ = 0;  // the frame loop's time in the call that took swapped_this_frame_
   std::vector<ScriptAction> script_ran_;
   bool tracing_ = false;  // offscreen, scripted or --trace: every frame is recorded
-  FrameTrace trace_;
 };
 
 }  // namespace nbl

@@ -1,5 +1,7 @@
 #include "app/render/headless_render.hpp"
 
+#include "app/core/session.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -230,7 +232,10 @@ void validate(const RenderJob& job) {
 
 RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   validate(job);
-  Simulation simulation(job.settings, job.load_file);  // bad settings are refused before any GL work
+  // Bad settings are refused before any GL work. Whole force passes, never abandoned: each output frame
+  // shows the state after exactly its steps (app/core/session.hpp).
+  Session session(job.settings, job.load_file, {}, /*slice_ms=*/0);
+  Simulation& simulation = session.simulation();
   EglContext context;
   std::unique_ptr<FrameSink> sink;
   if (is_video_path(job.out)) sink = make_ffmpeg_pipe(*find_program("ffmpeg"), job.out, job.size.width, job.size.height, job.video_fps);
@@ -263,9 +268,9 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   }
 
   // Settings reach the simulation as the lab's do (a script's edits; kernel builds beside the running code).
-  SettingsEditor editor(simulation.settings());
-  LabStats stats;
-  FrameTrace trace;
+  SettingsEditor& editor = session.editor();
+  LabStats& stats = session.stats();
+  FrameTrace& trace = session.trace();
   std::optional<ScriptRunner> script;
   if (job.script) script.emplace(*job.script);
   RenderScriptTarget target(simulation, editor, stats, log);
@@ -280,25 +285,27 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   const bool overlap = job.overlap && !job.script;
   report.overlapped = overlap;
 
-  // The frame's parts. Sequential: step, vertices, draw (to its end), read back. Overlapped: draw the
-  // vertices of the state reached so far, enqueue the next step while the GPU draws, write its vertices
-  // (ordered after the drawing's reads on the GPU, not by the CPU), then read back what was drawn.
+  // The frame's parts, the lab's skeleton (app/core/session.hpp) with every frame waiting for its own
+  // steps. Sequential: step (to its end), vertices, draw (to its end), read back. Overlapped: draw the
+  // vertices of the state reached so far, start the next steps on the stepping thread while the GPU draws
+  // and this thread reads back, and take them at the next frame's start.
+  session.set_tracing(tracing);
+  session.set_start(session_start);
   int steps_this_frame = 0;
-  auto step_simulation = [&](int frame) {
-    const auto start = Clock::now();
+  auto start_steps = [&] {
+    if (!target.paused()) session.start_steps(simulation.settings().steps_per_frame, false);
+  };
+  auto finish_steps = [&](int frame) {
     steps_this_frame = 0;
-    if (!target.paused()) {
-      for (int s = 0; s < simulation.settings().steps_per_frame; ++s) {
-        StepStats step = simulation.step();
-        if (step.non_finite)
-          throw Error("NaN or inf appeared in the bodies at frame " + std::to_string(frame) + " (t = " +
-                      std::to_string(simulation.time()) + "); " + std::to_string(report.frames_written) +
-                      " frame(s) were written. A smaller --dt or a larger --eps keeps close encounters finite.");
-        ++steps_this_frame;
-        if (s + 1 == simulation.settings().steps_per_frame) stats.record_step(step);
-      }
-    }
-    return ms_since(start);
+    std::optional<StepReport> r = session.collect(/*wait=*/true);
+    if (!r) return 0.0;
+    if (!r->error.empty()) throw Error(r->error);
+    if (r->non_finite)
+      throw Error("NaN or inf appeared in the bodies at frame " + std::to_string(frame) + " (t = " +
+                  std::to_string(simulation.time()) + "); " + std::to_string(report.frames_written) +
+                  " frame(s) were written. A smaller --dt or a larger --eps keeps close encounters finite.");
+    steps_this_frame = static_cast<int>(r->steps.size());
+    return r->wall_ms;
   };
   bool vertices_fresh = false;  // the vertex buffer holds the current state
   double vertices_ms = 0;
@@ -321,29 +328,29 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
       for (ScriptAction a : script->run_due(frame, seconds, target))
         record.script += (record.script.empty() ? "" : "+") + std::string(to_string(a));
     }
-    std::optional<ConfigureOutcome> swapped = simulation.poll();
-    if (swapped && !swapped->accepted) {
-      log << "  frame " << frame << ": not applied: " << swapped->label << ": " << swapped->message << "\n";
-      editor.refused(simulation);
-    }
-    bool restarted = false;
-    if (auto refused = editor.sync(simulation, &restarted, /*asynchronous=*/true))
-      log << "  frame " << frame << ": not applied: " << *refused << "\n";
-    if (target.take_restarted() || restarted) {
-      stats.clear_steps();
-      vertices_fresh = false;  // a new state: the overlapped loop writes its vertices before drawing
-    }
-
     // Frame 0 shows the initial conditions; every later frame is steps_per_frame steps further.
     double simulate_ms = 0;
     vertices_ms = 0;
-    if (!overlap) {
-      if (frame > 0) simulate_ms = step_simulation(frame);
-      update_vertices();
-    } else if (!vertices_fresh) {
-      update_vertices();  // frame 0, or after a restart; later frames' vertices were written last frame
+    if (overlap && session.stepping()) {
+      simulate_ms = finish_steps(frame);  // this frame's steps, started while the last frame was drawn
+      vertices_fresh = false;
     }
-    record.steps = overlap ? 0 : steps_this_frame;
+    std::optional<Session::Applied> applied = session.apply_settings();
+    std::optional<ConfigureOutcome> swapped = applied ? applied->swapped : std::nullopt;
+    if (swapped && !swapped->accepted)
+      log << "  frame " << frame << ": not applied: " << swapped->label << ": " << swapped->message << "\n";
+    if (applied && !applied->refused.empty()) log << "  frame " << frame << ": not applied: " << applied->refused << "\n";
+    if (target.take_restarted() || (applied && applied->restarted)) {
+      stats.clear_steps();
+      vertices_fresh = false;  // a new state: its vertices are written before drawing
+    }
+    if (!overlap && frame > 0) {
+      start_steps();
+      simulate_ms = finish_steps(frame);
+      vertices_fresh = false;
+    }
+    if (!vertices_fresh) update_vertices();
+    record.steps = steps_this_frame;
 
     const ViewSettings& view = editor.draft().view;
     if (frame == 0) {
@@ -369,12 +376,7 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     if (recorder) recorder->capture(frame_target.framebuffer(), viewport);
 
     const bool last = frame + 1 == job.frames;
-    if (overlap && !last && !target.quit_requested()) {
-      // The next frame's state, on the GPU beside this frame's drawing.
-      simulate_ms = step_simulation(frame + 1);
-      record.steps = steps_this_frame;
-      update_vertices();
-    }
+    if (overlap && !last && !target.quit_requested()) start_steps();  // the next frame's state, beside this frame's drawing
     simulate.push_back(simulate_ms);
     vertices.push_back(vertices_ms);
     // Sequential: the draw's wall time to its end. Overlapped: its GPU time (GL timer queries plus the

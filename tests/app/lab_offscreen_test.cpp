@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "app/lab/lab.hpp"
+#include "held_backend.hpp"
 #include "png_file.hpp"
 #include "sim/ladder.hpp"
 #include "sim/error.hpp"
@@ -40,6 +41,16 @@ class LabOffscreen : public ::testing::Test {
     return o;
   }
   std::string shot(const std::string& name) const { return (dir_ / name).string(); }
+
+  // A small offscreen lab on a backend whose steps wait at `gate` (held_backend.hpp).
+  LabOptions held(std::shared_ptr<testing::StepGate> gate, const std::string& events) const {
+    LabOptions o = scripted(events);
+    o.window.width = 480;
+    o.window.height = 270;
+    o.settings.body_count = 512;
+    o.backend_factory = [gate](const Settings&) { return std::make_unique<testing::HeldBackend>(gate); };
+    return o;
+  }
 
   fs::path dir_;
 };
@@ -126,6 +137,62 @@ TEST_F(LabOffscreen, SettingsChangesApplyWhileFramesKeepFlowing) {
   EXPECT_TRUE(runs(6, 14, "Barnes-Hut"));
   EXPECT_DOUBLE_EQ(lab.simulation().settings().opening_angle, 0.8);
   EXPECT_EQ(lab.simulation().settings().toggles["unroll"], 8);
+}
+
+// Frames until `done` holds, at most `limit` of them (the steps run on their own thread).
+template <class Done>
+bool frames_until(Lab& lab, Done done, int limit = 400) {
+  for (int i = 0; i < limit && !done(); ++i) {
+    lab.frame();
+    usleep(1000);
+  }
+  return done();
+}
+
+// The display never waits for a step (app/core/stepper.hpp): while a step is held, frames keep coming,
+// a drag turns the camera in every one of them and the state on screen grows older; once the step
+// ends, its state is drawn and the next one starts.
+TEST_F(LabOffscreen, FramesKeepComingWhileAStepIsHeld) {
+  auto gate = std::make_shared<testing::StepGate>();
+  Lab lab(held(gate, R"({"frame": 2, "action": "drag", "by": [300, 0], "frames": 12},
+                        {"frame": 400, "action": "quit"})"));
+  const double t0 = lab.simulation().time();
+  for (int i = 0; i < 21; ++i) lab.frame();
+  EXPECT_EQ(gate->steps, 0);
+  EXPECT_EQ(lab.simulation().time(), t0) << "a frame waited for the held step";
+  const auto& rows = lab.trace().records();
+  ASSERT_EQ(rows.size(), 21u);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    SCOPED_TRACE("frame " + std::to_string(i));
+    EXPECT_EQ(rows[i].steps, 0);
+    ASSERT_TRUE(rows[i].state_age_ms && rows[i - 1].state_age_ms);
+    EXPECT_GT(*rows[i].state_age_ms, *rows[i - 1].state_age_ms) << "the state on screen grows older";
+    EXPECT_TRUE(rows[i].stepping);
+  }
+  // The drag: frame 2 moves to its start, 3 presses, 4 to 15 move, 16 releases.
+  for (std::size_t i = 5; i <= 15; ++i)
+    EXPECT_NE(rows[i].camera_yaw_deg, rows[i - 1].camera_yaw_deg) << "the camera turns in frame " << i;
+  gate->open = true;
+  EXPECT_TRUE(frames_until(lab, [&] { return lab.steps_completed() >= 2; }));
+  EXPECT_GT(lab.simulation().time(), t0);
+}
+
+// Leaving a variant whose step is slow does not wait for that step: it is abandoned, its result
+// discarded, and the new settings run from the last finished state.
+TEST_F(LabOffscreen, AStepOfAVariantTheUserLeftIsAbandoned) {
+  auto gate = std::make_shared<testing::StepGate>();
+  Lab lab(held(gate, R"({"frame": 4000, "action": "quit"})"));
+  const double t0 = lab.simulation().time();
+  lab.frame();
+  ASSERT_TRUE(frames_until(lab, [&] { return gate->waiting == 1; }));
+  lab.editor().set_algorithm(Algorithm::allpairs);
+  EXPECT_TRUE(frames_until(lab, [&] { return lab.simulation().settings().algorithm == Algorithm::allpairs; }))
+      << "the switch waited for the held step";
+  EXPECT_EQ(gate->abandoned, 1);
+  EXPECT_EQ(gate->steps, 0);
+  EXPECT_EQ(lab.simulation().time(), t0) << "the abandoned step's result was discarded";
+  ASSERT_FALSE(lab.trace().steps().empty());
+  EXPECT_TRUE(lab.trace().steps().back().abandoned);
 }
 
 TEST_F(LabOffscreen, ASessionThatCannotEndOrRunsWhatTheLabLacksIsRefusedFirst) {

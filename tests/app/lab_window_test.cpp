@@ -186,6 +186,7 @@ TEST_F(LabWindow, ABookmarkRestoresTheBodiesTheTimeAndTheSettings) {
   o.bookmark_dir = dir_ / "bookmarks";
   Lab lab(o);
   for (int i = 0; i < 5; ++i) lab.frame();
+  lab.wait_for_steps();  // the bodies below are read from outside the frame loop
   const double t = lab.simulation().time();
   ASSERT_GT(t, 0.0);
   lab.editor().view().color_mode = ColorMode::density;
@@ -204,7 +205,7 @@ TEST_F(LabWindow, ABookmarkRestoresTheBodiesTheTimeAndTheSettings) {
   EXPECT_FALSE(mine->shipped);
   EXPECT_TRUE(std::any_of(list.begin(), list.end(), [](const Bookmark& b) { return b.shipped && b.name == "collision-tails"; }))
       << "the shipped moments of the default collision are listed";
-  lab.restore_bookmark(*mine);
+  lab.restore_bookmark(*mine);  // waits for the running step, then replaces the state
   EXPECT_TRUE(lab.last_error().empty()) << lab.last_error();
   EXPECT_NEAR(lab.simulation().time(), t, 1e-9);
   EXPECT_EQ(lab.editor().draft().view.color_mode, ColorMode::density);

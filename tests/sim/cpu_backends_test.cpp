@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -152,6 +153,71 @@ TEST_P(EveryCpuBackend, WritesHostVertexBufferInTheSharedLayout) {
   backend->write_vertices({buffer.data(), false}, ColorMode::ab_difference);
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(buffer[4 * n + i], 0.0f) << i;
   EXPECT_THROW(backend->write_vertices({buffer.data(), true}, ColorMode::speed), Error);
+}
+
+// The lab's stepping thread (app/core/stepper.hpp) has a slow force pass split into slices
+// (StepControl::slice_ms), so that a request to abandon the step is seen between them: the result is
+// the unsliced one, bit for bit.
+void expect_sliced_steps_match_whole_ones(Kind kind, const Settings& s) {
+  const std::size_t n = s.body_count ? static_cast<std::size_t>(*s.body_count) : 3000;
+  const Bodies start = make_scene(Scene::plummer, n, 7);
+  auto whole = make(kind, s), sliced = make(kind, s);
+  whole->set_bodies(start);
+  sliced->set_bodies(start);
+  std::atomic<bool> abandon{false};
+  StepControl control;
+  control.abandon = &abandon;
+  control.slice_ms = 1e-9;  // as many slices as allowed
+  sliced->set_step_control(control);
+  for (int i = 0; i < 3; ++i) {
+    const StepStats a = whole->step(), b = sliced->step();
+    EXPECT_EQ(a.force_slices, 1);
+    EXPECT_GT(b.force_slices, 1);
+    EXPECT_FALSE(b.abandoned);
+    EXPECT_EQ(a.interactions, b.interactions);
+  }
+  const Bodies x = state_of(*whole), y = state_of(*sliced);
+  EXPECT_TRUE(x.x == y.x && x.y == y.y && x.z == y.z) << "positions differ";
+  EXPECT_TRUE(x.vx == y.vx && x.vy == y.vy && x.vz == y.vz) << "velocities differ";
+}
+
+TEST_P(EveryCpuBackend, SlicedStepsAreBitIdenticalToWholeOnes) {
+  expect_sliced_steps_match_whole_ones(GetParam(), for_kind(GetParam(), settings_for(Scene::plummer, 3000)));
+}
+
+TEST(CpuBarnesHut, SlicedStepsAreBitIdenticalToWholeOnesWithTheDefaultOpening) {
+  Settings s = settings_for(Scene::plummer, 3000);
+  s.toggles = ToggleValues{};  // relative opening with light cells, adaptive quadrupoles
+  expect_sliced_steps_match_whole_ones(Kind::barneshut, s);
+}
+
+// Abandoned (the user switched away from a slow variant), a step puts the state back as it was; the
+// next step is the one that would have come.
+TEST_P(EveryCpuBackend, AnAbandonedStepLeavesTheStateAsItWas) {
+  const std::size_t n = 2000;
+  const Settings s = for_kind(GetParam(), settings_for(Scene::plummer, n));
+  const Bodies start = make_scene(Scene::plummer, n, 8);
+  auto reference = make(GetParam(), s), backend = make(GetParam(), s);
+  reference->set_bodies(start);
+  backend->set_bodies(start);
+  std::atomic<bool> abandon{false};
+  StepControl control;
+  control.abandon = &abandon;
+  control.slice_ms = 1e-9;
+  backend->set_step_control(control);
+  reference->step();
+  backend->step();
+  const Bodies before = state_of(*backend);
+  abandon = true;
+  const StepStats stopped = backend->step();
+  EXPECT_TRUE(stopped.abandoned);
+  const Bodies after = state_of(*backend);
+  EXPECT_TRUE(after.x == before.x && after.vx == before.vx && after.vz == before.vz) << "the state moved";
+  abandon = false;
+  reference->step();
+  backend->step();
+  const Bodies x = state_of(*reference), y = state_of(*backend);
+  EXPECT_TRUE(x.x == y.x && x.vy == y.vy) << "the step after an abandoned one is the step that would have come";
 }
 
 TEST_P(EveryCpuBackend, NewSofteningChangesTheForces) {
