@@ -53,9 +53,15 @@ class VariantBuilds {
   std::optional<Finished> take_finished() {
     auto finished = builds_.take_finished();
     if (!finished) return std::nullopt;
-    const bool accepted = finished->build != nullptr;
-    return Finished{{accepted, finished->label, finished->refusal, finished->latency_s},
-                    std::move(finished->build), std::exchange(reload_, false), pending_};
+    Finished out;
+    out.outcome.accepted = finished->build != nullptr;
+    out.outcome.label = std::move(finished->label);
+    out.outcome.message = std::move(finished->refusal);
+    out.outcome.latency_s = finished->latency_s;
+    out.build = std::move(finished->build);
+    out.reload = std::exchange(reload_, false);
+    out.settings = pending_;
+    return out;
   }
 
   // A finished build was swapped in: `settings` run from now on, and what the swap replaced goes to the
