@@ -17,6 +17,7 @@ dir=$1
 shift
 mkdir -p "$dir/lib"
 work=$(mktemp -d)
+chmod a+rwx "$work"  # apt-get download writes as the _apt user where it can
 trap 'rm -rf "$work"' EXIT
 
 # The glvnd dispatch libraries, unpacked from their .deb files.
