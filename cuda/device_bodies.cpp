@@ -35,6 +35,14 @@ void download_float4_bodies(const float4* pos_mass, const float4* vel, std::size
   }
 }
 
+void download_float4_accelerations(const float4* acc, std::size_t n, Accelerations& out, cudaStream_t stream) {
+  std::vector<float4> host(n);
+  if (n > 0) NBL_CUDA_CHECK(cudaMemcpyAsync(host.data(), acc, n * sizeof(float4), cudaMemcpyDeviceToHost, stream));
+  NBL_CUDA_CHECK(cudaStreamSynchronize(stream));
+  out.resize(n);
+  for (std::size_t i = 0; i < n; ++i) out.x[i] = host[i].x, out.y[i] = host[i].y, out.z[i] = host[i].z;
+}
+
 std::size_t DeviceBodies::bytes() const {
   std::size_t total = aos_.bytes() + pos_mass_.bytes() + vel_.bytes();
   for (const auto& a : soa_) total += a.bytes();

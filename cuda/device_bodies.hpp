@@ -27,6 +27,8 @@ void upload_float4_bodies(const Bodies& bodies, float4* pos_mass, float4* vel, c
 // The reverse: n bodies from the two float4 arrays into `bodies` (resized).
 void download_float4_bodies(const float4* pos_mass, const float4* vel, std::size_t n, Bodies& bodies,
                             cudaStream_t stream);
+// n accelerations kept as float4 (x, y, z, unused), as Barnes-Hut keeps them, into `out` (resized).
+void download_float4_accelerations(const float4* acc, std::size_t n, Accelerations& out, cudaStream_t stream);
 
 class DeviceBodies {
  public:

@@ -12,6 +12,7 @@ packages=(
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
   xvfb xauth fonts-dejavu-core
   ffmpeg
+  clang-format
 )
 
 missing=()

@@ -108,4 +108,28 @@ std::string check_setting(const SettingDef& s, const SettingValue& value) {
   return refused;
 }
 
+std::string ab_changes(const Settings& a, const Settings& b) {
+  std::string text = toggle_changes(a.toggles, b.toggles, a.algorithm);
+  for (const SettingDef& s : kSettings) {
+    if (!s.varies_in_ab || (s.only_for && *s.only_for != a.algorithm)) continue;
+    const SettingValue value = s.access.get(b);
+    if (value == s.access.get(a)) continue;
+    text += (text.empty() ? "" : ", ") + std::string(s.key) + "=" + format_setting(s, value);
+  }
+  return text;
+}
+
+bool same_ab_settings(const Settings& a, const Settings& b) {
+  if (a.toggles != b.toggles) return false;
+  for (const SettingDef& s : kSettings)
+    if (s.varies_in_ab && s.access.get(a) != s.access.get(b)) return false;
+  return true;
+}
+
+void copy_ab_settings(Settings& to, const Settings& from) {
+  to.toggles = from.toggles;
+  for (const SettingDef& s : kSettings)
+    if (s.varies_in_ab) s.access.set(to, s.access.get(from));
+}
+
 }  // namespace nbl

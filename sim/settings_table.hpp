@@ -78,6 +78,7 @@ struct SettingDef {
   std::string_view zero_means = {};         // what 0 stands for, shown in the panel and --help ("off")
   std::optional<Algorithm> only_for = {};   // meaningful with this algorithm only (the panel hides it otherwise)
   bool window_only = false;                 // only the window has it: `render` takes no such option
+  bool varies_in_ab = false;                // an A/B's B may differ from A in it, as in a toggle (theta)
   PanelWidget widget = PanelWidget::input;
   std::string_view symbol_label = {};       // the label with Greek letters, when the panel's font has them
   std::string_view help = {};               // what it does (panel tooltip, --help)
@@ -204,7 +205,7 @@ inline constexpr std::array kSettings = {
     .access = field<&Settings::softening>},
   SettingDef{.key = "theta", .cli = "--theta", .label = "theta (opening)", .noun = "the opening angle theta",
     .group = SettingGroup::live, .kind = SettingKind::real, .real_min = 0, .real_max = 2,
-    .only_for = Algorithm::barneshut,
+    .only_for = Algorithm::barneshut, .varies_in_ab = true,
     .widget = PanelWidget::slider, .symbol_label = "θ (opening angle)",
     .help = "Barnes-Hut opening angle: a cell stands in for its bodies when size / distance < theta. 0 opens "
             "every cell (exact, slow); larger is faster and less accurate. 0.65 with adaptive quadrupole cells (the "
@@ -354,5 +355,15 @@ std::string setting_requirement(const SettingDef& setting);
 // "must lie in [0, 2] (got 3)". A value of the wrong alternative, or Unset for a setting that must be
 // set, is refused too.
 std::string check_setting(const SettingDef& setting, const SettingValue& value);
+
+// A/B (sim/comparison.hpp): B is A's settings with changes, each a kernel toggle or a row that
+// varies_in_ab; everything else B shares with A (the simulation resolves dt and softening as A's).
+// The changes from `a` to `b` as toggle_changes writes them, the rows after the toggles of a's algorithm,
+// only those that apply to it ("bh_sort=off, theta=0.3"); "" when B computes what A does.
+std::string ab_changes(const Settings& a, const Settings& b);
+// Whether `a` and `b` agree in every toggle and every row that varies_in_ab.
+bool same_ab_settings(const Settings& a, const Settings& b);
+// `to` takes `from`'s toggles and rows that vary_in_ab (a swap of A and B, B made current).
+void copy_ab_settings(Settings& to, const Settings& from);
 
 }  // namespace nbl

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -326,6 +327,21 @@ std::string toggle_value_text(const ToggleDef& toggle, int value);
 // The toggles of `algorithm` where `to` differs from `from`, as "key=value" joined by ", " ("unroll=128,
 // layout=soa"); "" when none differs. What a trace and a tour step name a variant change by.
 std::string toggle_changes(const ToggleValues& from, const ToggleValues& to, Algorithm algorithm);
+
+// The readers of that text, for what a user typed (the command line, --variant, --compare).
+// toggle_value_text's inverse: "on"/"off" (also true/false, yes/no, 1/0), a choice's name, or a whole
+// number the toggle takes. Throws InputError that begins with `name`, how the input names the toggle
+// ("--block-size", "--variant: block_size"), and says what the toggle takes.
+int parse_toggle_value(const ToggleDef& toggle, std::string_view text, std::string_view name);
+// toggle_changes's inverse: each "key=value" item of `text` (commas between items, spaces around them
+// ignored) applied to `values` in order, each key a toggle of `algorithm`. A key that names no toggle
+// goes to `other` when given, which applies it (to the toggles being built, or elsewhere) and returns
+// true, or returns false when it does not know it either. Throws InputError that begins with `where` and
+// names the item: no '=', an unknown key, another algorithm's toggle, a value the toggle does not take;
+// `values` is then as it was.
+using OtherChange = std::function<bool(const std::string& key, const std::string& value, ToggleValues& values)>;
+void apply_toggle_changes(std::string_view text, Algorithm algorithm, ToggleValues& values, std::string_view where,
+                          const OtherChange& other = {});
 
 // The settings one click away from `t` for `algorithm`'s toggles: each flag flipped, each choice moved
 // to the one before or after it, each number moved one step down or up (within range). What the lab

@@ -1,62 +1,65 @@
 #include "app/bench/compare.hpp"
 
 #include <chrono>
-#include <sstream>
 #include <thread>
 
-#include "app/core/options/run_options.hpp"
+#include "app/core/options/setting_options.hpp"
 #include "app/core/simulation.hpp"
 #include "sim/comparison.hpp"
 #include "sim/error.hpp"
 #include "sim/ladder.hpp"
+#include "sim/settings_table.hpp"
 
 namespace nbl {
 
+namespace {
+
+// The rows of the settings table an A/B's B may change, by key: "theta".
+std::string ab_setting_keys() {
+  std::string keys;
+  for (const SettingDef& s : kSettings)
+    if (s.varies_in_ab) keys += (keys.empty() ? "" : ", ") + std::string(s.key);
+  return keys;
+}
+
+}  // namespace
+
 Settings with_changes(const Settings& base, const std::string& text, const std::string& option) {
   Settings s = base;
-  std::stringstream items(text);
-  std::string item;
-  while (std::getline(items, item, ',')) {
-    if (item.empty()) continue;
-    const auto eq = item.find('=');
-    if (eq == std::string::npos)
-      throw InputError(option + " takes key=value pairs separated by commas, e.g. unroll=8,layout=soa (got \"" + item + "\")");
-    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    if (key == "theta") {
-      std::size_t used = 0;
-      double theta = -1;
+  const std::string algorithm(to_string(s.algorithm));
+  // What is not a toggle: a row of the settings table that B may change (theta), or a ladder rung.
+  const auto setting_or_rung = [&](const std::string& key, const std::string& value, ToggleValues& toggles) {
+    if (const SettingDef* row = find_setting(key)) {
+      if (!row->varies_in_ab)
+        throw InputError(option + ": " + key + " is " + std::string(row->noun) + ", which B shares with A; B differs in " +
+                         "toggles and in " + ab_setting_keys());
+      if (row->only_for && *row->only_for != s.algorithm)
+        throw InputError(option + ": " + key + " is a " + std::string(to_string(*row->only_for)) +
+                         " setting; this run is " + algorithm + " (--algo)");
       try {
-        theta = std::stod(value, &used);
-      } catch (const std::exception&) {
+        row->access.set(s, parse_setting_value(*row, value));
+      } catch (const InputError& e) {
+        throw InputError(option + ": " + key + "=" + value + ": " + e.what());
       }
-      if (used != value.size()) throw InputError(option + ": theta takes a number (got \"" + value + "\")");
-      s.opening_angle = theta;
-      continue;
+      return true;
     }
-    if (key == "rung") {
-      // The all-pairs toggles of one ladder rung (sim/ladder.hpp); later items change them further.
-      std::size_t used = 0;
-      long rung = -1;
-      try {
-        rung = std::stol(value, &used);
-      } catch (const std::exception&) {
-      }
-      if (used != value.size() || rung < 0 || rung >= static_cast<long>(kLadder.size()))
-        throw InputError(option + ": rung takes a ladder rung, 0 to " + std::to_string(kLadder.size() - 1) +
-                         " (got \"" + value + "\")");
-      if (s.algorithm != Algorithm::allpairs)
-        throw InputError(option + ": the ladder's rungs are all-pairs variants; this run is " +
-                         std::string(to_string(s.algorithm)) + " (--algo)");
-      s.toggles = ladder_toggles(static_cast<std::size_t>(rung));
-      continue;
+    if (key != "rung") return false;
+    // The all-pairs toggles of one ladder rung (sim/ladder.hpp); later items change them further.
+    std::size_t used = 0;
+    long rung = -1;
+    try {
+      rung = std::stol(value, &used);
+    } catch (const std::exception&) {
     }
-    const ToggleDef* def = find_toggle(key);
-    if (!def) throw InputError(option + ": no toggle named \"" + key + "\" (the keys are the --options' names)");
-    if (def->algorithm != s.algorithm)
-      throw InputError(option + ": " + key + " is a " + std::string(to_string(def->algorithm)) + " toggle; this run is " +
-                       std::string(to_string(s.algorithm)) + " (--algo)");
-    s.toggles.values[static_cast<std::size_t>(def - kToggles.data())] = parse_toggle_value(*def, value);
-  }
+    if (used != value.size() || rung < 0 || rung >= static_cast<long>(kLadder.size()))
+      throw InputError(option + ": rung takes a ladder rung, 0 to " + std::to_string(kLadder.size() - 1) + " (got \"" +
+                       value + "\")");
+    if (s.algorithm != Algorithm::allpairs)
+      throw InputError(option + ": the ladder's rungs are all-pairs variants; this run is " + algorithm + " (--algo)");
+    toggles = ladder_toggles(static_cast<std::size_t>(rung));
+    return true;
+  };
+  apply_toggle_changes(text, s.algorithm, s.toggles, option, setting_or_rung);
   validate(s);
   return s;
 }

@@ -13,8 +13,9 @@
 
 namespace nbl {
 
-// `base` with the changes of `text`: comma-separated key=value pairs, each a toggle of the settings'
-// algorithm or `theta`. Throws InputError naming the bad pair.
+// `base` with the changes of `text`: comma-separated key=value pairs (the text ab_changes writes), each a
+// toggle of the settings' algorithm, a setting row that varies in an A/B (theta: sim/settings_table.hpp)
+// or `rung` (the toggles of a ladder rung). Throws InputError naming the bad pair.
 Settings with_changes(const Settings& base, const std::string& text, const std::string& option);
 
 std::vector<Table> compare_tables(const Settings& base, const std::string& a, const std::string& b,

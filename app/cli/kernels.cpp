@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdio>
 #include <mutex>
-#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -57,17 +56,7 @@ void check_arch(const std::string& arch) {
 // "layout=soa,unroll=8" on top of the defaults.
 ToggleValues parse_variant(const std::string& text) {
   ToggleValues t;
-  std::stringstream items(text);
-  std::string item;
-  while (std::getline(items, item, ',')) {
-    if (item.empty()) continue;
-    const auto eq = item.find('=');
-    if (eq == std::string::npos) throw InputError("--variant takes key=value pairs separated by commas (got \"" + item + "\")");
-    const ToggleDef* def = find_toggle(item.substr(0, eq));
-    if (!def || def->algorithm != Algorithm::allpairs)
-      throw InputError("--variant: no all-pairs toggle named \"" + item.substr(0, eq) + "\"");
-    t.values[static_cast<std::size_t>(def - kToggles.data())] = parse_toggle_value(*def, item.substr(eq + 1));
-  }
+  apply_toggle_changes(text, Algorithm::allpairs, t, "--variant");
   return t;
 }
 

@@ -266,13 +266,19 @@ class EntryReader {
         break;
       }
       case ScriptAction::ab_start: {
+        // B's changes: toggles, a ladder rung, and the rows of kSettings that vary in an A/B (theta).
         json b = json::object();
+        std::string rows;
         if (const json* t = maybe("toggles")) b["toggles"] = *t;
-        if (const json* t = maybe("theta")) b["theta"] = *t;
+        for (const SettingDef& s : kSettings) {
+          if (!s.varies_in_ab) continue;
+          const std::string key(s.key);
+          if (const json* v = maybe(key.c_str())) b[key] = *v;
+          rows += " and/or \"" + key + "\" (B's " + std::string(s.noun.starts_with("the ") ? s.noun.substr(4) : s.noun) + ")";
+        }
         const json* rung = maybe("rung");
         if (b.empty() && !rung)
-          fail("\"ab_start\" needs \"toggles\" (B's toggles that differ from A's), \"rung\" (a ladder rung as B) and/or "
-               "\"theta\" (B's opening angle)");
+          fail("\"ab_start\" needs \"toggles\" (B's toggles that differ from A's), \"rung\" (a ladder rung as B)" + rows);
         if (!b.empty()) e_.change = settings_change(b, "ab_start");
         if (rung) {
           // The rung's all-pairs toggles (sim/ladder.hpp), then the entry's own "toggles" on top of them.

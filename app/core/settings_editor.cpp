@@ -46,17 +46,20 @@ void SettingsEditor::start_comparison(const Settings& b) {
   comparison_dirty_ = true;
 }
 
+void SettingsEditor::set_comparison(const SettingDef& setting, const SettingValue& value) {
+  if (!setting.varies_in_ab) throw Error("an A/B's B shares " + std::string(setting.noun) + " with A");
+  if (!comparison_) comparison_ = draft_;
+  setting.access.set(*comparison_, value);
+  comparison_dirty_ = true;
+}
+
 void SettingsEditor::set_comparison_toggle(const ToggleDef& toggle, int value) {
   if (!comparison_) comparison_ = draft_;
   comparison_->toggles.values[static_cast<std::size_t>(&toggle - kToggles.data())] = value;
   comparison_dirty_ = true;
 }
 
-void SettingsEditor::set_comparison_theta(double theta) {
-  if (!comparison_) comparison_ = draft_;
-  comparison_->opening_angle = theta;
-  comparison_dirty_ = true;
-}
+void SettingsEditor::set_comparison_theta(double theta) { set_comparison(SettingId("theta").def(), setting_access::to_value(theta)); }
 
 void SettingsEditor::clear_comparison() {
   comparison_.reset();

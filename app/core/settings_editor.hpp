@@ -47,11 +47,13 @@ class SettingsEditor {
   void request_restart() { restart_ = true; dirty_ = true; }
   bool restart_pending(const Settings& live) const;
 
-  // A/B's B: the settings of the variant compared with the running one (its toggles and theta count).
+  // A/B's B: the settings of the variant compared with the running one, A's with changes, each a toggle
+  // or a row of kSettings that varies_in_ab (theta); B starts as a copy of the draft when there is none.
   const std::optional<Settings>& comparison() const { return comparison_; }
   void start_comparison(const Settings& b);  // B = b (the panel starts from a copy of the draft)
+  void set_comparison(const SettingDef& setting, const SettingValue& value);  // a row that varies_in_ab
   void set_comparison_toggle(const ToggleDef& toggle, int value);
-  void set_comparison_theta(double theta);
+  void set_comparison_theta(double theta);  // typed shorthand of set_comparison()
   void clear_comparison();
   // Whether B changed since the last call (the frame loop hands B to the simulation then).
   bool take_comparison_change() { return std::exchange(comparison_dirty_, false); }

@@ -204,8 +204,7 @@ void Lab::apply_settings() {
   }
   if (!a->refused.empty()) error_ = "Not applied: " + a->refused;
   if (ab_after_swap_ && !editor_.pending() && !simulation_.building()) {  // the swap's A runs (or was refused)
-    if (simulation_.settings().toggles == editor_.comparison().value_or(*ab_after_swap_).toggles &&
-        simulation_.settings().opening_angle == editor_.comparison().value_or(*ab_after_swap_).opening_angle)
+    if (same_ab_settings(simulation_.settings(), editor_.comparison().value_or(*ab_after_swap_)))
       editor_.start_comparison(*ab_after_swap_);
     ab_after_swap_.reset();
   }
@@ -464,15 +463,17 @@ void Lab::compare_ab() {
   }
 }
 
-// B is the draft (what A will run once its pending edits apply) with the entry's toggles and theta.
+// B is the draft (what A will run once its pending edits apply) with the entry's toggles and the rows of
+// kSettings that vary in an A/B (theta).
 void Lab::ab_start(const SettingsChange& change) {
   ab_error_.clear();
   ab_after_swap_.reset();
   Settings b = editor_.draft();
   const std::string algorithm(to_string(b.algorithm));
   for (const auto& [setting, value] : change.settings) {
-    if (setting->key == "theta" && b.algorithm != Algorithm::barneshut)
-      throw Error("B's theta needs Barnes-Hut; this session runs " + algorithm);
+    if (setting->only_for && *setting->only_for != b.algorithm)
+      throw Error("B's " + std::string(setting->key) + " needs " + std::string(to_string(*setting->only_for)) +
+                  "; this session runs " + algorithm);
     setting->access.set(b, value);
   }
   for (const auto& [toggle, value] : change.toggles) {
@@ -480,15 +481,6 @@ void Lab::ab_start(const SettingsChange& change) {
       throw Error(std::string(toggle->key) + " is a " + std::string(to_string(toggle->algorithm)) + " toggle; this session runs " + algorithm);
     b.toggles.values[static_cast<std::size_t>(toggle - kToggles.data())] = value;
   }
-  editor_.start_comparison(b);
-}
-
-void Lab::ab_start(const ToggleValues& toggles, std::optional<double> theta) {
-  ab_error_.clear();
-  ab_after_swap_.reset();
-  Settings b = editor_.draft();
-  b.toggles = toggles;
-  if (theta) b.opening_angle = *theta;
   editor_.start_comparison(b);
 }
 
@@ -506,8 +498,7 @@ void Lab::ab_swap() {
   if (!editor_.comparison()) throw Error(no_b_reason("swap with"));
   const Settings a = simulation_.requested();
   const Settings b = *editor_.comparison();
-  editor_.draft().toggles = b.toggles;
-  editor_.draft().opening_angle = b.opening_angle;
+  copy_ab_settings(editor_.draft(), b);
   editor_.changed();
   Settings next_b = a;
   next_b.view = b.view;
@@ -516,8 +507,7 @@ void Lab::ab_swap() {
 
 void Lab::ab_make_current() {
   if (!editor_.comparison()) throw Error(no_b_reason("make current"));
-  editor_.draft().toggles = editor_.comparison()->toggles;
-  editor_.draft().opening_angle = editor_.comparison()->opening_angle;
+  copy_ab_settings(editor_.draft(), *editor_.comparison());
   editor_.changed();
   editor_.clear_comparison();
 }
@@ -866,12 +856,7 @@ void Lab::record_trace() {
   for (ScriptAction a : script_ran_) r.script += (r.script.empty() ? "" : "+") + std::string(to_string(a));
   if (const auto& b = editor_.comparison()) {
     const Settings& a = simulation_.settings();
-    r.ab_b = toggle_changes(a.toggles, b->toggles, a.algorithm);
-    if (a.algorithm == Algorithm::barneshut && b->opening_angle != a.opening_angle) {
-      char theta[32];
-      std::snprintf(theta, sizeof theta, "theta=%g", b->opening_angle);
-      r.ab_b += (r.ab_b.empty() ? "" : ", ") + std::string(theta);
-    }
+    r.ab_b = ab_changes(a, *b);
     r.ab_state = session_.comparison_ready() ? "ready" : "building";
   }
   if (ab_sample_) {
@@ -899,7 +884,7 @@ void Lab::print_stats() {
                  stats_, simulation_);
   line.pop_back();  // the newline: the lab adds A/B and the last error to the line
   if (const auto& b = editor_.comparison()) {
-    const std::string changes = toggle_changes(simulation_.settings().toggles, b->toggles, simulation_.settings().algorithm);
+    const std::string changes = ab_changes(simulation_.settings(), *b);
     line += "; A/B, B = " + (changes.empty() ? std::string("a copy of A") : changes) + ": ";
     const auto rows = ab_history_.rows();
     if (rows.empty() || rows.back().speedup.empty()) {

@@ -103,9 +103,8 @@ class Lab : public ScriptTarget {
   void open_tour(TourKind kind, std::size_t step = 0);
   const TourSession* tour_session() const { return tour_ ? &*tour_ : nullptr; }
 
-  // A/B, typed (the panel's A/B section edits B through the editor): B is A's settings with `toggles`
-  // (and theta); computed from the same state as A each frame, timed and compared, never integrated.
-  void ab_start(const ToggleValues& toggles, std::optional<double> theta = std::nullopt);
+  // A/B (the panel's A/B section edits B through the editor, a script through ab_start): B is computed
+  // from the same state as A each frame, timed and compared, never integrated.
   const ComparisonHistory& ab_history() const { return ab_history_; }
 
   Simulation& simulation() { return simulation_; }

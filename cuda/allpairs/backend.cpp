@@ -3,20 +3,21 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <utility>
 
 #include "cuda/allpairs/comparison.hpp"
 #include "cuda/allpairs/force_pass.hpp"
-#include "cuda/engine/async_builds.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/check.hpp"
+#include "cuda/comparison.hpp"
 #include "cuda/device.hpp"
 #include "cuda/energy_pass.hpp"
+#include "cuda/engine/async_builds.hpp"
 #include "cuda/engine/kernel_engine.hpp"
-#include "cuda/layout_kernels.hpp"
 #include "cuda/engine/reloadable_kernels.hpp"
+#include "cuda/engine/variant_builds.hpp"
+#include "cuda/layout_kernels.hpp"
 #include "cuda/retire.hpp"
 #include "cuda/stage_timer.hpp"
 #include "sim/accuracy.hpp"
@@ -24,16 +25,6 @@
 #include "sim/statistics.hpp"
 
 namespace nbl {
-
-namespace ap = allpairs;
-
-static_assert(ap::kKeySpeed == static_cast<int>(ColorMode::speed) &&
-                  ap::kKeyAcceleration == static_cast<int>(ColorMode::acceleration) &&
-                  ap::kKeyMass == static_cast<int>(ColorMode::mass) &&
-                  ap::kKeyBodyIndex == static_cast<int>(ColorMode::body_index) &&
-                  ap::kKeyWarpId == static_cast<int>(ColorMode::warp_id) &&
-                  ap::kKeyTreeDepth == static_cast<int>(ColorMode::tree_depth),
-              "the kernels' colour key numbers must follow ColorMode");
 
 struct AllPairsBackend::Impl {
   std::shared_ptr<KernelEngine> engine;
@@ -53,16 +44,11 @@ struct AllPairsBackend::Impl {
   bool acc_valid = false;
   ColorScales scales;
   std::vector<std::string> notices;  // reported with the next step
-  AsyncBuilds<AllPairsBuild> builds{shared_build_queue()};
-  Settings pending;  // what the build in flight was requested with
-  Settings running;  // what runs now
+  VariantBuilds<AllPairsBuild> builds{shared_build_queue()};  // switches and hot reloads
 
   // ---- A/B: B's kernels and its own copy of the state (cuda/allpairs/comparison.hpp) ----
-  std::unique_ptr<AllPairsComparison> comparison;
-  AsyncBuilds<AllPairsBuild> comparison_requests{shared_build_queue()};
-  double comparison_softening = 0;
+  ComparisonSlot<AllPairsBuild, AllPairsComparison> comparison{shared_build_queue(), stream.get()};
   std::vector<StageTime> last_force;  // A's force stage of the last step
-  bool reloading = false;  // the build in flight is the running variant, rebuilt from edited files
 
   DeviceEnergy energy;            // the exact energy, a slice at a time
   DeviceBodies energy_snapshot;   // the bodies in float4 when they run in another layout
@@ -70,9 +56,7 @@ struct AllPairsBackend::Impl {
   // Hot reload without a stall: an edited file is rebuilt and checked on a worker like any switch.
   void request_reload_if_edited() {
     if (!kernels || builds.busy() || !kernels->files_changed()) return;
-    pending = running;
-    reloading = true;
-    builds.request(variant.description + " (edited on disk)", make_build(variant, softening));
+    builds.request_reload(variant.description, make_build(variant, softening));
   }
 
   const KernelModule& module() const { return kernels->module(0); }
@@ -116,10 +100,6 @@ struct AllPairsBackend::Impl {
       queue.prefetch([engine = engine, source] { engine->compile(source); });
     }
   }
-
-  // Hands what a swap replaced to the build queue's teardown worker, after this stream's work so far.
-  void retire(RetiredObjects old) { retire_after(shared_build_queue(), stream.get(), std::move(old)); }
-  void retire_comparison() { retire_after(shared_build_queue(), stream.get(), comparison); }
 
   void ensure_accelerations() {
     if (acc_valid || state.size() == 0) return;
@@ -187,7 +167,7 @@ void AllPairsBackend::configure(const Settings& settings) {
   if (softening != previous_softening) s.acc_valid = false;
   s.state.eps2 = softening * softening;
   s.state.dt = settings.dt.value_or(0.0);
-  s.running = settings;
+  s.builds.set_running(settings);
 }
 
 bool AllPairsBackend::configure_async(const Settings& settings) {
@@ -195,13 +175,11 @@ bool AllPairsBackend::configure_async(const Settings& settings) {
   const double softening = settings.softening.value_or(0.0);
   const AllPairsVariant v = select_allpairs_variant(settings.toggles, softening);
   if (s.kernels && v.source.same_code(s.variant.source)) {
-    s.builds.cancel();  // back to what runs: a build in flight no longer matters
+    s.builds.cancel();
     configure(settings);
     return true;
   }
-  s.pending = settings;
-  s.reloading = false;
-  s.builds.request(v.description, s.make_build(v, softening));  // checked with the softening it will run with
+  s.builds.request(settings, v.description, s.make_build(v, softening));  // checked with the softening it will run with
   return false;
 }
 
@@ -209,11 +187,11 @@ std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
   Impl& s = *impl_;
   auto finished = s.builds.take_finished();
   if (!finished) return std::nullopt;
-  ConfigureOutcome outcome{static_cast<bool>(finished->build), finished->label, finished->refusal, finished->latency_s};
-  const bool reload = std::exchange(s.reloading, false);
+  ConfigureOutcome& outcome = finished->outcome;
+  const Settings& next = finished->settings;
   if (!finished->build) {
-    if (reload) {
-      s.kernels->mark_failed(finished->refusal);
+    if (finished->reload) {
+      s.kernels->mark_failed(outcome.message);
       s.notices.push_back(s.variant.source.file + " was edited but its build is refused; the previous build keeps running");
     }
     return outcome;
@@ -222,7 +200,7 @@ std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
   // The accelerations of the last step stay valid across a swap (the same positions and force law,
   // from a build that passed the same check), so the swap frame runs no extra force pass: only a new
   // precision (the buffers change type) or softening needs them again.
-  const double softening = s.pending.softening.value_or(0.0);
+  const double softening = next.softening.value_or(0.0);
   const bool keep_accelerations = b.variant.real_bytes() == s.state.real_bytes && softening == s.softening;
   // Nothing the swap replaces is released here: unloading the old module or freeing a buffer waits for
   // the whole device. They go to the build queue's teardown worker (cuda/retire.hpp); the new module's
@@ -236,16 +214,13 @@ std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
   s.state.fit_partials(s.plan(s.state.size()).j_splits, &old);  // the new launch's partial sums, if it splits
   s.softening = softening;
   s.state.eps2 = s.softening * s.softening;
-  s.state.dt = s.pending.dt.value_or(0.0);
+  s.state.dt = next.dt.value_or(0.0);
   s.acc_valid = s.acc_valid && keep_accelerations;
   s.notices.insert(s.notices.end(), s.variant.notices.begin(), s.variant.notices.end());
   outcome.message = b.report;
-  s.running = s.pending;
-  if (reload) s.notices.push_back(s.variant.source.file + " reloaded: " + b.report);
-  else s.prefetch_neighbours(s.pending.toggles);
-  const auto teardown = std::chrono::steady_clock::now();
-  s.retire(std::move(old));
-  outcome.teardown_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - teardown).count();
+  if (finished->reload) s.notices.push_back(s.variant.source.file + " reloaded: " + b.report);
+  else s.prefetch_neighbours(next.toggles);
+  outcome.teardown_ms = s.builds.swapped(next, std::move(old), s.stream.get());
   return outcome;
 }
 
@@ -254,38 +229,24 @@ std::string AllPairsBackend::variant_label() const { return impl_->variant.descr
 
 void AllPairsBackend::set_comparison(const std::optional<Settings>& b) {
   Impl& s = *impl_;
-  s.retire_comparison();
-  if (!b) {
-    s.comparison_requests.cancel();
-    return;
-  }
+  s.comparison.clear();
+  if (!b) return;
   if (b->algorithm != Algorithm::allpairs) throw InputError("A/B compares two configurations of the running algorithm");
-  s.comparison_softening = b->softening.value_or(s.softening);
-  const AllPairsVariant v = select_allpairs_variant(b->toggles, s.comparison_softening);
-  s.comparison_requests.request("B: " + v.description, s.make_build(v, s.comparison_softening));
+  const double softening = b->softening.value_or(s.softening);
+  const AllPairsVariant v = select_allpairs_variant(b->toggles, softening);
+  s.comparison.request(v.description, s.make_build(v, softening), [softening, sm_count = s.device.sm_count](AllPairsBuild build) {
+    return std::make_unique<AllPairsComparison>(std::move(build), softening, sm_count);
+  });
 }
-
-bool AllPairsBackend::comparison_ready() const { return impl_->comparison != nullptr; }
-
-bool AllPairsBackend::comparison_accelerations(Accelerations& out) {
-  return impl_->comparison && impl_->comparison->accelerations(out, impl_->stream.get());
-}
-
-std::vector<BuildProgress> AllPairsBackend::comparison_builds() const { return impl_->comparison_requests.progress(); }
 
 std::optional<ComparisonSample> AllPairsBackend::compare() {
   Impl& s = *impl_;
-  auto finished = s.comparison_requests.take_finished();
-  // A refused B must say so (the lab clears B with this reason), not leave it "building" forever.
-  if (finished && !finished->build) throw Error("B (" + finished->label + ") is refused: " + finished->refusal);
-  if (finished) {
-    s.retire_comparison();
-    s.comparison = std::make_unique<AllPairsComparison>(std::move(*finished->build), s.comparison_softening,
-                                                        s.device.sm_count);
-  }
-  if (!s.comparison || s.state.size() == 0 || s.last_force.empty()) return std::nullopt;
-  return s.comparison->run(s.state, s.last_force, s.stream.get());
+  return s.comparison.compare(s.state.size() > 0 && !s.last_force.empty(), s.state, s.last_force);
 }
+
+bool AllPairsBackend::comparison_ready() const { return impl_->comparison.ready(); }
+bool AllPairsBackend::comparison_accelerations(Accelerations& out) { return impl_->comparison.accelerations(out); }
+std::vector<BuildProgress> AllPairsBackend::comparison_builds() const { return impl_->comparison.builds(); }
 
 void AllPairsBackend::set_bodies(const Bodies& bodies) {
   Impl& s = *impl_;
@@ -367,24 +328,11 @@ void AllPairsBackend::write_vertices(VertexTarget target, ColorMode mode) {
   const std::size_t n = s.state.size();
   if (n == 0 || !target.data) return;
   s.ensure_accelerations();
-  ap::VertexParams v{};
-  if (target.on_device) {
-    v.position = static_cast<nbl_float4*>(target.data);
-    v.color_key = reinterpret_cast<float*>(static_cast<unsigned char*>(target.data) + vertex_color_key_offset(n));
-  } else {
-    s.vertex_staging.resize(n * 5);
-    v.position = reinterpret_cast<nbl_float4*>(s.vertex_staging.data());
-    v.color_key = s.vertex_staging.data() + 4 * n;
-  }
-  v.mode = static_cast<int>(mode);
-  v.n = static_cast<int>(n);
-  v.speed_scale = s.scales.speed;
-  v.accel_scale = s.scales.acceleration;
-  v.mass_max = s.scales.max_mass;
-  v.bodies_per_block = s.variant.single_thread ? static_cast<int>(n) : s.variant.bodies_per_block();
-  v.block_size = s.variant.block_size;
-  s.pass().vertices(s.state, v, s.stream.get());
-  if (mode == ColorMode::ab_difference && s.comparison) s.comparison->write_keys(v.color_key, n, s.stream.get());
+  if (!target.on_device) s.vertex_staging.resize(n * 5);
+  float* out = target.on_device ? static_cast<float*>(target.data) : s.vertex_staging.data();
+  float* keys = reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(out) + vertex_color_key_offset(n));
+  s.pass().vertices(s.state, reinterpret_cast<nbl_float4*>(out), keys, mode, s.scales, s.stream.get());
+  if (mode == ColorMode::ab_difference) s.comparison.write_keys(keys, n);
   if (!target.on_device) {
     NBL_CUDA_CHECK(cudaMemcpyAsync(target.data, s.vertex_staging.data(), vertex_buffer_bytes(n), cudaMemcpyDeviceToHost,
                                    s.stream.get()));
@@ -396,20 +344,8 @@ void* AllPairsBackend::cuda_stream() const { return impl_->stream.get(); }
 
 std::vector<KernelInfo> AllPairsBackend::kernel_info() const {
   const Impl& s = *impl_;
-  std::vector<KernelInfo> out;
-  if (!s.kernels) return out;
-  const AllPairsLaunch l = s.plan(s.state.size());
-  std::vector<const char*> names{kAllPairsForceKernel, kAllPairsKickDriftKernel, kAllPairsKickKernel};
-  if (l.j_splits > 1) names.push_back(kAllPairsSumSlicesKernel);
-  names.push_back(kAllPairsVerticesKernel);
-  for (const char* name : names) {
-    KernelInfo info = s.kernels->info(0, name);
-    if (name == std::string_view(kAllPairsForceKernel))
-      info.variant += " | grid " + std::to_string(l.grid_i) + "x" + std::to_string(l.j_splits) + " of " +
-                      std::to_string(l.block_size) + " threads";
-    out.push_back(std::move(info));
-  }
-  return out;
+  if (!s.kernels) return {};
+  return allpairs_kernel_info(*s.kernels, s.plan(s.state.size()));
 }
 
 AllPairsBackend::ForceTiming AllPairsBackend::time_force(int warmups, int repeats, std::size_t i_count) {
@@ -420,16 +356,7 @@ AllPairsBackend::ForceTiming AllPairsBackend::time_force(int warmups, int repeat
   t.n = n;
   t.i_count = i_count == 0 ? n : std::min(i_count, n);
   t.launch = s.plan(t.i_count);
-  const AllPairsPass pass = s.pass();
-  const cudaStream_t stream = s.stream.get();
-  for (int w = 0; w < warmups; ++w) pass.force(s.state, t.i_count, t.launch, stream);
-  std::vector<CudaEvent> start(static_cast<std::size_t>(repeats)), stop(static_cast<std::size_t>(repeats));
-  for (int r = 0; r < repeats; ++r) {
-    start[r].record(stream);
-    pass.force(s.state, t.i_count, t.launch, stream);
-    stop[r].record(stream);
-  }
-  for (int r = 0; r < repeats; ++r) t.ms.push_back(stop[r].ms_since(start[r]));
+  t.ms = s.pass().time_force(s.state, t.i_count, t.launch, warmups, repeats, s.stream.get());
   t.median_ms = t.ms.empty() ? 0 : median(t.ms);
   s.acc_valid = t.i_count == n;  // a sample leaves the other bodies' accelerations stale
   return t;
@@ -447,8 +374,7 @@ void AllPairsBackend::poison_outputs() {
 bool AllPairsBackend::poll_reload(bool force) { return impl_->poll_reload(force); }
 
 std::optional<int> AllPairsBackend::unloaded_kernels() const {
-  if (!impl_->kernels) return 0;
-  return impl_->module().unloaded_kernels();
+  return impl_->kernels ? impl_->kernels->unloaded_kernels() : 0;
 }
 
 }  // namespace nbl

@@ -1,7 +1,5 @@
 #include "cuda/allpairs/comparison.hpp"
 
-#include <cmath>
-
 namespace nbl {
 
 namespace {
@@ -32,28 +30,17 @@ ComparisonSample AllPairsComparison::run(const AllPairsState& a, const std::vect
   timer_.stage(Stage::force, [&] { pass.force(state_, n, plan, stream); });
   StepStats b;
   timer_.finish(b);
-  per_body_.resize(n);
-  const comparison::DifferenceSums sums = difference_.run(view(a), view(state_), n, per_body_.data(), stream);
-  ComparisonSample sample;
-  sample.a = a_force;
-  sample.b = b.stages;
-  const double rms = std::sqrt(sums.reference2 / static_cast<double>(n));
-  sample.difference_relative_norm = sums.reference2 > 0 ? std::sqrt(sums.difference2 / sums.reference2) : 0;
-  sample.difference_max = rms > 0 ? sums.max_difference / rms : sums.max_difference;
-  sample.non_finite = !std::isfinite(sums.difference2) || !std::isfinite(sums.max_difference);
-  scale_ = static_cast<float>(rms > 0 ? rms : 1);
-  have_per_body_ = true;
-  return sample;
+  return difference_.measure(view(a), view(state_), n, a_force, b.stages, stream);
 }
 
 bool AllPairsComparison::accelerations(Accelerations& out, cudaStream_t stream) const {
-  if (!have_per_body_) return false;
+  if (!difference_.measured()) return false;
   state_.download_accelerations(out, state_.size(), stream);
   return true;
 }
 
 void AllPairsComparison::write_keys(float* keys, std::size_t n, cudaStream_t stream) const {
-  if (have_per_body_ && per_body_.size() == n) comparison::write_difference_keys(per_body_.data(), keys, n, scale_, stream);
+  difference_.write_keys(keys, n, stream);
 }
 
 }  // namespace nbl

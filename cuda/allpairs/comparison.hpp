@@ -7,9 +7,8 @@
 #include <vector>
 
 #include "cuda/allpairs/force_pass.hpp"
-#include "cuda/comparison_kernels.hpp"
+#include "cuda/comparison.hpp"
 #include "cuda/stage_timer.hpp"
-#include "sim/comparison.hpp"
 
 namespace nbl {
 
@@ -31,10 +30,7 @@ class AllPairsComparison {
   StageTimer timer_;
   int sm_count_ = 1, blocks_per_sm_ = 1;
   double eps2_ = 0;
-  DeviceBuffer<float> per_body_;
-  float scale_ = 1;  // RMS |aA| of the last run
-  bool have_per_body_ = false;
-  comparison::DifferencePass difference_;
+  ForceDifference difference_;
 };
 
 }  // namespace nbl

@@ -146,7 +146,26 @@ void AllPairsPass::kick(AllPairsState& s, cudaStream_t stream) const {
   });
 }
 
-void AllPairsPass::vertices(AllPairsState& s, const ap::VertexParams& v, cudaStream_t stream) const {
+static_assert(ap::kKeySpeed == static_cast<int>(ColorMode::speed) &&
+                  ap::kKeyAcceleration == static_cast<int>(ColorMode::acceleration) &&
+                  ap::kKeyMass == static_cast<int>(ColorMode::mass) &&
+                  ap::kKeyBodyIndex == static_cast<int>(ColorMode::body_index) &&
+                  ap::kKeyWarpId == static_cast<int>(ColorMode::warp_id) &&
+                  ap::kKeyTreeDepth == static_cast<int>(ColorMode::tree_depth),
+              "the kernels' colour key numbers must follow ColorMode");
+
+void AllPairsPass::vertices(AllPairsState& s, nbl_float4* positions, float* color_keys, ColorMode mode,
+                            const ColorScales& scales, cudaStream_t stream) const {
+  ap::VertexParams v{};
+  v.position = positions;
+  v.color_key = color_keys;
+  v.mode = static_cast<int>(mode);
+  v.n = static_cast<int>(s.size());
+  v.speed_scale = scales.speed;
+  v.accel_scale = scales.acceleration;
+  v.mass_max = scales.max_mass;
+  v.bodies_per_block = variant_.single_thread ? v.n : variant_.bodies_per_block();
+  v.block_size = variant_.block_size;
   with_params(variant_, s, s.size(), 1, 0, [&](const auto& params) {
     with_args(variant_, module_, params, stream, [&](const auto& args) {
       launch(module_, ap::kVerticesKernel<std::decay_t<decltype(args)>>, advance_shape(s.size()), stream, args, v);
@@ -154,11 +173,40 @@ void AllPairsPass::vertices(AllPairsState& s, const ap::VertexParams& v, cudaStr
   });
 }
 
+std::vector<double> AllPairsPass::time_force(AllPairsState& s, std::size_t i_end, const AllPairsLaunch& plan, int warmups,
+                                             int repeats, cudaStream_t stream) const {
+  for (int w = 0; w < warmups; ++w) force(s, i_end, plan, stream);
+  std::vector<CudaEvent> start(static_cast<std::size_t>(repeats)), stop(static_cast<std::size_t>(repeats));
+  for (int r = 0; r < repeats; ++r) {
+    start[r].record(stream);
+    force(s, i_end, plan, stream);
+    stop[r].record(stream);
+  }
+  std::vector<double> ms;
+  for (int r = 0; r < repeats; ++r) ms.push_back(stop[r].ms_since(start[r]));
+  return ms;
+}
+
 int AllPairsPass::force_blocks_per_sm() const {
   return resident_blocks_per_sm(module_, kAllPairsForceKernel, variant_.block_size);
 }
 
 // ---------------------------------------------------------------------------------------------------
+
+std::vector<KernelInfo> allpairs_kernel_info(const ReloadableKernels& kernels, const AllPairsLaunch& plan) {
+  std::vector<const char*> names{kAllPairsForceKernel, kAllPairsKickDriftKernel, kAllPairsKickKernel};
+  if (plan.j_splits > 1) names.push_back(kAllPairsSumSlicesKernel);
+  names.push_back(kAllPairsVerticesKernel);
+  std::vector<KernelInfo> out;
+  for (const char* name : names) {
+    KernelInfo info = kernels.info(0, name);
+    if (name == std::string_view(kAllPairsForceKernel))
+      info.variant += " | grid " + std::to_string(plan.grid_i) + "x" + std::to_string(plan.j_splits) + " of " +
+                      std::to_string(plan.block_size) + " threads";
+    out.push_back(std::move(info));
+  }
+  return out;
+}
 
 ForceError check_allpairs_build(const AllPairsVariant& variant, const KernelModule& module, double softening,
                                 int sm_count, AllPairsState& scratch, cudaStream_t stream) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cuda/allpairs/variant.hpp"
 #include "cuda/engine/async_builds.hpp"
@@ -16,8 +17,10 @@
 #include "cuda/device_bodies.hpp"
 #include "cuda/engine/kernel_engine.hpp"
 #include "cuda/engine/reloadable_kernels.hpp"
+#include "sim/backend.hpp"
 #include "sim/bodies.hpp"
 #include "sim/diagnostics.hpp"
+#include "sim/render_vertices.hpp"
 
 namespace nbl {
 
@@ -56,7 +59,12 @@ class AllPairsPass {
   void force(AllPairsState& s, std::size_t i_end, const AllPairsLaunch& plan, cudaStream_t stream) const;
   void kick_drift(AllPairsState& s, cudaStream_t stream) const;  // v += a dt/2, x += v dt
   void kick(AllPairsState& s, cudaStream_t stream) const;        // v += a dt/2, flags NaN/inf in `status`
-  void vertices(AllPairsState& s, const allpairs::VertexParams& v, cudaStream_t stream) const;
+  // The renderer's vertex buffer (sim/render_vertices.hpp): n positions with masses, then n colour keys.
+  void vertices(AllPairsState& s, nbl_float4* positions, float* color_keys, ColorMode mode, const ColorScales& scales,
+                cudaStream_t stream) const;
+  // Each of `repeats` force passes timed with CUDA events (ms), after `warmups` untimed ones.
+  std::vector<double> time_force(AllPairsState& s, std::size_t i_end, const AllPairsLaunch& plan, int warmups,
+                                 int repeats, cudaStream_t stream) const;
 
   // Blocks of the force kernel one SM keeps resident (for plan_allpairs_launch).
   int force_blocks_per_sm() const;
@@ -65,6 +73,10 @@ class AllPairsPass {
   const AllPairsVariant& variant_;
   const KernelModule& module_;
 };
+
+// The generated-code reports of the kernels of `kernels` a step runs with the launch `plan` (the force
+// kernel's with its grid), and of the vertex writer.
+std::vector<KernelInfo> allpairs_kernel_info(const ReloadableKernels& kernels, const AllPairsLaunch& plan);
 
 // A variant compiled and checked on a worker thread, ready to swap in (a switch, a hot reload, A/B's B).
 struct AllPairsBuild {

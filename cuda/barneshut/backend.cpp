@@ -4,24 +4,23 @@
 #include <vector_functions.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <utility>
-#include <cmath>
-#include <initializer_list>
 
-#include "cuda/engine/async_builds.hpp"
 #include "cuda/barneshut/buffers.hpp"
 #include "cuda/barneshut/comparison.hpp"
 #include "cuda/barneshut/pipeline.hpp"
 #include "cuda/barneshut/tree_copy.hpp"
 #include "cuda/barneshut/variant.hpp"
 #include "cuda/buffer.hpp"
+#include "cuda/comparison.hpp"
 #include "cuda/device.hpp"
 #include "cuda/device_bodies.hpp"
 #include "cuda/energy_pass.hpp"
+#include "cuda/engine/async_builds.hpp"
 #include "cuda/engine/kernel_engine.hpp"
 #include "cuda/engine/reloadable_kernels.hpp"
+#include "cuda/engine/variant_builds.hpp"
 #include "cuda/retire.hpp"
 #include "cuda/stage_timer.hpp"
 #include "sim/accuracy.hpp"
@@ -29,19 +28,6 @@
 #include "sim/render_vertices.hpp"
 
 namespace nbl {
-
-namespace {
-
-bool same_code(const BarnesHutVariant& a, const BarnesHutVariant& b) {
-  const auto sa = barneshut_sources(a), sb = barneshut_sources(b);
-  for (std::size_t i = 0; i < sa.size(); ++i)
-    if (!sa[i].same_code(sb[i])) return false;
-  return a.leaf_capacity == b.leaf_capacity && a.sort == b.sort;
-}
-
-std::size_t slot(BarnesHutSlot s) { return static_cast<std::size_t>(s); }
-
-}  // namespace
 
 struct BarnesHutBackend::Impl {
   DeviceInfo device;
@@ -62,25 +48,18 @@ struct BarnesHutBackend::Impl {
   int last_max_depth = 1;
   bool acc_valid = false;
   std::vector<std::string> notices;
-  AsyncBuilds<BarnesHutBuild> builds{shared_build_queue()};
-  Settings pending;  // what the build in flight was requested with
-  Settings running;  // what runs now
+  VariantBuilds<BarnesHutBuild> builds{shared_build_queue()};  // switches and hot reloads
 
   // ---- A/B: B's pipeline with its own buffers (cuda/barneshut/comparison.hpp) ----
-  std::unique_ptr<BarnesHutComparison> comparison;
-  AsyncBuilds<BarnesHutBuild> comparison_requests{shared_build_queue()};
-  BarnesHutPhysics comparison_physics;
+  ComparisonSlot<BarnesHutBuild, BarnesHutComparison> comparison{shared_build_queue(), stream.get()};
   std::vector<StageTime> last_force;  // A's force computation (every stage but integrate) of the last step
-  bool reloading = false;  // the build in flight is the running variant, rebuilt from edited files
 
   DeviceEnergy energy;  // the exact energy, a slice at a time
 
   // Hot reload without a stall: an edited file is rebuilt and checked on a worker like any switch.
   void request_reload_if_edited() {
     if (!kernels || builds.busy() || !kernels->files_changed()) return;
-    pending = running;
-    reloading = true;
-    builds.request(variant.label + " (edited on disk)", make_build(variant, softening, theta));
+    builds.request_reload(variant.label, make_build(variant, softening, theta));
   }
 
   AsyncBuilds<BarnesHutBuild>::Make make_build(const BarnesHutVariant& v, double eps, double angle) const {
@@ -129,10 +108,6 @@ struct BarnesHutBackend::Impl {
     acc_valid = false;
     swapped = true;
   }
-
-  // Hands what a swap replaced to the build queue's teardown worker, after this stream's work so far.
-  void retire(RetiredObjects old) { retire_after(shared_build_queue(), stream.get(), std::move(old)); }
-  void retire_comparison() { retire_after(shared_build_queue(), stream.get(), comparison); }
 
   // previous_acc: what relative opening judges cells by; by default the last pass's, when there is one.
   void forces(StageTimer* t, StepStats& stats, bool then_kick = false, const float4* previous_acc = nullptr) {
@@ -187,7 +162,7 @@ void BarnesHutBackend::configure(const Settings& settings) {
   s.physics = {static_cast<float>(settings.dt.value_or(0.0)), static_cast<float>(softening * softening),
                static_cast<float>(theta)};
   if (physics_changed) s.acc_valid = false;
-  s.running = settings;
+  s.builds.set_running(settings);
 }
 
 bool BarnesHutBackend::configure_async(const Settings& settings) {
@@ -195,13 +170,11 @@ bool BarnesHutBackend::configure_async(const Settings& settings) {
   const double softening = settings.softening.value_or(0.0);
   const BarnesHutVariant v = barneshut_variant(settings.toggles, softening > 0.0);
   if (s.kernels && same_code(v, s.variant)) {
-    s.builds.cancel();  // back to what runs: a build in flight no longer matters
+    s.builds.cancel();
     configure(settings);
     return true;
   }
-  s.pending = settings;
-  s.reloading = false;
-  s.builds.request(v.label, s.make_build(v, softening, settings.opening_angle));
+  s.builds.request(settings, v.label, s.make_build(v, softening, settings.opening_angle));
   return false;
 }
 
@@ -209,11 +182,11 @@ std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
   Impl& s = *impl_;
   auto finished = s.builds.take_finished();
   if (!finished) return std::nullopt;
-  ConfigureOutcome outcome{static_cast<bool>(finished->build), finished->label, finished->refusal, finished->latency_s};
-  const bool reload = std::exchange(s.reloading, false);
+  ConfigureOutcome& outcome = finished->outcome;
+  const Settings& next = finished->settings;
   if (!finished->build) {
-    if (reload) {
-      s.kernels->mark_failed(finished->refusal);
+    if (finished->reload) {
+      s.kernels->mark_failed(outcome.message);
       s.notices.push_back("an edited Barnes-Hut kernel's build is refused; the previous build keeps running");
     }
     return outcome;
@@ -233,19 +206,16 @@ std::optional<ConfigureOutcome> BarnesHutBackend::poll_configure() {
   // The last step's accelerations stay valid across a swap of kernels (same positions, same physics,
   // a build that passed the same check): no extra tree build and walk on the swap frame. A new
   // softening or opening angle needs them again, as configure() decides.
-  const bool physics_changed = s.pending.softening.value_or(0.0) != s.softening || s.pending.opening_angle != s.theta;
-  s.softening = s.pending.softening.value_or(0.0);
-  s.theta = s.pending.opening_angle;
-  s.physics = {static_cast<float>(s.pending.dt.value_or(0.0)), static_cast<float>(s.softening * s.softening),
+  const bool physics_changed = next.softening.value_or(0.0) != s.softening || next.opening_angle != s.theta;
+  s.softening = next.softening.value_or(0.0);
+  s.theta = next.opening_angle;
+  s.physics = {static_cast<float>(next.dt.value_or(0.0)), static_cast<float>(s.softening * s.softening),
                static_cast<float>(s.theta)};
   if (physics_changed) s.acc_valid = false;
   outcome.message = b.report;
-  s.running = s.pending;
-  if (reload) s.notices.push_back("edited Barnes-Hut kernels reloaded: " + b.report);
-  else s.prefetch_neighbours(s.pending.toggles);
-  const auto teardown = std::chrono::steady_clock::now();
-  s.retire(std::move(old));
-  outcome.teardown_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - teardown).count();
+  if (finished->reload) s.notices.push_back("edited Barnes-Hut kernels reloaded: " + b.report);
+  else s.prefetch_neighbours(next.toggles);
+  outcome.teardown_ms = s.builds.swapped(next, std::move(old), s.stream.get());
   return outcome;
 }
 
@@ -258,41 +228,28 @@ std::string BarnesHutBackend::variant_label() const {
 
 void BarnesHutBackend::set_comparison(const std::optional<Settings>& b) {
   Impl& s = *impl_;
-  s.retire_comparison();
-  if (!b) {
-    s.comparison_requests.cancel();
-    return;
-  }
+  s.comparison.clear();
+  if (!b) return;
   if (b->algorithm != Algorithm::barneshut) throw InputError("A/B compares two configurations of the running algorithm");
   const double eps = b->softening.value_or(s.softening);
-  s.comparison_physics = {s.physics.dt, static_cast<float>(eps * eps), static_cast<float>(b->opening_angle)};
+  const BarnesHutPhysics physics{s.physics.dt, static_cast<float>(eps * eps), static_cast<float>(b->opening_angle)};
   const BarnesHutVariant v = barneshut_variant(b->toggles, eps > 0.0);
   char theta[32];
   std::snprintf(theta, sizeof theta, ", theta %.2f", b->opening_angle);
-  s.comparison_requests.request("B: " + v.label + theta, s.make_build(v, eps, b->opening_angle));
+  s.comparison.request(v.label + theta, s.make_build(v, eps, b->opening_angle),
+                       [physics, sm_count = s.device.sm_count](BarnesHutBuild build) {
+                         return std::make_unique<BarnesHutComparison>(std::move(build), physics, sm_count);
+                       });
 }
-
-bool BarnesHutBackend::comparison_ready() const { return impl_->comparison != nullptr; }
-
-bool BarnesHutBackend::comparison_accelerations(Accelerations& out) {
-  return impl_->comparison && impl_->comparison->accelerations(out, impl_->stream.get());
-}
-
-std::vector<BuildProgress> BarnesHutBackend::comparison_builds() const { return impl_->comparison_requests.progress(); }
 
 std::optional<ComparisonSample> BarnesHutBackend::compare() {
   Impl& s = *impl_;
-  auto finished = s.comparison_requests.take_finished();
-  // A refused B must say so (the lab clears B with this reason), not leave it "building" forever.
-  if (finished && !finished->build) throw Error("B (" + finished->label + ") is refused: " + finished->refusal);
-  if (finished) {
-    s.retire_comparison();
-    s.comparison = std::make_unique<BarnesHutComparison>(std::move(*finished->build), s.comparison_physics,
-                                                         s.device.sm_count);
-  }
-  if (!s.comparison || s.buffers.size() == 0 || s.last_force.empty() || !s.acc_valid) return std::nullopt;
-  return s.comparison->run(s.buffers, s.last_force, s.stream.get());
+  return s.comparison.compare(s.buffers.size() > 0 && !s.last_force.empty() && s.acc_valid, s.buffers, s.last_force);
 }
+
+bool BarnesHutBackend::comparison_ready() const { return impl_->comparison.ready(); }
+bool BarnesHutBackend::comparison_accelerations(Accelerations& out) { return impl_->comparison.accelerations(out); }
+std::vector<BuildProgress> BarnesHutBackend::comparison_builds() const { return impl_->comparison.builds(); }
 
 void BarnesHutBackend::set_bodies(const Bodies& bodies) {
   Impl& s = *impl_;
@@ -366,12 +323,7 @@ void BarnesHutBackend::compute_accelerations(Accelerations& out) {
   StepStats stats;
   s.forces(nullptr, stats, false, previous.size() ? previous.data() : nullptr);
   if (stats.non_finite) throw Error("the state holds NaN or inf values; no accelerations to compute");
-  std::vector<float4> acc(n);
-  NBL_CUDA_CHECK(cudaMemcpyAsync(acc.data(), s.buffers.accelerations(), n * sizeof(float4), cudaMemcpyDeviceToHost,
-                                 s.stream.get()));
-  s.stream.synchronize();
-  out.resize(n);
-  for (std::size_t i = 0; i < n; ++i) out.x[i] = acc[i].x, out.y[i] = acc[i].y, out.z[i] = acc[i].z;
+  download_float4_accelerations(s.buffers.accelerations(), n, out, s.stream.get());
 }
 
 void BarnesHutBackend::write_vertices(VertexTarget target, ColorMode mode) {
@@ -387,7 +339,7 @@ void BarnesHutBackend::write_vertices(VertexTarget target, ColorMode mode) {
   float* keys = reinterpret_cast<float*>(out + vertex_color_key_offset(n));
   s.pipeline->write_vertices(s.buffers, reinterpret_cast<float4*>(out), keys, static_cast<int>(mode), scales,
                              s.stream.get());
-  if (mode == ColorMode::ab_difference && s.comparison) s.comparison->write_keys(keys, n, s.stream.get());
+  if (mode == ColorMode::ab_difference) s.comparison.write_keys(keys, n);
   if (!target.on_device) s.staging.download(static_cast<unsigned char*>(target.data), vertex_buffer_bytes(n), s.stream.get());
 }
 
@@ -402,27 +354,7 @@ std::vector<CellBox> BarnesHutBackend::tree_cells(int max_depth) {
 }
 
 std::vector<KernelInfo> BarnesHutBackend::kernel_info() const {
-  const Impl& s = *impl_;
-  std::vector<KernelInfo> info;
-  if (!s.kernels) return info;
-  auto add = [&](BarnesHutSlot which, std::initializer_list<const char*> entries) {
-    if (!s.kernels->has(slot(which))) return;
-    for (const char* e : entries) info.push_back(s.kernels->info(slot(which), e));
-  };
-  add(BarnesHutSlot::force, {bh::kForceKernel.name});
-  if (s.variant.relative_opening) add(BarnesHutSlot::force, {bh::kPullScaleKernel.name});
-  add(BarnesHutSlot::bounding_box, {bh::kBoundingBoxKernel.name});
-  if (s.variant.morton_build) {
-    add(BarnesHutSlot::build, {bh::kMortonKeysKernel.name, bh::kRadixTreeKernel.name, bh::kOctreeCountKernel.name,
-                               bh::kOctreeEmitKernel.name, bh::kOctreeAttachKernel.name, bh::kOctreeSummarizeKernel.name});
-  } else {
-    add(BarnesHutSlot::build, {bh::kInsertKernel.name});
-    add(BarnesHutSlot::summarize, {bh::kSummarizeKernel.name});
-    add(BarnesHutSlot::sort, {bh::kSortKernel.name});
-  }
-  add(BarnesHutSlot::groups, {bh::kMakeGroupsKernel.name});
-  add(BarnesHutSlot::integrate, {bh::kKickDriftKernel.name, bh::kKickKernel.name});
-  return info;
+  return impl_->kernels ? barneshut_kernel_info(*impl_->kernels, impl_->variant) : std::vector<KernelInfo>{};
 }
 
 BarnesHutTreeCopy BarnesHutBackend::copy_tree() {
@@ -440,15 +372,7 @@ bool BarnesHutBackend::poll_reload(bool force) {
 }
 
 std::optional<int> BarnesHutBackend::unloaded_kernels() const {
-  int unloaded = 0;
-  if (!impl_->kernels) return unloaded;
-  for (const auto& module : impl_->kernels->modules()) {
-    if (!module) continue;
-    const std::optional<int> m = module->unloaded_kernels();
-    if (!m) return std::nullopt;
-    unloaded += *m;
-  }
-  return unloaded;
+  return impl_->kernels ? impl_->kernels->unloaded_kernels() : 0;
 }
 
 std::unique_ptr<Backend> make_barneshut_backend(const Settings& settings) {

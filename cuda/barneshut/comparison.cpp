@@ -1,8 +1,7 @@
 #include "cuda/barneshut/comparison.hpp"
 
-#include <cmath>
-
 #include "cuda/check.hpp"
+#include "cuda/device_bodies.hpp"
 
 namespace nbl {
 
@@ -28,34 +27,20 @@ ComparisonSample BarnesHutComparison::run(BarnesHutBuffers& a, const std::vector
   timer_.begin(stream);
   // B judges by A's accelerations at these positions, if B opens cells relative to the pull.
   build_.pipeline->forces(buffers_, physics_, stream, &timer_, b, false, a.accelerations());
-  per_body_.resize(n);
-  const comparison::DifferenceSums sums =
-      difference_.run(view(a.accelerations()), view(buffers_.accelerations()), n, per_body_.data(), stream);
-  ComparisonSample sample;
-  sample.a = a_stages;
-  sample.b = b.stages;
-  const double rms = std::sqrt(sums.reference2 / static_cast<double>(n));
-  sample.difference_relative_norm = sums.reference2 > 0 ? std::sqrt(sums.difference2 / sums.reference2) : 0;
-  sample.difference_max = rms > 0 ? sums.max_difference / rms : sums.max_difference;
-  sample.non_finite = b.non_finite || !std::isfinite(sums.difference2) || !std::isfinite(sums.max_difference);
-  scale_ = static_cast<float>(rms > 0 ? rms : 1);
-  have_per_body_ = true;
+  ComparisonSample sample = difference_.measure(view(a.accelerations()), view(buffers_.accelerations()), n, a_stages,
+                                                b.stages, stream);
+  sample.non_finite = sample.non_finite || b.non_finite;
   return sample;
 }
 
 bool BarnesHutComparison::accelerations(Accelerations& out, cudaStream_t stream) const {
-  if (!have_per_body_) return false;
-  const std::size_t n = buffers_.size();
-  std::vector<float4> acc(n);
-  NBL_CUDA_CHECK(cudaMemcpyAsync(acc.data(), buffers_.accelerations(), n * sizeof(float4), cudaMemcpyDeviceToHost, stream));
-  NBL_CUDA_CHECK(cudaStreamSynchronize(stream));
-  out.resize(n);
-  for (std::size_t i = 0; i < n; ++i) out.x[i] = acc[i].x, out.y[i] = acc[i].y, out.z[i] = acc[i].z;
+  if (!difference_.measured()) return false;
+  download_float4_accelerations(buffers_.accelerations(), buffers_.size(), out, stream);
   return true;
 }
 
 void BarnesHutComparison::write_keys(float* keys, std::size_t n, cudaStream_t stream) const {
-  if (have_per_body_ && per_body_.size() == n) comparison::write_difference_keys(per_body_.data(), keys, n, scale_, stream);
+  difference_.write_keys(keys, n, stream);
 }
 
 }  // namespace nbl

@@ -8,9 +8,8 @@
 
 #include "cuda/barneshut/buffers.hpp"
 #include "cuda/barneshut/pipeline.hpp"
-#include "cuda/comparison_kernels.hpp"
+#include "cuda/comparison.hpp"
 #include "cuda/stage_timer.hpp"
-#include "sim/comparison.hpp"
 
 namespace nbl {
 
@@ -31,10 +30,7 @@ class BarnesHutComparison {
   int sm_count_ = 1;
   BarnesHutBuffers buffers_;
   StageTimer timer_;
-  DeviceBuffer<float> per_body_;
-  float scale_ = 1;
-  bool have_per_body_ = false;
-  comparison::DifferencePass difference_;
+  ForceDifference difference_;
 };
 
 }  // namespace nbl

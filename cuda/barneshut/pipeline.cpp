@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
 #include <string>
 
@@ -53,6 +54,36 @@ std::vector<KernelSource> barneshut_sources(const BarnesHutVariant& v) {
   put(BarnesHutSlot::force, v.force);
   put(BarnesHutSlot::integrate, v.integrate);
   return sources;
+}
+
+bool same_code(const BarnesHutVariant& a, const BarnesHutVariant& b) {
+  const auto sa = barneshut_sources(a), sb = barneshut_sources(b);
+  for (std::size_t i = 0; i < sa.size(); ++i)
+    if (!sa[i].same_code(sb[i])) return false;
+  return a.leaf_capacity == b.leaf_capacity && a.sort == b.sort;
+}
+
+std::vector<KernelInfo> barneshut_kernel_info(const ReloadableKernels& kernels, const BarnesHutVariant& v) {
+  std::vector<KernelInfo> info;
+  auto add = [&](BarnesHutSlot which, std::initializer_list<const char*> entries) {
+    const auto slot = static_cast<std::size_t>(which);
+    if (!kernels.has(slot)) return;
+    for (const char* e : entries) info.push_back(kernels.info(slot, e));
+  };
+  add(BarnesHutSlot::force, {bh::kForceKernel.name});
+  if (v.relative_opening) add(BarnesHutSlot::force, {bh::kPullScaleKernel.name});
+  add(BarnesHutSlot::bounding_box, {bh::kBoundingBoxKernel.name});
+  if (v.morton_build) {
+    add(BarnesHutSlot::build, {bh::kMortonKeysKernel.name, bh::kRadixTreeKernel.name, bh::kOctreeCountKernel.name,
+                               bh::kOctreeEmitKernel.name, bh::kOctreeAttachKernel.name, bh::kOctreeSummarizeKernel.name});
+  } else {
+    add(BarnesHutSlot::build, {bh::kInsertKernel.name});
+    add(BarnesHutSlot::summarize, {bh::kSummarizeKernel.name});
+    add(BarnesHutSlot::sort, {bh::kSortKernel.name});
+  }
+  add(BarnesHutSlot::groups, {bh::kMakeGroupsKernel.name});
+  add(BarnesHutSlot::integrate, {bh::kKickDriftKernel.name, bh::kKickKernel.name});
+  return info;
 }
 
 BarnesHutPipeline::BarnesHutPipeline(const BarnesHutVariant& variant, Modules modules, const DeviceInfo& device)

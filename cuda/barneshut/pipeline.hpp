@@ -22,6 +22,7 @@
 #include "cuda/engine/kernel_engine.hpp"
 #include "cuda/engine/reloadable_kernels.hpp"
 #include "cuda/stage_timer.hpp"
+#include "sim/backend.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/settings.hpp"
 #include "sim/step_stats.hpp"
@@ -31,6 +32,11 @@ namespace nbl {
 // The kernel sources of a variant, one slot each (cuda/engine/reloadable_kernels.hpp keeps them in this order).
 enum class BarnesHutSlot { bounding_box, build, summarize, sort, groups, force, integrate, count };
 std::vector<KernelSource> barneshut_sources(const BarnesHutVariant& variant);
+// Whether two variants run the same code: the same sources, macros and options in every slot, and the
+// same host-side choices (leaf capacity, sorting). Anything else is a new build.
+bool same_code(const BarnesHutVariant& a, const BarnesHutVariant& b);
+// The generated-code reports of the kernels `variant` runs, from its compiled set.
+std::vector<KernelInfo> barneshut_kernel_info(const ReloadableKernels& kernels, const BarnesHutVariant& variant);
 
 class BarnesHutPipeline {
  public:

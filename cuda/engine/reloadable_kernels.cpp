@@ -25,6 +25,17 @@ const KernelModule& ReloadableKernels::module(std::size_t slot) const {
   return *slots_[slot].module;
 }
 
+std::optional<int> ReloadableKernels::unloaded_kernels() const {
+  int unloaded = 0;
+  for (const auto& module : modules_) {
+    if (!module) continue;
+    const std::optional<int> m = module->unloaded_kernels();
+    if (!m) return std::nullopt;
+    unloaded += *m;
+  }
+  return unloaded;
+}
+
 BuildVerdict ReloadableKernels::adopt(const Evaluate& evaluate, const ForceErrorBound& bound,
                                       const std::optional<ForceError>& last_good) {
   const ForceError error = evaluate(modules_);

@@ -45,6 +45,9 @@ class ReloadableKernels {
   const KernelModule& module(std::size_t slot) const;
   const Modules& modules() const { return modules_; }
   const std::optional<ForceError>& last_good() const { return last_good_; }
+  // How many kernels of the set's modules are not loaded into the CUDA context (a swapped-in set must
+  // have none before its first launch: kernel_loading.hpp); nothing when the driver cannot say.
+  std::optional<int> unloaded_kernels() const;
 
   struct Outcome {
     bool swapped = false;                // a new module runs from now on

@@ -782,6 +782,17 @@ TEST_F(Cli, BenchCompareRefusesBadChangesClearly) {
   EXPECT_NE(wrong_algorithm.output.find("barneshut toggle"), std::string::npos) << wrong_algorithm.output;
   const Outcome bad_value = run("bench --algo barneshut -n 256 --compare theta=0.5 theta=lots");
   EXPECT_EQ(bad_value.code, 2) << bad_value.output;
+  // theta is a row of the settings table: its range, its algorithm, and the rows B shares with A.
+  const Outcome wide = run("bench --algo barneshut -n 256 --compare theta=0.5 theta=3");
+  EXPECT_EQ(wide.code, 2) << wide.output;
+  EXPECT_NE(wide.output.find("theta=3"), std::string::npos) << wide.output;
+  EXPECT_NE(wide.output.find("[0, 2]"), std::string::npos) << wide.output;
+  const Outcome theta_allpairs = run("bench --algo allpairs -n 256 --compare unroll=8 theta=0.5");
+  EXPECT_EQ(theta_allpairs.code, 2) << theta_allpairs.output;
+  EXPECT_NE(theta_allpairs.output.find("theta is a barneshut setting"), std::string::npos) << theta_allpairs.output;
+  const Outcome shared = run("bench --algo barneshut -n 256 --compare theta=0.5 dt=0.1");
+  EXPECT_EQ(shared.code, 2) << shared.output;
+  EXPECT_NE(shared.output.find("which B shares with A"), std::string::npos) << shared.output;
   const Outcome one = run("bench --algo allpairs -n 256 --compare unroll=8");
   EXPECT_NE(one.code, 0) << "--compare takes two sets";
   for (const char* rung : {"rung=99", "rung=-1", "rung=ten"}) {

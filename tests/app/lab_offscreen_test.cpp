@@ -211,6 +211,40 @@ TEST_F(LabOffscreen, ASessionThatCannotEndOrRunsWhatTheLabLacksIsRefusedFirst) {
   }
 }
 
+// The A/B path carries theta as a row of the settings table, as it carries toggles: ab_start's B, the
+// swap and "make current" move it between A and B. (Only a GPU computes B; these edit the settings.)
+TEST_F(LabOffscreen, TheAbPathCarriesThetaAsASettingsRow) {
+  SettingsChange change;
+  change.settings.emplace_back(&SettingId("theta").def(), 0.3);
+  change.toggles.emplace_back(&ToggleId("bh_sort").def(), 0);
+  {
+    LabOptions allpairs = scripted(R"({"frame": 1, "action": "quit"})");
+    allpairs.settings.algorithm = Algorithm::allpairs;
+    Lab lab(allpairs);
+    try {
+      lab.ab_start(change);
+      FAIL() << "B's theta was accepted in an all-pairs session";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("B's theta needs barneshut"), std::string::npos) << e.what();
+    }
+  }
+  LabOptions o = scripted(R"({"frame": 1, "action": "quit"})");
+  o.settings.algorithm = Algorithm::barneshut;
+  Lab lab(o);
+  lab.ab_start(change);
+  ASSERT_TRUE(lab.editor().comparison());
+  EXPECT_EQ(ab_changes(lab.editor().draft(), *lab.editor().comparison()), "bh_sort=off, theta=0.3");
+  const double a_theta = lab.editor().draft().opening_angle;
+  lab.ab_swap();
+  EXPECT_DOUBLE_EQ(lab.editor().draft().opening_angle, 0.3) << "the swap's A runs B's theta";
+  EXPECT_EQ(lab.editor().draft().toggles[ToggleId("bh_sort")], 0);
+  lab.ab_start(change);
+  lab.ab_make_current();
+  EXPECT_FALSE(lab.editor().comparison());
+  EXPECT_DOUBLE_EQ(lab.editor().draft().opening_angle, 0.3);
+  EXPECT_NE(a_theta, 0.3);
+}
+
 // The tour on the CPU backend (CI has no GPU): --tour opens its window at the scene's left with the first
 // step; the Right key and a script's tour entry walk it, each step setting exactly its rung's toggles;
 // the live figure says a GPU is needed, while the code change is there. The screenshots are checked for

@@ -136,5 +136,23 @@ TEST(SettingsEditor, CurrentIsWhatRunsWithThePanelsView) {
   EXPECT_EQ(current.seed, sim.settings().seed);
 }
 
+// A/B's B is the draft with changes, each a toggle or a row of kSettings that varies in an A/B (theta):
+// the typed setter is the table's row, and a row that B shares with A is refused.
+TEST(SettingsEditor, BChangesThetaAsASettingsRowAndSharesTheRest) {
+  Settings a = small_cpu_run();
+  a.algorithm = Algorithm::barneshut;
+  SettingsEditor editor(a);
+  editor.set_comparison(SettingId("theta").def(), 0.3);
+  ASSERT_TRUE(editor.comparison());
+  EXPECT_TRUE(editor.take_comparison_change());
+  EXPECT_DOUBLE_EQ(editor.comparison()->opening_angle, 0.3);
+  EXPECT_EQ(ab_changes(editor.draft(), *editor.comparison()), "theta=0.3");
+  editor.set_comparison_theta(0.4);  // the typed shorthand goes through the same row
+  EXPECT_EQ(ab_changes(editor.draft(), *editor.comparison()), "theta=0.4");
+  EXPECT_THROW(editor.set_comparison(SettingId("dt").def(), 0.5), Error);
+  EXPECT_FALSE(editor.comparison()->dt.has_value()) << "a refused row changes nothing";
+  EXPECT_FALSE(editor.pending()) << "B's edits are not A's";
+}
+
 }  // namespace
 }  // namespace nbl

@@ -16,7 +16,9 @@
 
 #include "cuda/engine/async_builds.hpp"
 #include "cuda/background_work.hpp"
+#include "cuda/comparison.hpp"
 #include "cuda/engine/build_queue.hpp"
+#include "cuda/engine/variant_builds.hpp"
 #include "sim/toggles.hpp"
 
 namespace nbl {
@@ -354,6 +356,107 @@ TEST(ToggleNeighbours, AreOneClickAwayAndInRange) {
   int found = 0;
   for (const ToggleValues& n : toggle_neighbours(unroll, Algorithm::allpairs)) found += n["unroll"] == 31 || n["unroll"] == 33;
   EXPECT_EQ(found, 2);
+}
+
+// A backend's own builds: a switch comes back with the settings it was requested with, a hot reload with
+// the settings that run, marked as a reload; a refusal carries its reason as the outcome's message.
+TEST(VariantBuilds, AFinishedBuildCarriesTheSettingsItWasRequestedWith) {
+  BuildQueue queue(1);
+  VariantBuilds<FakeBuild> builds(queue);
+  auto wait = [&] {
+    for (int i = 0; i < 1000; ++i) {
+      if (auto f = builds.take_finished()) return f;
+      std::this_thread::sleep_for(10ms);
+    }
+    return std::optional<VariantBuilds<FakeBuild>::Finished>{};
+  };
+  Settings running, next;
+  running.toggles["unroll"] = 8;
+  next.toggles["unroll"] = 16;
+  builds.set_running(running);
+  builds.request(next, "unroll 16", [](BuildTicket&) { return std::make_unique<FakeBuild>(FakeBuild{16}); });
+  auto switched = wait();
+  ASSERT_TRUE(switched && switched->build);
+  EXPECT_TRUE(switched->outcome.accepted);
+  EXPECT_EQ(switched->outcome.label, "unroll 16");
+  EXPECT_FALSE(switched->reload);
+  EXPECT_EQ(switched->settings.toggles["unroll"], 16);
+
+  builds.request_reload("unroll 8", [](BuildTicket&) { return std::make_unique<FakeBuild>(FakeBuild{8}); });
+  auto reloaded = wait();
+  ASSERT_TRUE(reloaded && reloaded->build);
+  EXPECT_TRUE(reloaded->reload);
+  EXPECT_EQ(reloaded->outcome.label, "unroll 8 (edited on disk)");
+  EXPECT_EQ(reloaded->settings.toggles["unroll"], 8) << "a reload rebuilds what runs";
+
+  builds.request(next, "refused", [](BuildTicket&) -> std::unique_ptr<FakeBuild> { throw BuildRefused("too far off"); });
+  auto refused = wait();
+  ASSERT_TRUE(refused);
+  EXPECT_FALSE(refused->build);
+  EXPECT_FALSE(refused->outcome.accepted);
+  EXPECT_EQ(refused->outcome.message, "too far off");
+  EXPECT_FALSE(refused->reload);
+}
+
+// A stand-in for a backend's B (AllPairsComparison, BarnesHutComparison): what it was built from, and
+// what it is run with.
+struct FakeB {
+  int built;
+  std::vector<int>* runs;
+  ComparisonSample run(int a_state, cudaStream_t) {
+    runs->push_back(a_state);
+    ComparisonSample sample;
+    sample.difference_max = built;
+    return sample;
+  }
+  bool accelerations(Accelerations&, cudaStream_t) const { return true; }
+  void write_keys(float*, std::size_t, cudaStream_t) const {}
+};
+
+// B is adopted between two steps once its build is done, and compared only while A has forces to
+// compare with; until then the slot says it is building. (No B is replaced here: that retires it after
+// the GPU stream's work, and there is no GPU in this test.)
+TEST(ComparisonSlot, BIsAdoptedWhenItsBuildIsDoneAndComparedOnlyWhenAHasForces) {
+  BuildQueue queue(1);
+  ComparisonSlot<FakeBuild, FakeB> slot(queue, nullptr);
+  std::vector<int> runs;
+  Gate gate;
+  slot.request("unroll 128", [&](BuildTicket&) {
+    gate.wait();
+    return std::make_unique<FakeBuild>(FakeBuild{128});
+  }, [&](FakeBuild build) { return std::make_unique<FakeB>(FakeB{build.value, &runs}); });
+  ASSERT_TRUE(gate.wait_for_waiters(1));
+  EXPECT_FALSE(slot.compare(true, 1)) << "B's build is still running";
+  EXPECT_FALSE(slot.ready());
+  ASSERT_EQ(slot.builds().size(), 1u);
+  EXPECT_EQ(slot.builds().back().label, "B: unroll 128");
+  Accelerations none;
+  EXPECT_FALSE(slot.accelerations(none));
+  gate.open();
+  queue.wait_idle();
+  EXPECT_FALSE(slot.compare(false, 2)) << "A has no forces yet";
+  EXPECT_TRUE(slot.ready()) << "but B was adopted";
+  const auto sample = slot.compare(true, 3);
+  ASSERT_TRUE(sample);
+  EXPECT_EQ(sample->difference_max, 128);
+  EXPECT_EQ(runs, std::vector<int>{3});
+  EXPECT_TRUE(slot.accelerations(none));
+}
+
+// A refused B says so, with its label and reason, the first time it is asked for a comparison.
+TEST(ComparisonSlot, ARefusedBuildIsAnErrorNamingB) {
+  BuildQueue queue(1);
+  ComparisonSlot<FakeBuild, FakeB> slot(queue, nullptr);
+  slot.request("bh_sort=off", [](BuildTicket&) -> std::unique_ptr<FakeBuild> { throw BuildRefused("forces off"); },
+               [](FakeBuild) { return std::unique_ptr<FakeB>(); });
+  queue.wait_idle();
+  try {
+    slot.compare(true, 1);
+    FAIL() << "a refused B compared";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "B (B: bh_sort=off) is refused: forces off");
+  }
+  EXPECT_FALSE(slot.ready());
 }
 
 }  // namespace

@@ -155,5 +155,37 @@ TEST(SettingsTable, TheDefaultBodyCountRuleStatesEveryCase) {
   EXPECT_EQ(default_body_count(Scene::kepler, Algorithm::barneshut, true), 2u);
 }
 
+// A/B: B is A's settings with changes, each a toggle or a row that varies_in_ab. The rows are data:
+// what the A/B path (bench --compare, a script's ab_start, the lab's swap, the trace) carries of them
+// comes from the table, for theta as for any row so marked.
+TEST(SettingsTable, AnAbsBDiffersInTogglesAndTheRowsThatVaryInAnAb) {
+  std::set<std::string_view> varying;
+  for (const SettingDef& s : kSettings)
+    if (s.varies_in_ab) varying.insert(s.key);
+  // dt and softening vary per run, but the simulation resolves B's as A's (one state, one force law).
+  EXPECT_EQ(varying, std::set<std::string_view>{"theta"});
+
+  Settings a;
+  a.algorithm = Algorithm::barneshut;
+  Settings b = a;
+  EXPECT_EQ(ab_changes(a, b), "");
+  EXPECT_TRUE(same_ab_settings(a, b));
+  b.toggles[ToggleId("bh_sort")] = 0;
+  b.opening_angle = 0.3;
+  b.dt = 0.125;  // shared with A: neither named nor compared
+  EXPECT_EQ(ab_changes(a, b), "bh_sort=off, theta=0.3");
+  EXPECT_FALSE(same_ab_settings(a, b));
+
+  Settings swapped = a;
+  copy_ab_settings(swapped, b);
+  EXPECT_TRUE(same_ab_settings(swapped, b));
+  EXPECT_EQ(swapped.opening_angle, 0.3);
+  EXPECT_EQ(swapped.dt, a.dt) << "dt is not B's to carry over";
+
+  // A row that applies to another algorithm is not named, as the toggles of the other algorithm are not.
+  a.algorithm = b.algorithm = Algorithm::allpairs;
+  EXPECT_EQ(ab_changes(a, b), "");
+}
+
 }  // namespace
 }  // namespace nbl

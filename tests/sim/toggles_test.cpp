@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <random>
 #include <set>
 #include <string>
 
 #include "sim/error.hpp"
 #include "sim/measured_figures.hpp"
 #include "sim/resources.hpp"
+#include "tests/fresh_seed.hpp"
 
 namespace nbl {
 namespace {
@@ -121,6 +123,100 @@ TEST(Toggles, ChangesNameEachDifferingToggleOfTheAlgorithmAsTheCliWritesIt) {
   b[ToggleId("bh_sort")] = 0;  // another algorithm's: not named for all-pairs
   EXPECT_EQ(toggle_changes(a, b, Algorithm::allpairs), "layout=soa, rsqrt=off, unroll=128");
   EXPECT_EQ(toggle_changes(a, b, Algorithm::barneshut), "bh_sort=off");
+}
+
+// The one reader of the "key=value" text toggle_changes writes (--variant, --compare, a trace's B): what
+// the writer wrote reads back to the same toggles, every value of every toggle and random mixtures.
+TEST(Toggles, ChangesReadBackToTheToggleValuesTheyWereWrittenFrom) {
+  for (Algorithm algorithm : {Algorithm::allpairs, Algorithm::barneshut}) {
+    for (std::size_t i = 0; i < kToggleCount; ++i) {
+      if (kToggles[i].algorithm != algorithm) continue;
+      for (int v = kToggles[i].min_value; v <= kToggles[i].max_value; v += kToggles[i].step) {
+        ToggleValues written;
+        written.values[i] = v;
+        ToggleValues read;
+        apply_toggle_changes(toggle_changes(ToggleValues{}, written, algorithm), algorithm, read, "test");
+        EXPECT_EQ(read, written) << kToggles[i].key << "=" << v;
+      }
+    }
+  }
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  for (int trial = 0; trial < 200; ++trial) {
+    const Algorithm algorithm = trial % 2 ? Algorithm::allpairs : Algorithm::barneshut;
+    ToggleValues from, to;
+    for (std::size_t i = 0; i < kToggleCount; ++i) {
+      const ToggleDef& t = kToggles[i];
+      const int steps = (t.max_value - t.min_value) / t.step + 1;
+      from.values[i] = t.min_value + static_cast<int>(random() % steps) * t.step;
+      to.values[i] = t.algorithm == algorithm ? t.min_value + static_cast<int>(random() % steps) * t.step : from.values[i];
+    }
+    const std::string text = toggle_changes(from, to, algorithm);
+    ToggleValues read = from;
+    apply_toggle_changes(text, algorithm, read, "test");
+    EXPECT_EQ(read, to) << text;
+  }
+}
+
+TEST(Toggles, ChangesMayBeWrittenWithoutSpacesOrWithMore) {
+  ToggleValues read;
+  apply_toggle_changes(" unroll = 8 ,layout=soa,, rsqrt=off ", Algorithm::allpairs, read, "test");
+  EXPECT_EQ(read[ToggleId("unroll")], 8);
+  EXPECT_TRUE(read.is({"layout", "soa"}));
+  EXPECT_EQ(read[ToggleId("rsqrt")], 0);
+}
+
+// A refusal begins with where the text came from, names the item and says what was expected; the
+// toggles are left as they were, even when earlier items were good.
+TEST(Toggles, BadChangesAreRefusedNamingTheItemAndChangeNothing) {
+  struct Case {
+    const char* text;
+    std::vector<std::string> named;
+  };
+  const std::vector<Case> cases = {
+      {"unroll=8,unrol=16", {"--variant: ", "\"unrol\"", "no toggle named", "unroll, fma_order"}},
+      {"unroll=8,bh_sort=off", {"--variant: ", "bh_sort is a barneshut toggle", "allpairs"}},
+      {"unroll=0", {"--variant: unroll", "must lie in [1, 128] (got 0)"}},
+      {"unroll=eight", {"--variant: unroll", "takes an integer (got \"eight\")"}},
+      {"block_size=100", {"--variant: block_size", "in steps of 32 (got 100)"}},
+      {"block_size=4294967552", {"--variant: block_size", "(got 4294967552)"}},
+      {"layout=soaa", {"--variant: layout", "must be one of: aos, soa, float4", "\"soaa\""}},
+      {"rsqrt=maybe", {"--variant: rsqrt", "takes on or off", "\"maybe\""}},
+      {"unroll", {"--variant: ", "key=value", "\"unroll\""}},
+      {"=8", {"--variant: ", "key=value", "\"=8\""}},
+  };
+  for (const Case& c : cases) {
+    ToggleValues values;
+    values[ToggleId("tiling")] = 2;
+    const ToggleValues before = values;
+    try {
+      apply_toggle_changes(c.text, Algorithm::allpairs, values, "--variant");
+      ADD_FAILURE() << c.text << " was accepted";
+    } catch (const InputError& e) {
+      for (const std::string& part : c.named) EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << c.text << ": " << e.what();
+    }
+    EXPECT_EQ(values, before) << c.text;
+  }
+}
+
+// Keys that name no toggle go to the caller's reader (--compare's theta and rung), in their place in
+// the text; a key neither knows is refused as unknown.
+TEST(Toggles, KeysThatAreNoToggleGoToTheCallersReader) {
+  std::vector<std::string> seen;
+  const OtherChange rung = [&](const std::string& key, const std::string& value, ToggleValues& values) {
+    if (key != "rung") return false;
+    seen.push_back(value);
+    values = ToggleValues{};
+    values[ToggleId("unroll")] = 4;
+    return true;
+  };
+  ToggleValues read;
+  apply_toggle_changes("unroll=8, rung=3, rsqrt=off", Algorithm::allpairs, read, "test", rung);
+  EXPECT_EQ(seen, std::vector<std::string>{"3"});
+  EXPECT_EQ(read[ToggleId("unroll")], 4) << "the rung came after unroll=8";
+  EXPECT_EQ(read[ToggleId("rsqrt")], 0) << "and before rsqrt=off";
+  EXPECT_THROW(apply_toggle_changes("ladder=3", Algorithm::allpairs, read, "test", rung), InputError);
 }
 
 }  // namespace

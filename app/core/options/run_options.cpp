@@ -1,7 +1,6 @@
 #include "app/core/options/run_options.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 
 #include "app/core/options/toggle_state.hpp"
@@ -48,28 +47,7 @@ std::string toggle_option_name(const ToggleDef& t) {
 }
 
 int parse_toggle_value(const ToggleDef& t, const std::string& text) {
-  const std::string option = toggle_option_name(t);
-  switch (t.kind) {
-    case ToggleKind::flag:
-      if (text == "on" || text == "true" || text == "1" || text == "yes") return 1;
-      if (text == "off" || text == "false" || text == "0" || text == "no") return 0;
-      throw InputError(option + " takes on or off (got \"" + text + "\")");
-    case ToggleKind::integer: {
-      std::int64_t value = 0;
-      const char* end = text.data() + text.size();
-      const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-      if (ec != std::errc{} || ptr != end)
-        throw InputError(option + " takes an integer (got \"" + text + "\"); it " + toggle_requirement(t));
-      const std::string problem = toggle_problem(t, value);  // in 64 bits: 4294967552 is refused, not cut to 256
-      if (!problem.empty()) throw InputError(option + " " + problem);
-      return static_cast<int>(value);
-    }
-    case ToggleKind::choice:
-      for (std::size_t c = 0; c < t.choices.size(); ++c)
-        if (t.choices[c].name == text) return static_cast<int>(c);
-      throw InputError(option + " " + toggle_requirement(t) + " (got \"" + text + "\")");
-  }
-  return 0;
+  return parse_toggle_value(t, text, toggle_option_name(t));
 }
 
 void RunOptions::add_to(CLI::App& app, bool with_toggles) {

@@ -38,8 +38,8 @@ class RunOptions {
 // A toggle's option as messages name it: the dashed spelling, "--block-size" (--block_size works too).
 std::string toggle_option_name(const ToggleDef& toggle);
 
-// Parses one toggle value as written on a command line ("on", "8", "soa") into its stored int.
-// Throws InputError naming the toggle's option and the values it accepts.
+// One toggle value as written on a command line ("on", "8", "soa") into its stored int: the table's
+// reader (sim/toggles.hpp), its InputError naming the toggle's option and the values it accepts.
 int parse_toggle_value(const ToggleDef& toggle, const std::string& text);
 
 }  // namespace nbl
