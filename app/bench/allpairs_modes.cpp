@@ -1,7 +1,7 @@
 // `bench ladder`, `bench sweep`, `bench scaling` and `bench clock`: the command line over the all-pairs
-// measurements of app/core/allpairs_bench.hpp.
+// measurements of app/core/teaching/allpairs_bench.hpp.
 #include "app/bench/bench.hpp"
-#include "app/core/allpairs_bench.hpp"
+#include "app/core/teaching/allpairs_bench.hpp"
 #include "cuda/clock_probe.hpp"
 
 namespace nbl {

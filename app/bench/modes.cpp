@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "app/bench/bench.hpp"
-#include "app/core/allpairs_bench.hpp"
+#include "app/core/teaching/allpairs_bench.hpp"
 #include "app/core/simulation.hpp"
 #include "sim/error.hpp"
 #include "sim/geometry_cases.hpp"

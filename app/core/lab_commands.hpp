@@ -29,7 +29,7 @@ enum class LabCommand {
   toggle_follow,      // the camera following the bound bodies
   save_bookmark,      // the whole state, under the panel's bookmark name (app/core/bookmarks.hpp)
   load_bookmark,      // the panel's selected bookmark
-  tour_allpairs,    // the guided tour (app/core/tour.hpp): open it on the all-pairs ladder
+  tour_allpairs,    // the guided tour (app/core/teaching/tour.hpp): open it on the all-pairs ladder
   tour_barneshut,   // ... or on the Barnes-Hut kernels
   tour_next,
   tour_previous,

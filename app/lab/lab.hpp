@@ -17,7 +17,7 @@
 #include "app/core/energy_monitor.hpp"
 #include "app/lab/imgui_layer.hpp"
 #include "app/core/lab_commands.hpp"
-#include "app/core/ladder.hpp"
+#include "app/core/teaching/ladder.hpp"
 #include "app/core/frame_trace.hpp"
 #include "app/lab/panel.hpp"
 #include "app/core/recorder.hpp"
@@ -27,7 +27,7 @@
 #include "app/core/stats_history.hpp"
 #include "app/core/session.hpp"
 #include "app/lab/surface.hpp"
-#include "app/core/tour.hpp"
+#include "app/core/teaching/tour.hpp"
 #include "app/lab/tour_view.hpp"
 #include "app/lab/window.hpp"
 #include "sim/comparison.hpp"
@@ -98,7 +98,7 @@ class Lab : public ScriptTarget {
   // A script's tour step: moves the open tour, or opens it; a tour that cannot open fails the entry.
   void tour(TourKind kind, std::size_t step) override;
 
-  // The guided tour (app/core/tour.hpp): opens `kind` at `step` (0-based), replacing a tour that is open.
+  // The guided tour (app/core/teaching/tour.hpp): opens `kind` at `step` (0-based), replacing a tour that is open.
   // A tour file that cannot be read is shown as the lab's error, and nothing opens.
   void open_tour(TourKind kind, std::size_t step = 0);
   const TourSession* tour_session() const { return tour_ ? &*tour_ : nullptr; }

@@ -358,7 +358,7 @@ std::vector<LabCommand> Panel::build(const PanelFacts& f, SettingsEditor& editor
                    ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings);
   ImGui::PushItemWidth(-ImGui::GetFontSize() * 9.0f);
   header(f);
-  // The guided tour (app/core/tour.hpp): Burtscher's CUDA optimization tutorial step by step, in its own window at the scene's left.
+  // The guided tour (app/core/teaching/tour.hpp): Burtscher's CUDA optimization tutorial step by step, in its own window at the scene's left.
   ImGui::TextColored(kMuted, "Guided tour:");
   ImGui::SameLine();
   if (ImGui::SmallButton("All-pairs ladder")) ask(LabCommand::tour_allpairs);
@@ -839,8 +839,9 @@ void Panel::performance_section(const PanelFacts& f) {
   const SteppingFacts& st = f.stepping;
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kSimulateColor), "%.3g steps/s", st.steps_per_s);
   ImGui::SameLine();
-  ImGui::TextColored(kMuted, "(step %s; state on screen %s old%s)", fmt_ms(st.step_ms).c_str(), fmt_ms(st.state_age_ms).c_str(),
-                     st.running_ms > 0 ? (", next " + fmt_ms(st.running_ms) + " in").c_str() : "");
+  const std::string step_text = st.step_ms > 0 ? "step " + fmt_ms(st.step_ms) : std::string("no step finished yet");
+  const std::string running = st.running_ms > 0 ? "; the step in flight has run " + fmt_ms(st.running_ms) : std::string();
+  wrapped(kMuted, "(" + step_text + "; state on screen " + fmt_ms(st.state_age_ms) + " old" + running + ")");
   tooltip("The simulation runs on its own thread: steps/s counts the steps finished over the last seconds, the step "
           "time is one step's wall time there, and the state on screen is the newest finished one. A step never "
           "holds up a frame: when a variant is slow, the picture moves slowly while the window stays live.");

@@ -11,7 +11,7 @@
 #include "app/core/bookmarks.hpp"
 #include "app/core/energy_monitor.hpp"
 #include "app/core/lab_commands.hpp"
-#include "app/core/ladder.hpp"
+#include "app/core/teaching/ladder.hpp"
 #include "app/core/settings_editor.hpp"
 #include "sim/comparison.hpp"
 #include "app/core/stats_history.hpp"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "app/core/lab_commands.hpp"
-#include "app/core/tour.hpp"
+#include "app/core/teaching/tour.hpp"
 
 namespace nbl {
 

@@ -50,7 +50,10 @@ struct Params {
   int n;                        // bodies
   int i_end;                    // forces are computed for bodies [0, i_end): n, or a timed sample
   int j_slice;                  // sources per j-slice (gridDim.y slices cover [0, n))
-  int pad_;
+  // The first target body of this launch: 0, or where a slice of a sliced force pass begins (the lab's
+  // StepControl, sim/backend.hpp: launches of a few milliseconds so the display draws between them).
+  // A multiple of the bodies one block takes; the blocks' launch covers [i_first, i_end).
+  int i_first;
   Real eps2;                    // softening length squared
   float dt, half_dt;
 };

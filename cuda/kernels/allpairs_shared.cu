@@ -19,7 +19,7 @@ struct Tile {  // one array per field, the tutorial's posxs, posys, poszs and ma
 extern "C" __global__ void __launch_bounds__(kBlockSize) allpairs_force(const KernelArgs args) {
   __shared__ Tile tile;
   const KernelParams& p = params(args);
-  Targets t = load_targets(p, blockIdx.x * (kBlockSize * kBodiesPerThread) + threadIdx.x, kBlockSize);
+  Targets t = load_targets(p, p.i_first + blockIdx.x * (kBlockSize * kBodiesPerThread) + threadIdx.x, kBlockSize);
   const SourceRange r = source_range(p);
   const auto from_tile = [&](int jj) { return tile.load(jj); };
 

@@ -11,7 +11,7 @@ __device__ inline float4 from_lane(const float4& mine, int lane) {
 
 extern "C" __global__ void __launch_bounds__(kBlockSize) allpairs_force(const KernelArgs args) {
   const KernelParams& p = params(args);
-  Targets t = load_targets(p, blockIdx.x * (kBlockSize * kBodiesPerThread) + threadIdx.x, kBlockSize);
+  Targets t = load_targets(p, p.i_first + blockIdx.x * (kBlockSize * kBodiesPerThread) + threadIdx.x, kBlockSize);
   const SourceRange r = source_range(p);
   const int lane = threadIdx.x % 32;
 

@@ -132,7 +132,9 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
 #else
   const int groups = (n + kGroupSize - 1) / kGroupSize;
 #endif
-  for (int g = blockIdx.x * kWarps + warp; g < groups; g += gridDim.x * kWarps) {
+  // This launch's slice of the groups (Tree::slice): all of them unless the pass is sliced.
+  const int last_group = slice_last(groups, t.slice, t.slices);
+  for (int g = slice_first(groups, t.slice, t.slices) + blockIdx.x * kWarps + warp; g < last_group; g += gridDim.x * kWarps) {
 #if NBL_BH_SORT
     const int2 group = __ldg(&t.groups[g]);
 #else

@@ -132,7 +132,21 @@ struct Tree {
   // test (bh_opening, physics/gravity.hpp; bh_pull_scale takes it before the walk), or nullptr: then
   // the walk opens by theta. It may be `acc` itself.
   const float4* previous_acc;
+  // The force pass in slices (the lab's StepControl, sim/backend.hpp): this launch walks slice `slice` of
+  // `slices` of the walk's work items (whole warps of bodies, or groups), so that the display's GL work
+  // gets the GPU between launches. Each item's result does not depend on the slicing. 0 and 1: all.
+  int slice;
+  int slices;
 };
+
+// The part [first, last) of `items` work items that slice `slice` of `slices` walks: consecutive, in
+// order, covering every item once over the slices.
+NBL_HD inline int slice_first(int items, int slice, int slices) {
+  return slices > 1 ? static_cast<int>(static_cast<long long>(items) * slice / slices) : 0;
+}
+NBL_HD inline int slice_last(int items, int slice, int slices) {
+  return slices > 1 ? static_cast<int>(static_cast<long long>(items) * (slice + 1) / slices) : items;
+}
 
 // Scratch arrays of the Morton build: sorted keys, the binary radix tree over them (Karras 2012) and
 // the octree cells each radix node turns into.
@@ -202,7 +216,7 @@ inline constexpr KernelSignature<Tree, int*> kRankKernel{"bh_rank"};
 // field that one compiler pads differently stops that side's build (NVRTC has no offsetof; the host
 // also checks a few offsets).
 static_assert(sizeof(Control) == 112 && alignof(Control) == 8, "bh::Control changed: update the sizes here on purpose");
-static_assert(sizeof(Tree) == 168 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
+static_assert(sizeof(Tree) == 176 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
 static_assert(sizeof(Morton) == 80 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
 static_assert(sizeof(VertexScales) == 16, "bh::VertexScales changed: update the size here on purpose");
 #if !defined(__CUDACC_RTC__)

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "app/core/allpairs_bench.hpp"
+#include "app/core/teaching/allpairs_bench.hpp"
 #include "app/core/settings_editor.hpp"
 #include "app/core/simulation.hpp"
 #include "cuda/engine/kernel_code_view.hpp"

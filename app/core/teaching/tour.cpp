@@ -1,4 +1,4 @@
-#include "app/core/tour.hpp"
+#include "app/core/teaching/tour.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "app/core/ladder.hpp"
+#include "app/core/teaching/ladder.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "app/core/allpairs_bench.hpp"
+#include "app/core/teaching/allpairs_bench.hpp"
 #include "sim/error.hpp"
 #include "sim/ladder.hpp"
 

@@ -1,5 +1,5 @@
 // The all-pairs optimization ladder (sim/ladder.hpp) as the panel shows it: a few columns of text from
-// `nbodylab bench ladder`'s table (app/core/allpairs_bench.hpp owns the measurement), run in the background.
+// `nbodylab bench ladder`'s table (app/core/teaching/allpairs_bench.hpp owns the measurement), run in the background.
 #pragma once
 #include <cstddef>
 #include <future>

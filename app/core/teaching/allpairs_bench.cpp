@@ -1,4 +1,4 @@
-#include "app/core/allpairs_bench.hpp"
+#include "app/core/teaching/allpairs_bench.hpp"
 
 #include <algorithm>
 #include <cmath>
