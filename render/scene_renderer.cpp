@@ -189,11 +189,12 @@ void SceneRenderer::draw(const SceneFrame& frame) {
     tone_map(frame);
     timer_.end_pass(RenderPass::tone_map);
   }
+  // The target stays bound for what the caller draws next (the panel), as a fragment pass would leave it.
+  glBindFramebuffer(GL_FRAMEBUFFER, frame.target_framebuffer);
+  glViewport(frame.viewport.x, frame.viewport.y, frame.viewport.width, frame.viewport.height);
   if (!frame.lines.empty()) {
     // Lines go over the tone-mapped picture: crisp, and as bright at any exposure.
     const NvtxRange range("render: lines");
-    glBindFramebuffer(GL_FRAMEBUFFER, frame.target_framebuffer);
-    glViewport(frame.viewport.x, frame.viewport.y, frame.viewport.width, frame.viewport.height);
     glEnable(GL_BLEND);
     draw_lines(frame.lines, view_projection);
     glDisable(GL_BLEND);
