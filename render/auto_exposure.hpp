@@ -3,7 +3,7 @@
 // frames (shaders/exposure.comp), left in a small buffer in device memory that the tone map reads as a
 // uniform block. No frame waits for a readback; the host may peek at the adapted value (white()) for
 // the panel, a frame or two old, from a copy in a mapped buffer (the tone map's two million pixels
-// must not read host-visible memory: every warp would wait for the bus).
+// must not read a buffer mapped for the host: a driver may keep it in host memory, across the bus).
 #pragma once
 #include <cstdint>
 
