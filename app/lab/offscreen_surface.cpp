@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "cuda/nvtx.hpp"
 #include "render/gl.hpp"
 
 namespace nbl {
@@ -17,6 +18,7 @@ OffscreenSurface::OffscreenSurface(FrameSize size)
 void OffscreenSurface::swap_buffers() {
   GlFence drawn;
   drawn.place();
+  const NvtxRange range("offscreen swap: the previous frame's GPU work");
   previous_frame_.wait();
   previous_frame_ = std::move(drawn);
 }
