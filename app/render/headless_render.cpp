@@ -115,7 +115,10 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
       << "\n  bodies drawn as " << r.body_path << "\n";
   line("simulate", r.simulate, r.overlapped ? "  (the next step, enqueued while the GPU draws)" : "");
   line("vertices", r.vertices, std::string("  ") + to_string(r.path));
-  line("render", r.render, r.overlapped ? "  (GPU: GL timer queries + the CUDA splat's events)" : "  (glFinish)");
+  line("render", r.render,
+       !r.overlapped                    ? "  (glFinish)"
+       : r.body_path == "splat (CUDA)" ? "  (GPU: the splat's CUDA events + the GL passes after the bodies)"
+                                        : "  (GPU: GL timer queries)");
   if (r.body_path != "sprites") line("splat", r.splat, "  (" + r.body_path + ", part of render)");
   line("render GL", r.render_gpu, "  (GPU: GL timer queries, the passes below)");
   line("readback", r.readback);
@@ -413,10 +416,12 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     }
     simulate.push_back(simulate_ms);
     vertices.push_back(vertices_ms);
-    // Sequential: the draw's wall time to its end. Overlapped: its GPU time (GL timer queries plus the
-    // CUDA splat's events), since nothing waits for its end.
-    render.push_back(overlap ? scene.render_gpu_ms() + (scene.body_path() == "splat (CUDA)" ? scene.splat_ms() : 0.0)
-                                 : draw_ms);
+    // Sequential: the draw's wall time to its end. Overlapped: its GPU time, since nothing waits for its
+    // end: the GL timer queries, or with the CUDA splat the splat's events plus the GL passes after it
+    // (GL's bodies pass is then only its wait for the splat's stream, which waits for the step too).
+    const bool cuda_splat = scene.body_path() == "splat (CUDA)";
+    const double gl_ms = scene.render_gpu_ms() - (cuda_splat ? scene.pass_times().pass_ms(RenderPass::bodies) : 0.0);
+    render.push_back(overlap ? gl_ms + (cuda_splat ? scene.splat_ms() : 0.0) : draw_ms);
     render_gpu.push_back(scene.render_gpu_ms());
     splat.push_back(scene.splat_ms());
     exposure.push_back(scene.exposure_gpu_ms());
