@@ -88,8 +88,11 @@ TEST_F(ToneMapEgl, PictureMatchesTheReferenceRenderWithinOneLevel) {
   // 16,384 bodies at 320x180: the light, glow, exposure and tone curve of a real frame, small enough to
   // keep as PNGs. Speed colours, the density mode's colour map, and the galaxies' palettes; compared
   // without the dither (the references have none), and with it (it moves a pixel by at most one level).
-  Collision scene(16384);
   const char* write_dir = std::getenv("NBL_WRITE_REFERENCES");
+  // Another driver rasterizes, blends and rounds its own way: the references hold for llvmpipe's.
+  if (!write_dir && context_->description().find("llvmpipe") == std::string::npos)
+    GTEST_SKIP() << "the references are Mesa llvmpipe's renders; this is " << context_->description();
+  Collision scene(16384);
   for (ColorMode mode : {ColorMode::speed, ColorMode::density, ColorMode::origin})
     for (bool dither : {false, true}) {
       const std::string name = "collision-16384-" + std::string(to_string(mode)) + "-320x180.png";
