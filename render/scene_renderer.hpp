@@ -4,9 +4,9 @@
 // exposure histogram and the next frame's sprite sizes; an asinh tone map with a white point measured
 // on the GPU, dithered, written straight into the target's texture where it has one (else through a
 // copy: the window's back buffer); overlay lines on top. Every pass after the bodies is a compute
-// dispatch (on an H100 only a few of the SMs run graphics work, and every compute dispatch gets them
-// all). The window and `nbodylab render` share it. docs/window.md ("The picture") explains each step
-// and what it costs.
+// dispatch (on an H100 only two TPCs run vertex and fragment shaders; compute is not limited to them).
+// The window and `nbodylab render` share it. docs/window.md ("The picture") explains each step and what
+// it costs.
 #pragma once
 #include <array>
 #include <chrono>
