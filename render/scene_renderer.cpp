@@ -125,6 +125,7 @@ void SceneRenderer::draw(const SceneFrame& frame) {
   glDisable(GL_DEPTH_TEST);
   glDisable(GL_SCISSOR_TEST);
   glDisable(GL_CULL_FACE);
+  glDisable(GL_BLEND);  // on for the sprites and the lines only
   glBlendEquation(GL_FUNC_ADD);
   const float clear[4] = {0, 0, 0, 0};
   // The sprites take their sizes from the previous frame's density. The first frame (and the first after
