@@ -1,7 +1,9 @@
 // Auto exposure on the GPU side of GL: a histogram of the frame's light from its quarter-
 // size copy (shaders/histogram.comp), the white point as a percentile of it, adapted smoothly over
-// frames (shaders/exposure.comp), left in a small buffer that the tone-map pass reads. No frame waits
-// for a readback; the host may peek at the adapted value (white()) for the panel, a frame or two old.
+// frames (shaders/exposure.comp), left in a small buffer in device memory that the tone map reads as a
+// uniform block. No frame waits for a readback; the host may peek at the adapted value (white()) for
+// the panel, a frame or two old, from a copy in a mapped buffer (the tone map's two million pixels
+// must not read a buffer mapped for the host: a driver may keep it in host memory, across the bus).
 #pragma once
 #include <cstdint>
 
@@ -26,9 +28,15 @@ class AutoExposure {
  public:
   AutoExposure();
   // Histograms `quarter` (rgb light, alpha bodies per pixel) and updates the white point and the tone
-  // curve's knee (without p.automatic: only the knee for the fixed white point).
-  void measure(GLuint quarter_texture, int width, int height, const ExposureParameters& p);
-  void bind(GLuint storage_binding) const;  // for the tone-map pass
+  // curve's knee (without p.automatic: only the knee for the fixed white point). The two dispatches can
+  // be issued apart (histogram(), then update()), so a timer can tell them apart.
+  void measure(GLuint quarter_texture, int width, int height, const ExposureParameters& p) {
+    histogram(quarter_texture, width, height, p);
+    update(p);
+  }
+  void histogram(GLuint quarter_texture, int width, int height, const ExposureParameters& p);
+  void update(const ExposureParameters& p);
+  void bind_uniform(GLuint uniform_binding) const;  // for the tone map: the state as a uniform block
   void restart();                           // the next measure() takes its value at once
   // The adapted white point as of a recent frame (0 before the first); never waits for the GPU.
   float white() const;
@@ -44,7 +52,8 @@ class AutoExposure {
   GlProgram histogram_{"shaders/histogram.comp"};
   GlProgram exposure_{"shaders/exposure.comp"};
   GlBuffer bins_;
-  GlMappedBuffer state_{5 * sizeof(float)};  // white, target, frames, covered, knee (shaders/exposure.comp)
+  GlBuffer state_;                              // white, target, frames, covered, knee (shaders/exposure.comp)
+  GlMappedBuffer readback_{5 * sizeof(float)};  // the same, copied after each update for the host
 };
 
 }  // namespace nbl

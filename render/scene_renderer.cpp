@@ -5,6 +5,7 @@
 #include <cmath>
 #include <glm/gtc/matrix_transform.hpp>
 
+#include "cuda/nvtx.hpp"
 #include "sim/render_vertices.hpp"
 
 namespace nbl {
@@ -12,7 +13,8 @@ namespace nbl {
 namespace {
 
 constexpr int kQuarter = 4;  // the copy that feeds glow, exposure and density: a quarter in each direction
-constexpr GLuint kExposureBinding = 2;
+constexpr GLuint kExposureBinding = 2;  // shaders/tonemap.comp's uniform block
+constexpr int kGroupSize = 16;          // the compute passes' local_size_x and _y
 constexpr int kMaxGroups = kSplatMaxGroups;  // shaders/bodies.vert: u_group_starts[8]
 // The light of a lone star's peak is its colour times its peak density; a typical colour's mean.
 constexpr float kTypicalColorMean = 0.5f;
@@ -98,35 +100,61 @@ float SceneRenderer::adapted_white_in_stars() const {
   return measured_mode_ && last_reference_ > 0 ? exposure_.white() / last_reference_ : 0.0f;
 }
 
+bool SceneRenderer::splats(const SceneFrame& frame) {
+  switch (frame.view.render_path) {
+    case RenderPath::sprites: return false;
+    case RenderPath::splat: return true;
+    case RenderPath::automatic:
+      // The splat where CUDA has the vertices (a kernel beside the simulation's, no blender in the way);
+      // the sprites where the vertices are on the host, whose splat would be a loop on one core.
+      if (!frame.device_vertices) return false;
+      if (!splatter_) splatter_ = std::make_unique<Splatter>();
+      return splatter_->device_ready(hdr_->texture());
+  }
+  return false;
+}
+
 void SceneRenderer::draw(const SceneFrame& frame) {
-  timer_.begin();
+  const NvtxRange frame_range("render");
+  timer_.begin_frame();
   ensure_targets(frame.viewport);
   const glm::mat4 view_projection = frame.camera->projection(frame.viewport.aspect()) * frame.camera->view();
   const bool have_bodies = frame.body_count > 0 && frame.vertex_buffer;
+  const bool splat = have_bodies && splats(frame);
 
   glDisable(GL_DEPTH_TEST);
   glDisable(GL_SCISSOR_TEST);
   glDisable(GL_CULL_FACE);
-  glEnable(GL_BLEND);
+  glDisable(GL_BLEND);  // on for the sprites and the lines only
   glBlendEquation(GL_FUNC_ADD);
   const float clear[4] = {0, 0, 0, 0};
   // The sprites take their sizes from the previous frame's density. The first frame (and the first after
   // a resize) has none: it measures its own first, with every sprite at its lone-star size.
   for (int pass = quarter_valid_ ? 1 : 0; pass < 2; ++pass) {
-    glBindFramebuffer(GL_FRAMEBUFFER, hdr_->framebuffer());
-    glViewport(0, 0, hdr_->width(), hdr_->height());
-    glEnable(GL_BLEND);
-    glClearNamedFramebufferfv(hdr_->framebuffer(), GL_COLOR, 0, clear);
-    if (have_bodies && frame.view.render_path == RenderPath::splat) splat_bodies(frame, view_projection, pass == 1);
-    else if (have_bodies) draw_bodies(frame, view_projection, pass == 1);
-    glDisable(GL_BLEND);
+    {
+      const NvtxRange range("render: bodies");
+      if (splat) {
+        splat_bodies(frame, view_projection, pass == 1);  // replaces every texel: nothing to clear
+      } else {
+        glBindFramebuffer(GL_FRAMEBUFFER, hdr_->framebuffer());
+        glViewport(0, 0, hdr_->width(), hdr_->height());
+        glClearNamedFramebufferfv(hdr_->framebuffer(), GL_COLOR, 0, clear);
+        if (have_bodies) {
+          glEnable(GL_BLEND);
+          draw_bodies(frame, view_projection, pass == 1);
+          glDisable(GL_BLEND);
+        }
+      }
+      timer_.end_pass(RenderPass::bodies);
+    }
+    const NvtxRange range("render: quarter");
     downsample();
+    timer_.end_pass(RenderPass::quarter);
   }
   quarter_valid_ = true;
-  splatted_ = have_bodies && frame.view.render_path == RenderPath::splat;
+  splatted_ = splat;
   if (!splatted_ && splatter_) splatter_->forget_density();
 
-  exposure_timer_.begin();
   const bool density_mode = frame.view.color_mode == ColorMode::density;
   if (!frame.view.auto_exposure || !measured_mode_ || (*measured_mode_ == ColorMode::density) != density_mode)
     exposure_.restart();  // another quantity (light or bodies per pixel), or back from a fixed white point
@@ -138,23 +166,44 @@ void SceneRenderer::draw(const SceneFrame& frame) {
   p.automatic = frame.view.auto_exposure;
   p.fixed_white = PictureConstants::kFixedWhiteStars;
   p.star_display = PictureConstants::kStarDisplay;
-  exposure_.measure(quarter_->texture(), quarter_->width(), quarter_->height(), p);
+  {
+    const NvtxRange range("render: histogram");
+    exposure_.histogram(quarter_->texture(), quarter_->width(), quarter_->height(), p);
+    timer_.end_pass(RenderPass::histogram);
+  }
+  {
+    const NvtxRange range("render: exposure");
+    exposure_.update(p);
+    timer_.end_pass(RenderPass::exposure);
+  }
   last_reference_ = p.reference;
   if (frame.view.auto_exposure) measured_mode_ = frame.view.color_mode;
   else measured_mode_.reset();
-  exposure_timer_.end();
 
-  draw_glow();
-  tone_map(frame);
+  {
+    const NvtxRange range("render: glow");
+    draw_glow();
+    timer_.end_pass(RenderPass::glow);
+  }
+  {
+    const NvtxRange range("render: tone map");
+    tone_map(frame);
+    timer_.end_pass(RenderPass::tone_map);
+  }
+  // The target stays bound for what the caller draws next (the panel), as a fragment pass would leave it.
+  glBindFramebuffer(GL_FRAMEBUFFER, frame.target_framebuffer);
+  glViewport(frame.viewport.x, frame.viewport.y, frame.viewport.width, frame.viewport.height);
   if (!frame.lines.empty()) {
     // Lines go over the tone-mapped picture: crisp, and as bright at any exposure.
+    const NvtxRange range("render: lines");
     glEnable(GL_BLEND);
     draw_lines(frame.lines, view_projection);
     glDisable(GL_BLEND);
+    timer_.end_pass(RenderPass::lines);
   }
   glBindVertexArray(0);
   glUseProgram(0);
-  timer_.end();
+  timer_.end_frame();
 }
 
 void SceneRenderer::draw_bodies(const SceneFrame& frame, const glm::mat4& view_projection, bool density_valid) {
@@ -264,50 +313,96 @@ void SceneRenderer::draw_lines(std::span<const LineVertex> lines, const glm::mat
   glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(lines.size()));
 }
 
+namespace {
+
+GLuint groups_of(int size) { return static_cast<GLuint>((size + kGroupSize - 1) / kGroupSize); }
+
+}  // namespace
+
 void SceneRenderer::downsample() {
-  glBindVertexArray(empty_layout_.id());
-  glViewport(0, 0, quarter_->width(), quarter_->height());
-  glBindFramebuffer(GL_FRAMEBUFFER, quarter_->framebuffer());
+  // One thread per quarter texel: four bilinear taps, the mean of its 4x4 pixels (shaders/downsample.comp).
   downsample_.set("u_source_texel", glm::vec2(1.0f / hdr_->width(), 1.0f / hdr_->height()));
   downsample_.use();
   glBindTextureUnit(0, hdr_->texture());
-  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glBindImageTexture(0, quarter_->texture(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA16F);
+  glDispatchCompute(groups_of(quarter_->width()), groups_of(quarter_->height()), 1);
+  // Read next by the histogram and the glow (texture fetches), the next frame's sprites, and the host
+  // splat (glGetTextureImage).
+  glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT);
 }
 
 void SceneRenderer::draw_glow() {
   // Two rounds of horizontal + vertical blur of the quarter copy: a soft halo around dense regions.
-  glBindVertexArray(empty_layout_.id());
-  glViewport(0, 0, glow_->width(), glow_->height());
   blur_.use();
   GLuint source = quarter_->texture();
+  auto blur = [&](GLuint from, const GlRenderTarget& to, glm::vec2 step) {
+    blur_.set("u_step", step);
+    glBindTextureUnit(0, from);
+    glBindImageTexture(0, to.texture(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA16F);
+    glDispatchCompute(groups_of(to.width()), groups_of(to.height()), 1);
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+  };
   for (int round = 0; round < 2; ++round) {
-    glBindFramebuffer(GL_FRAMEBUFFER, glow_scratch_->framebuffer());
-    blur_.set("u_step", glm::vec2(1.0f / glow_->width(), 0.0f));
-    glBindTextureUnit(0, source);
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-    glBindFramebuffer(GL_FRAMEBUFFER, glow_->framebuffer());
-    blur_.set("u_step", glm::vec2(0.0f, 1.0f / glow_->height()));
-    glBindTextureUnit(0, glow_scratch_->texture());
-    glDrawArrays(GL_TRIANGLES, 0, 3);
+    blur(source, *glow_scratch_, glm::vec2(1.0f / glow_->width(), 0.0f));
+    blur(glow_scratch_->texture(), *glow_, glm::vec2(0.0f, 1.0f / glow_->height()));
     source = glow_->texture();
   }
 }
 
+GLuint SceneRenderer::image_target(GLuint framebuffer) {
+  // A framebuffer object whose colour is level 0 of a 2D RGBA8 texture can be written as an image; the
+  // window's own framebuffer (0) cannot.
+  if (framebuffer == 0) return 0;
+  auto attachment = [framebuffer](GLenum what) {
+    GLint value = 0;
+    glGetNamedFramebufferAttachmentParameteriv(framebuffer, GL_COLOR_ATTACHMENT0, what, &value);
+    return value;
+  };
+  if (attachment(GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE) != GL_TEXTURE) return 0;
+  const GLint name = attachment(GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME);
+  const GLint level = attachment(GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL);
+  if (name <= 0 || level != 0) return 0;
+  const auto texture = static_cast<GLuint>(name);
+  GLint target = 0, format = 0;
+  glGetTextureParameteriv(texture, GL_TEXTURE_TARGET, &target);
+  if (target != GL_TEXTURE_2D) return 0;
+  glGetTextureLevelParameteriv(texture, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+  return format == GL_RGBA8 ? texture : 0;
+}
+
 void SceneRenderer::tone_map(const SceneFrame& frame) {
-  glBindFramebuffer(GL_FRAMEBUFFER, frame.target_framebuffer);
-  glViewport(frame.viewport.x, frame.viewport.y, frame.viewport.width, frame.viewport.height);
+  // Straight into the target's texture when it has one (render's frames, the offscreen lab): one
+  // read of the float framebuffer and one write per pixel. The window's back buffer takes a copy.
+  GLuint target = image_target(frame.target_framebuffer);
+  glm::ivec2 origin(frame.viewport.x, frame.viewport.y);
+  if (!target) {
+    if (!picture_ || picture_->width() != frame.viewport.width || picture_->height() != frame.viewport.height)
+      picture_ = std::make_unique<GlRenderTarget>(frame.viewport.width, frame.viewport.height, GL_RGBA8);
+    target = picture_->texture();
+    origin = glm::ivec2(0);
+  }
   const float reference = reference_level(frame);
   tonemap_.set("u_reference", reference);
   tonemap_.set("u_exposure", frame.view.exposure);
   tonemap_.set("u_glow_strength", PictureConstants::kGlowStrength);
   tonemap_.set("u_density_mode", frame.view.color_mode == ColorMode::density ? 1 : 0);
-  exposure_.bind(kExposureBinding);
+  tonemap_.set("u_dither", dither_ ? 1.0f : 0.0f);
+  tonemap_.set("u_origin", origin);
+  tonemap_.set("u_size", glm::ivec2(frame.viewport.width, frame.viewport.height));
+  exposure_.bind_uniform(kExposureBinding);
   tonemap_.use();
   glBindTextureUnit(0, hdr_->texture());
   glBindTextureUnit(1, glow_->texture());
   glBindTextureUnit(2, color_map_texture_.id());
-  glBindVertexArray(empty_layout_.id());
-  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glBindImageTexture(0, target, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
+  glDispatchCompute(groups_of(frame.viewport.width), groups_of(frame.viewport.height), 1);
+  // Whatever comes next (overlay lines, the panel, glReadPixels, a copy, a swap) sees the picture.
+  glMemoryBarrier(GL_ALL_BARRIER_BITS);
+  if (picture_ && target == picture_->texture()) {
+    const Viewport& v = frame.viewport;
+    glBlitNamedFramebuffer(picture_->framebuffer(), frame.target_framebuffer, 0, 0, v.width, v.height, v.x, v.y,
+                           v.x + v.width, v.y + v.height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  }
 }
 
 }  // namespace nbl

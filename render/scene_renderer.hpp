@@ -1,9 +1,12 @@
-// Draws one frame of bodies: soft Gaussian point sprites added into a float (RGBA32F) framebuffer that
-// holds light (rgb) and bodies per pixel (alpha), sized by the previous frame's on-screen density; a
-// quarter-size copy of it that feeds the glow, the exposure histogram and the next frame's sprite sizes;
-// overlay lines on top; then an asinh tone map with a white point measured on the GPU into the target
-// (the window's back buffer or an offscreen framebuffer). The window and `nbodylab render` share it.
-// docs/window.md ("The picture") explains each step and what it costs.
+// Draws one frame of bodies: soft Gaussian point sprites (or the same Gaussians splatted by a compute
+// kernel) added into a float (RGBA32F) framebuffer that holds light (rgb) and bodies per pixel (alpha),
+// sized by the previous frame's on-screen density; a quarter-size copy of it that feeds the glow, the
+// exposure histogram and the next frame's sprite sizes; an asinh tone map with a white point measured
+// on the GPU, dithered, written straight into the target's texture where it has one (else through a
+// copy: the window's back buffer); overlay lines on top. Every pass after the bodies is a compute
+// dispatch (on an H100 only two TPCs run vertex and fragment shaders; compute is not limited to them).
+// The window and `nbodylab render` share it. docs/window.md ("The picture") explains each step and what
+// it costs.
 #pragma once
 #include <array>
 #include <chrono>
@@ -67,8 +70,15 @@ class SceneRenderer {
   // Loads the shaders under shaders/ and the colour maps; throws Error naming a file that fails.
   SceneRenderer();
   void draw(const SceneFrame& frame);
-  double gpu_ms() const { return timer_.ms(); }                    // the last finished frame's GPU time
-  double exposure_gpu_ms() const { return exposure_timer_.ms(); }  // of that, the exposure passes
+  // The last finished frame's GPU time, whole and by pass (timer queries, a few frames late).
+  double gpu_ms() const { return timer_.last().frame_ms; }
+  const PassTimes& pass_times() const { return timer_.last(); }
+  double exposure_gpu_ms() const {  // of that, the exposure passes (histogram and white point)
+    return pass_times().pass_ms(RenderPass::histogram) + pass_times().pass_ms(RenderPass::exposure);
+  }
+  // Dithering of the tone map's output (on by default): +-0.5 of an 8-bit level of interleaved gradient
+  // noise before quantisation, so a smooth sky has no bands. Off: the undithered picture, for tests.
+  void set_dither(bool on) { dither_ = on; }
   float adapted_white_in_stars() const;  // the white point in lone stars (panel, tests); 0 before the first
   // How the last frame's bodies were drawn: "sprites", "splat (CUDA)" or "splat (host)", and the splat's
   // own milliseconds (CUDA events or the host loop; 0 for sprites).
@@ -81,6 +91,7 @@ class SceneRenderer {
 
  private:
   void ensure_targets(const Viewport& viewport);
+  bool splats(const SceneFrame& frame);
   void bind_bodies(GLuint vertex_buffer, std::size_t body_count);
   static float mean_mass(const SceneFrame& frame);
   void select_color_map(ColorMode mode);
@@ -91,14 +102,15 @@ class SceneRenderer {
   void downsample();
   void draw_glow();
   void tone_map(const SceneFrame& frame);
+  static GLuint image_target(GLuint framebuffer);
   float reference_level(const SceneFrame& frame) const;
   float adapt_fraction(const SceneFrame& frame);
 
   GlProgram bodies_{"shaders/bodies.vert", "shaders/bodies.frag"};
   GlProgram lines_{"shaders/lines.vert", "shaders/lines.frag"};
-  GlProgram downsample_{"shaders/fullscreen.vert", "shaders/downsample.frag"};
-  GlProgram blur_{"shaders/fullscreen.vert", "shaders/blur.frag"};
-  GlProgram tonemap_{"shaders/fullscreen.vert", "shaders/tonemap.frag"};
+  GlProgram downsample_{"shaders/downsample.comp"};
+  GlProgram blur_{"shaders/blur.comp"};
+  GlProgram tonemap_{"shaders/tonemap.comp"};
   AutoExposure exposure_;
   ColorMapSet color_maps_;
   GlTexture color_map_texture_{GL_TEXTURE_1D_ARRAY};  // one layer per palette
@@ -110,16 +122,17 @@ class SceneRenderer {
   std::size_t bound_count_ = 0;
   GlVertexArray line_layout_;
   GlBuffer line_buffer_;
-  GlVertexArray empty_layout_;  // for the full-screen passes
 
   // hdr_: full size, light + bodies per pixel. quarter_: its 4x4 means, kept until the next frame's
-  // sprites read their density from it. glow_, glow_scratch_: the blurred quarter.
-  std::unique_ptr<GlRenderTarget> hdr_, quarter_, glow_, glow_scratch_;
+  // sprites read their density from it. glow_, glow_scratch_: the blurred quarter. picture_: the tone
+  // map's output when the target has no texture to write into (the window), copied from there.
+  std::unique_ptr<GlRenderTarget> hdr_, quarter_, glow_, glow_scratch_, picture_;
   bool quarter_valid_ = false;
   std::optional<ColorMode> measured_mode_;
   float last_reference_ = 0;
   std::chrono::steady_clock::time_point last_frame_{};
-  GlTimer timer_, exposure_timer_;
+  GlPassTimer timer_;
+  bool dither_ = true;
   std::unique_ptr<Splatter> splatter_;  // made on the first splatted frame
   std::vector<float> splat_palettes_;   // the current mode's colour maps as the splat reads them
   ColorMode splat_palettes_mode_ = ColorMode::speed;

@@ -52,6 +52,8 @@ class SceneView {
   const OverlayLines& overlay() const { return overlay_; }
   double render_gpu_ms() const { return renderer_.gpu_ms(); }
   double exposure_gpu_ms() const { return renderer_.exposure_gpu_ms(); }
+  const PassTimes& pass_times() const { return renderer_.pass_times(); }  // by pass, a few frames late
+  void set_dither(bool on) { renderer_.set_dither(on); }
   std::string body_path() const { return renderer_.body_path(); }  // "sprites", "splat (CUDA)", "splat (host)"
   double splat_ms() const { return renderer_.splat_ms(); }
   const Splatter* splatter() const { return renderer_.splatter(); }

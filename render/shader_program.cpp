@@ -80,6 +80,9 @@ void GlProgram::set(const char* name, float value) const {
 void GlProgram::set(const char* name, const glm::vec2& value) const {
   glProgramUniform2fv(name_.id(), glGetUniformLocation(name_.id(), name), 1, glm::value_ptr(value));
 }
+void GlProgram::set(const char* name, const glm::ivec2& value) const {
+  glProgramUniform2iv(name_.id(), glGetUniformLocation(name_.id(), name), 1, glm::value_ptr(value));
+}
 void GlProgram::set(const char* name, const glm::vec3& value) const {
   glProgramUniform3fv(name_.id(), glGetUniformLocation(name_.id(), name), 1, glm::value_ptr(value));
 }

@@ -25,6 +25,7 @@ class GlProgram {
   void set(const char* name, unsigned value) const;
   void set(const char* name, float value) const;
   void set(const char* name, const glm::vec2& value) const;
+  void set(const char* name, const glm::ivec2& value) const;
   void set(const char* name, const glm::vec3& value) const;
   void set(const char* name, const glm::mat4& value) const;
 

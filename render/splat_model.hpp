@@ -114,7 +114,7 @@ NBL_HD inline SplatBody splat_body(const SplatView& v, const float* position_mas
   return b;
 }
 
-// shaders/downsample.frag's alpha for quarter texel (x, y): four bilinear taps of the full-size buffer
+// shaders/downsample.comp's alpha for quarter texel (x, y): four bilinear taps of the full-size buffer
 // (RGBA floats), one source pixel either side of the texel's centre: the mean of its 4x4 pixels.
 NBL_HD inline float quarter_density(const float* full_rgba, int width, int height, int qw, int qh, int x, int y) {
   using namespace splat_detail;

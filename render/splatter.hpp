@@ -41,6 +41,9 @@ class Splatter {
   void draw(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes, GLuint target,
             GLuint density);
 
+  // Whether CUDA can splat into `target` (the float framebuffer's texture): a stream, and the texture
+  // registered with CUDA. Tried once; the answer stays (the renderer's automatic choice asks each frame).
+  bool device_ready(GLuint target) { return ensure_device(target); }
   // "CUDA" or "host": where the last frame's splat ran; and why not CUDA when it could have been.
   const char* where() const { return on_device_ ? "CUDA" : "host"; }
   const std::string& device_unavailable_reason() const { return device_reason_; }

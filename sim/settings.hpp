@@ -27,7 +27,8 @@ enum class PanelTheme { dark, high_contrast };
 // How bodies reach the float framebuffer (docs/window.md, "The picture"): GL point sprites, or a
 // compute kernel that adds each body's Gaussian into it (CUDA when the vertices are on the GPU, the
 // same code on the host otherwise). Both draw the same picture; splatting is the fast one at 10M.
-enum class RenderPath { sprites, splat };
+// automatic: the CUDA splat where the vertices are on the GPU, the sprites where they are on the host.
+enum class RenderPath { sprites, splat, automatic };
 
 // What the renderer and panel show; the simulation ignores these except to fill the colour key.
 struct ViewSettings {
@@ -48,7 +49,7 @@ struct ViewSettings {
   float ui_scale = 1.0f;
   PanelTheme panel_theme = PanelTheme::dark;
   bool presenter = false;
-  RenderPath render_path = RenderPath::sprites;
+  RenderPath render_path = RenderPath::automatic;
 };
 
 struct Settings {
@@ -110,6 +111,7 @@ inline constexpr std::array kPanelThemeNames = {
 inline constexpr std::array kRenderPathNames = {
     named(RenderPath::sprites, "sprites"),
     named(RenderPath::splat, "splat"),
+    named(RenderPath::automatic, "auto"),
 };
 
 // Each table lists its enum's values in declaration order from 0, so an array indexed by the enum (the

@@ -249,7 +249,8 @@ inline constexpr std::array kSettings = {
     .widget = PanelWidget::combo,
     .help = "How bodies are drawn into the float framebuffer. sprites: GL point sprites (the reference look). "
             "splat: a compute kernel adds the same Gaussians with atomics (CUDA on the GPU path, the host "
-            "otherwise): the same picture, several times faster at millions of bodies.",
+            "otherwise): the same picture, several times faster at millions of bodies. auto: the CUDA splat "
+            "where the bodies' vertices are on the GPU, the sprites where they are on the host.",
     .access = field<&ViewSettings::render_path>},
   SettingDef{.key = "octree_depth", .cli = "--octree-depth", .label = "Octree depth", .noun = "the octree overlay depth",
     .group = SettingGroup::view, .kind = SettingKind::integer, .integer_min = 0, .integer_max = 32,

@@ -1,5 +1,8 @@
 #include "app/lab/offscreen_surface.hpp"
 
+#include <utility>
+
+#include "cuda/nvtx.hpp"
 #include "render/gl.hpp"
 
 namespace nbl {
@@ -7,8 +10,17 @@ namespace nbl {
 OffscreenSurface::OffscreenSurface(FrameSize size)
     : size_(size), target_(size.width, size.height, GL_RGBA8) {}
 
-// A window's swap hands the frame to the display, which bounds how far the CPU runs ahead of the GPU.
-// Offscreen nothing does: glFinish keeps the frame interval an honest measure of one whole frame.
-void OffscreenSurface::swap_buffers() { glFinish(); }
+// A window's swap hands the frame to the display and lets the CPU run a frame ahead of the GPU; with
+// vsync off the frame interval is then the slower of the two, not their sum. Offscreen the same: the
+// swap waits for the frame before this one (a fence), so the CPU builds the next frame and its panel
+// while the GPU draws this one, and never runs more than a frame ahead. (A glFinish here made every
+// frame the CPU's time plus the GPU's, as no window does.)
+void OffscreenSurface::swap_buffers() {
+  GlFence drawn;
+  drawn.place();
+  const NvtxRange range("offscreen swap: the previous frame's GPU work");
+  previous_frame_.wait();
+  previous_frame_ = std::move(drawn);
+}
 
 }  // namespace nbl

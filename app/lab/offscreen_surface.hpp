@@ -1,7 +1,8 @@
 // The lab without a display (`nbodylab --offscreen`): an EGL context (render/egl_context.hpp: the NVIDIA
 // driver's device platform on the GPU machine, so CUDA-GL interop works; Mesa's surfaceless platform in
 // CI) and one framebuffer object of a fixed size that stands in for the window's back buffer. The frame
-// loop draws the scene and the panel into it exactly as into a window; screenshots read it back.
+// loop draws the scene and the panel into it exactly as into a window; screenshots read it back. Its
+// swap lets the CPU run one frame ahead of the GPU, as a window's does.
 #pragma once
 #include <string>
 
@@ -35,6 +36,7 @@ class OffscreenSurface : public Surface {
   EglContext context_;  // first: every GL object below needs it, and goes before it
   FrameSize size_;
   GlRenderTarget target_;
+  GlFence previous_frame_;  // placed at the last swap: the GPU's end of the frame before this one
   bool close_requested_ = false;
   bool vsync_ = false;
 };

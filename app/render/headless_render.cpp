@@ -101,7 +101,7 @@ FrameSplit split(std::vector<double> values, int skip) {
 void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, std::ostream& log) {
   auto line = [&](const char* name, const FrameSplit& s, const std::string& note = "") {
     char text[160];
-    std::snprintf(text, sizeof text, "  %-12s %9.3f ms  (p90 %8.3f)%s\n", name, s.median, s.p90, note.c_str());
+    std::snprintf(text, sizeof text, "  %-17s %9.3f ms  (p90 %8.3f)%s\n", name, s.median, s.p90, note.c_str());
     log << text;
   };
   log << "benchmark: " << with_commas(r.bodies) << " bodies, " << job.size.width << "x" << job.size.height << ", "
@@ -117,14 +117,33 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
       << "\n  bodies drawn as " << r.body_path << "\n";
   line("simulate", r.simulate, r.overlapped ? "  (the next step, enqueued while the GPU draws)" : "");
   line("vertices", r.vertices, std::string("  ") + to_string(r.path));
-  line("render", r.render, r.overlapped ? "  (GPU: GL timer queries + the CUDA splat's events)" : "  (glFinish)");
+  line("render", r.render,
+       !r.overlapped                    ? "  (glFinish)"
+       : r.body_path == "splat (CUDA)" ? "  (GPU: the splat's CUDA events + the GL passes after the bodies)"
+                                        : "  (GPU: GL timer queries)");
   if (r.body_path != "sprites") line("splat", r.splat, "  (" + r.body_path + ", part of render)");
-  line("render GL", r.render_gpu, "  (GPU: GL timer queries, sprites or splat copy + tone map + glow)");
+  line("render GL", r.render_gpu, "  (GPU: GL timer queries, the passes below)");
   line("readback", r.readback);
   line("encode", r.encode, job.out.empty() ? "  (nothing written)" : "");
   line("follow", r.follow, "  (frame loop: hand the body sample to the estimate's worker, move the camera)");
   line("follow wait", r.follow_wait, "  (offscreen only: the GPU reaching the sample, the worker's bound centre)");
   line("exposure", r.exposure, "  (GPU: histogram + white point, timer queries)");
+  log << "  GL passes (GPU timestamps between the passes, a few frames late; a pass holds what the GPU waited "
+         "for within it):\n";
+  for (std::size_t k = 0; k < kRenderPassCount; ++k) {
+    const auto pass = static_cast<RenderPass>(k);
+    const char* note = "";
+    if (pass == RenderPass::bodies)
+      note = r.body_path == "sprites" ? "  (clear + point sprites)" : "  (the splat: GL waits for its CUDA stream)";
+    else if (pass == RenderPass::lines)
+      note = "  (overlays; not post-processing)";
+    line((std::string("  ") + pass_name(pass)).c_str(), r.passes[k], note);
+  }
+  line("  post-processing", r.post_processing, "  (quarter + histogram + exposure + glow + tone map, per frame)");
+  if (!r.step_stages.empty()) {
+    log << "  simulation step by stage (the last step of each frame; CUDA events on the GPU):\n";
+    for (const auto& [name, stage] : r.step_stages) line(("  " + name).c_str(), stage);
+  }
   if (!job.record.target.empty())
     line("capture", r.capture, "  (--record: readback ring + hand-off, in the frame loop; " +
                                    std::to_string(r.recorded.dropped) + " dropped)");
@@ -139,6 +158,14 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
 void write_report(const RenderReport& r, const RenderJob& job, const std::string& file) {
   using nlohmann::json;
   auto part = [](const FrameSplit& s) { return json{{"median_ms", s.median}, {"p90_ms", s.p90}, {"p95_ms", s.p95}}; };
+  json passes = json::object();
+  for (std::size_t k = 0; k < kRenderPassCount; ++k) passes[pass_name(static_cast<RenderPass>(k))] = part(r.passes[k]);
+  json stages = json::array();
+  for (const auto& [name, stage] : r.step_stages) {
+    json entry = part(stage);
+    entry["stage"] = name;
+    stages.push_back(entry);
+  }
   json j{{"bodies", r.bodies},
          {"backend", r.backend},
          {"context", r.context},
@@ -161,6 +188,9 @@ void write_report(const RenderReport& r, const RenderJob& job, const std::string
          {"follow", part(r.follow)},
          {"follow_sample_wait", part(r.follow_wait)},
          {"exposure_gpu", part(r.exposure)},
+         {"passes_gpu", passes},
+         {"post_processing_gpu", part(r.post_processing)},
+         {"step_stages", stages},
          {"capture", part(r.capture)},
          {"recorded", json{{"target", job.record.target}, {"captured", r.recorded.captured}, {"written", r.recorded.written},
                            {"dropped", r.recorded.dropped}, {"repeated", r.recorded.repeated}}},
@@ -279,6 +309,12 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
 
   std::vector<double> simulate, vertices, render, readback, encode, interactive, total, interval, follow, follow_wait,
       exposure, splat, render_gpu;
+  std::array<std::vector<double>, kRenderPassCount> passes;
+  std::vector<double> post_processing;
+  // Per frame, each stage's time in the frame's last step (0 in a frame without a step), in the order the
+  // stages first appeared.
+  std::vector<std::pair<std::string, std::vector<double>>> stages;
+  std::optional<StepStats> frame_step;
   // A script's entries act on exact frames (pause at frame 5: frame 5 takes no step), and an overlapped
   // frame has already enqueued its next step when the next frame's entries run: scripted renders run
   // sequentially.
@@ -305,6 +341,7 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
                   std::to_string(simulation.time()) + "); " + std::to_string(report.frames_written) +
                   " frame(s) were written. A smaller --dt or a larger --eps keeps close encounters finite.");
     steps_this_frame = static_cast<int>(r->steps.size());
+    if (!r->steps.empty()) frame_step = r->steps.back();
     return r->wall_ms;
   };
   bool vertices_fresh = false;  // the vertex buffer holds the current state
@@ -379,13 +416,30 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     if (overlap && !last && !target.quit_requested()) start_steps();  // the next frame's state, beside this frame's drawing
     simulate.push_back(simulate_ms);
     vertices.push_back(vertices_ms);
-    // Sequential: the draw's wall time to its end. Overlapped: its GPU time (GL timer queries plus the
-    // CUDA splat's events), since nothing waits for its end.
-    render.push_back(overlap ? scene.render_gpu_ms() + (scene.body_path() == "splat (CUDA)" ? scene.splat_ms() : 0.0)
-                                 : draw_ms);
+    // Sequential: the draw's wall time to its end. Overlapped: its GPU time, since nothing waits for its
+    // end: the GL timer queries, or with the CUDA splat the splat's events plus the GL passes after it
+    // (GL's bodies pass is then only its wait for the splat's stream, which waits for the step too).
+    const bool cuda_splat = scene.body_path() == "splat (CUDA)";
+    const double gl_ms = scene.render_gpu_ms() - (cuda_splat ? scene.pass_times().pass_ms(RenderPass::bodies) : 0.0);
+    render.push_back(overlap ? gl_ms + (cuda_splat ? scene.splat_ms() : 0.0) : draw_ms);
     render_gpu.push_back(scene.render_gpu_ms());
     splat.push_back(scene.splat_ms());
     exposure.push_back(scene.exposure_gpu_ms());
+    const PassTimes& pass_times = scene.pass_times();
+    for (std::size_t k = 0; k < kRenderPassCount; ++k) passes[k].push_back(pass_times.ms[k]);
+    post_processing.push_back(pass_times.post_processing_ms());
+    for (auto& [name, series] : stages) series.push_back(0.0);
+    if (frame_step) {
+      for (const StageTime& t : frame_step->stages) {
+        auto found = std::find_if(stages.begin(), stages.end(), [&](const auto& s) { return s.first == t.name; });
+        if (found == stages.end()) {
+          stages.emplace_back(t.name, std::vector<double>(simulate.size(), 0.0));
+          found = std::prev(stages.end());
+        }
+        found->second.back() += t.ms;
+      }
+      frame_step.reset();
+    }
 
     // The synchronous readback `--out` and the image check need; the recorder reads back on its own.
     start = Clock::now();
@@ -466,6 +520,9 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   report.exposure = split(exposure, skip);
   report.splat = split(splat, skip);
   report.render_gpu = split(render_gpu, skip);
+  for (std::size_t k = 0; k < kRenderPassCount; ++k) report.passes[k] = split(passes[k], skip);
+  report.post_processing = split(post_processing, skip);
+  for (const auto& [name, series] : stages) report.step_stages.emplace_back(name, split(series, skip));
   report.body_path = scene.body_path();
   // interval[k]: from frame k's start to frame k + 1's (the last one's ends with the loop), so the same
   // frames as the parts after the warm-up.

@@ -4,16 +4,20 @@
 // readback / encode. A script (app/core/script.hpp) can change settings, pause, take screenshots and end the
 // render early, as it does in the lab; `trace_file` records every frame as the lab's trace does.
 #pragma once
+#include <array>
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "app/core/frame_sinks.hpp"
 #include "app/core/recorder.hpp"
 #include "app/core/script.hpp"
 #include "app/core/options/view_options.hpp"
 #include "render/body_vertices.hpp"
+#include "render/gl_timer.hpp"
 #include "render/picture_detail.hpp"
 #include "sim/settings.hpp"
 
@@ -67,6 +71,13 @@ struct RenderReport {
   FrameSplit follow;        // the frame loop's part: the body sample to the estimate's worker, the camera moved
   FrameSplit follow_wait;   // offscreen only: waiting for the GPU to reach the sample and for the worker
   FrameSplit exposure;      // GPU: histogram + white point (timer queries, a few frames late)
+  // GPU time of each pass of the picture (render/gl_timer.hpp, by RenderPass), and of the
+  // post-processing passes together (kPostProcessingPasses, summed per frame).
+  std::array<FrameSplit, kRenderPassCount> passes;
+  FrameSplit post_processing;
+  // The simulation step by stage (StepStats: CUDA events on the GPU), the last step of each frame, in
+  // the order the backend reports them.
+  std::vector<std::pair<std::string, FrameSplit>> step_stages;
   FrameSplit capture;       // the recorder's cost in the frame loop (with --record)
   RecordStats recorded;
   std::optional<PictureDetail> picture;  // with check_picture: the last frame's

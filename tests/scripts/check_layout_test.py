@@ -36,7 +36,7 @@ class CheckLayoutTest(unittest.TestCase):
         self.assertIn("app/lab/lab.cpp:1", problems[0])
 
     def test_core_including_a_front_end_is_refused(self):
-        root = repository({"app/core/tour.hpp": '#include "app/bench/bench.hpp"\n'})
+        root = repository({"app/core/teaching/tour.hpp": '#include "app/bench/bench.hpp"\n'})
         self.assertEqual(len(check_layout.check(root)), 1)
 
     def test_a_crowded_folder_is_refused(self):
