@@ -52,7 +52,9 @@ std::vector<Command> add_allpairs_bench_modes(CLI::App& bench, std::shared_ptr<R
 
   auto sizes = std::make_shared<std::vector<std::size_t>>(default_scaling_sizes());
   CLI::App* scaling = bench.add_subcommand("scaling", "All-pairs: time per step from small to large n");
-  scaling->add_option("--sizes", *sizes, "Body counts")->delimiter(',');
+  scaling->add_option("--sizes", *sizes, "Body counts, comma-separated, each in [1, 67108864]")
+      ->delimiter(',')
+      ->check(CLI::Range(1.0, static_cast<double>(1 << 26)));  // on the text: -5 must not wrap to 2^64 - 5
   modes.push_back({scaling, [=] {
                      const auto [o, s] = resolve(1u << 16);
                      auto variants = default_scaling_variants();
