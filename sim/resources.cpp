@@ -95,7 +95,8 @@ void check_kernels_workspace(const fs::path& dir) {
     ++files;
     if (!fs::is_regular_file(dir / line, ec))
       throw InputError("kernels folder " + dir.string() + " lacks " + line + ", one of the files its export wrote (" +
-                       kKernelsManifest + " lists them); restore it, or export again" + make.substr(1));
+                       kKernelsManifest + " lists them); restore it, or make a new export with `nbodylab kernels "
+                       "--export DIR`");
   }
   if (files == 0) throw InputError("kernels folder " + dir.string() + ": its " + kKernelsManifest + " lists no files" + make);
 }

@@ -48,7 +48,7 @@ Recorder::~Recorder() {
 }
 
 void Recorder::capture(GLuint framebuffer, const Viewport& region) {
-  if (stopped_) return;
+  if (stopped_ || region.width <= 0 || region.height <= 0) return;  // nothing to read (a minimized window)
   const auto start = std::chrono::steady_clock::now();
   hand_over(capture_.finished());
   std::int64_t index = last_index_ + 1;

@@ -594,7 +594,8 @@ void Lab::record_frame() {
   const Viewport region = recorder_->options().include_panel ? surface_->framebuffer() : scene_viewport();
   try {
     if (const std::string failed = recorder_->error(); !failed.empty()) throw Error(failed);
-    if (region.width != record_region_.width || region.height != record_region_.height) {
+    const bool resized = region.width != record_region_.width || region.height != record_region_.height;
+    if (resized && region.width > 0 && region.height > 0) {
       // The panel widened (presenter type size), the window was resized: the video keeps its size, and
       // the new area is scaled to fit it (Recorder::capture). Said once for each new size.
       status_ = "Recording " + recorder_->describe() + " at " + std::to_string(recorder_->width()) + "x" +
