@@ -134,4 +134,23 @@ void check_output_folder(const fs::path& folder, std::string_view option) {
   check_can_create_in(parent, path, option);
 }
 
+void check_distinct_outputs(const std::vector<std::pair<std::string, fs::path>>& outputs) {
+  const auto same = [](const fs::path& a, const fs::path& b) {
+    std::error_code ec;
+    if (fs::equivalent(a, b, ec) && !ec) return true;  // both exist: hard links and symbolic links count
+    const fs::path ca = fs::weakly_canonical(fs::absolute(a, ec), ec);
+    const fs::path cb = fs::weakly_canonical(fs::absolute(b, ec), ec);
+    return !ca.empty() && ca == cb;
+  };
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].second.empty()) continue;
+    for (std::size_t k = i + 1; k < outputs.size(); ++k) {
+      if (outputs[k].second.empty() || !same(outputs[i].second, outputs[k].second)) continue;
+      throw InputError(outputs[i].first + " " + outputs[i].second.string() + " and " + outputs[k].first + " " +
+                       outputs[k].second.string() + " name the same file, and one would overwrite the other: give each "
+                       "its own");
+    }
+  }
+}
+
 }  // namespace nbl

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace nbl {
 
@@ -34,5 +36,10 @@ void check_output_file(const std::filesystem::path& file, std::string_view optio
 // The same for an output folder: it may exist (as a folder) or not yet; its parent must exist and
 // accept new entries.
 void check_output_folder(const std::filesystem::path& folder, std::string_view option);
+
+// Outputs of one run, each (option, path): two that name the same file (by any spelling: ./a and a, a
+// link to it) would overwrite each other, and are refused with an InputError naming both options. Empty
+// paths are not asked for and pass.
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::filesystem::path>>& outputs);
 
 }  // namespace nbl

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/error.hpp"
+#include "sim/file_util.hpp"
 
 namespace nbl {
 
@@ -17,8 +18,6 @@ namespace {
 // A folder is the root only if it holds this file: a build folder also has a physics/ subfolder
 // (CMake's), but never the headers themselves.
 constexpr const char* kMarker = "physics/gravity.hpp";
-// Every kernel folder holds this file; a workspace without it is not one.
-constexpr const char* kKernelsMarker = "allpairs_common.cuh";
 
 bool holds_resources(const fs::path& root) {
   std::error_code ec;
@@ -81,44 +80,75 @@ fs::path find_resource(std::string_view relative) {
 
 void check_kernels_workspace(const fs::path& dir) {
   std::error_code ec;
+  const std::string make = "; make one with `nbodylab kernels --export DIR`";
   if (!fs::is_directory(dir, ec))
     throw InputError("kernels folder " + dir.string() + " does not exist; make one with `nbodylab kernels --export " +
                      dir.string() + "`");
-  if (!fs::is_regular_file(dir / kKernelsMarker, ec))
-    throw InputError("kernels folder " + dir.string() + " holds no nbodylab kernel sources (no " + kKernelsMarker +
-                     "); make one with `nbodylab kernels --export DIR`");
+  std::ifstream manifest(dir / kKernelsManifest);
+  if (!manifest)
+    throw InputError("kernels folder " + dir.string() + " has no " + kKernelsManifest +
+                     ", which a finished `nbodylab kernels --export` writes last: it is not an export, or one that did "
+                     "not finish (a full disk, an interrupted copy)" + make);
+  int files = 0;
+  for (std::string line; std::getline(manifest, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    ++files;
+    if (!fs::is_regular_file(dir / line, ec))
+      throw InputError("kernels folder " + dir.string() + " lacks " + line + ", one of the files its export wrote (" +
+                       kKernelsManifest + " lists them); restore it, or make a new export with `nbodylab kernels "
+                       "--export DIR`");
+  }
+  if (files == 0) throw InputError("kernels folder " + dir.string() + ": its " + kKernelsManifest + " lists no files" + make);
 }
 
-int export_kernel_sources(const fs::path& dir) {
+void copy_file_for_export(const fs::path& from, const fs::path& to) {
+  fs::copy_file(from, to);
+  // Installed files may be read-only; the copy is for editing.
+  fs::permissions(to, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::add);
+}
+
+int export_kernel_sources(const fs::path& dir, const ExportFileCopier& copy) {
   std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec)) throw InputError("--export " + dir.string() + " is a file; give a new or empty folder");
-    if (!fs::is_empty(dir, ec))
+  const fs::path target = dir.has_filename() ? dir : dir.parent_path();  // "work/" -> "work"
+  if (fs::exists(target, ec)) {
+    if (!fs::is_directory(target, ec)) throw InputError("--export " + dir.string() + " is a file; give a new or empty folder");
+    if (!fs::is_empty(target, ec))
       throw InputError("--export " + dir.string() + " is not empty; give a new or empty folder (nothing is overwritten)");
   }
   const fs::path kernels = find_resource("cuda/kernels");
   const fs::path physics = find_resource("physics");
-  int written = 0;
-  auto copy_folder = [&](const fs::path& from, const fs::path& to, bool headers_only) {
-    fs::create_directories(to);
+  // Everything goes into a staging folder beside the target, which takes the target's name only when the
+  // last file and the list of them are written: an export that fails half-way leaves nothing behind.
+  remove_stale_temporaries(target);
+  const fs::path stage = temporary_path_for(target);
+  std::vector<std::string> written;
+  auto copy_folder = [&](const fs::path& from, const fs::path& to, const std::string& prefix, bool headers_only) {
+    fs::create_directories(stage / to);
     for (const auto& entry : fs::directory_iterator(from)) {
       if (!entry.is_regular_file()) continue;
       const std::string ext = entry.path().extension().string();
       if (headers_only && ext != ".hpp" && ext != ".h") continue;
-      const fs::path target = to / entry.path().filename();
-      fs::copy_file(entry.path(), target);
-      // Installed files may be read-only; the copy is for editing.
-      fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::add);
-      ++written;
+      copy(entry.path(), stage / to / entry.path().filename());
+      written.push_back(prefix + entry.path().filename().string());
     }
   };
   try {
-    copy_folder(kernels, dir, false);
-    copy_folder(physics, dir / "physics", true);
-  } catch (const fs::filesystem_error& e) {
-    throw Error("cannot export the kernel sources to " + dir.string() + ": " + e.code().message());
+    copy_folder(kernels, ".", "", false);
+    copy_folder(physics, "physics", "physics/", true);
+    std::string list = "# Written by `nbodylab kernels --export` after every file below: `--kernels` needs them all.\n";
+    for (const std::string& file : written) list += file + "\n";
+    write_file_atomically(stage / kKernelsManifest, list);
+    if (fs::exists(target, ec)) fs::remove(target);  // empty, as checked above
+    fs::rename(stage, target);
+  } catch (const std::exception& e) {
+    fs::remove_all(stage, ec);
+    const auto* fs_error = dynamic_cast<const fs::filesystem_error*>(&e);
+    const std::string file = fs_error ? fs_error->path2().filename().string() : std::string();
+    throw Error("cannot export the kernel sources to " + dir.string() + ": " +
+                (fs_error ? fs_error->code().message() + (file.empty() ? "" : " (writing " + file + ")") : std::string(e.what())) +
+                "; nothing was left there");
   }
-  return written;
+  return static_cast<int>(written.size());
 }
 
 }  // namespace nbl

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -20,7 +21,7 @@ namespace {
 }
 
 [[noreturn]] void wrong_type(const std::string& path, const char* expected, const json& got) {
-  refuse(path, std::string("must be ") + expected + " (got " + got.dump() + ")");
+  refuse(path, std::string("must be ") + expected + " (got " + json_excerpt(got) + ")");
 }
 
 // A JSON integer in 64 bits, before anything narrows it; nullopt when it is too large for an int64_t
@@ -46,16 +47,16 @@ SettingValue value_from_json(const SettingDef& s, const json& j, const std::stri
       const auto name = j.get<std::string>();
       for (const auto& c : s.choices)
         if (c.name == name) return EnumValue{c.value};
-      refuse(path, "must be one of: " + choice_names(s) + " (got \"" + name + "\")");
+      refuse(path, "must be one of: " + choice_names(s) + " (got \"" + text_excerpt(name) + "\")");
     }
     case SettingKind::integer: {
       if (!j.is_number_integer()) wrong_type(path, "an integer", j);
       const auto v = as_int64(j);
-      if (!v) refuse(path, setting_requirement(s) + " (got " + j.dump() + ")");
+      if (!v) refuse(path, setting_requirement(s) + " (got " + json_excerpt(j) + ")");
       return *v;
     }
     case SettingKind::unsigned64:
-      if (!j.is_number_unsigned()) refuse(path, setting_requirement(s) + " (got " + j.dump() + ")");
+      if (!j.is_number_unsigned()) refuse(path, setting_requirement(s) + " (got " + json_excerpt(j) + ")");
       return j.get<std::uint64_t>();
     case SettingKind::real:
       if (!j.is_number()) wrong_type(path, "a number", j);
@@ -90,7 +91,7 @@ json setting_to_json(const SettingDef& s, const SettingValue& value) {
 // A key the file has that is not where it belongs: say where it goes when it is a toggle or a setting
 // of another section, the usual slip when writing a settings file by hand.
 [[noreturn]] void unknown_key(const std::string& section, const std::string& key) {
-  const std::string path = section.empty() ? key : section + "." + key;
+  const std::string path = section.empty() ? text_excerpt(key) : section + "." + text_excerpt(key);
   std::string hint;
   if (section != "toggles" && find_toggle(key)) {
     hint = ": kernel toggles go under \"toggles\", as in {\"toggles\": {\"" + key + "\": ...}}";
@@ -130,7 +131,7 @@ void toggles_from_json(const json& j, ToggleValues& values) {
       case ToggleKind::integer: {
         if (!value.is_number_integer()) wrong_type(path, "an integer", value);
         const auto v = as_int64(value);
-        const std::string problem = v ? toggle_problem(*t, *v) : toggle_requirement(*t) + " (got " + value.dump() + ")";
+        const std::string problem = v ? toggle_problem(*t, *v) : toggle_requirement(*t) + " (got " + json_excerpt(value) + ")";
         if (!problem.empty()) refuse(path, problem);
         values.values[index] = static_cast<int>(*v);
         break;
@@ -139,7 +140,7 @@ void toggles_from_json(const json& j, ToggleValues& values) {
         if (!value.is_string()) wrong_type(path, "a string", value);
         const auto name = value.get<std::string>();
         const auto found = std::find_if(t->choices.begin(), t->choices.end(), [&](const auto& c) { return c.name == name; });
-        if (found == t->choices.end()) refuse(path, toggle_requirement(*t) + " (got \"" + name + "\")");
+        if (found == t->choices.end()) refuse(path, toggle_requirement(*t) + " (got \"" + text_excerpt(name) + "\")");
         values.values[index] = static_cast<int>(found - t->choices.begin());
         break;
       }
@@ -147,34 +148,103 @@ void toggles_from_json(const json& j, ToggleValues& values) {
   }
 }
 
-// Parses the text, following the keys as it goes so that a number the parser itself refuses (1e400 is
-// beyond a double: nlohmann reports out_of_range.406, not a syntax error) can be blamed on its key.
-json parse_settings_text(const std::string& text) {
-  std::vector<std::string> keys;  // from the top-level object to the value being read
-  const json::parser_callback_t follow = [&keys](int depth, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::key) {
-      keys.resize(static_cast<std::size_t>(std::max(depth - 1, 0)));
-      keys.push_back(parsed.get<std::string>());
+}  // namespace
+
+std::string text_excerpt(const std::string& text, std::size_t max_chars) {
+  if (text.size() <= max_chars) return text;
+  return text.substr(0, max_chars) + "... (" + std::to_string(text.size()) + " characters)";
+}
+
+std::string json_excerpt(const json& value, std::size_t max_chars) {
+  // Strings are cut before dump() copies them; containers are shallow (parse_user_json), so dump() is safe.
+  if (value.is_string() && value.get_ref<const std::string&>().size() > max_chars) {
+    const std::string& text = value.get_ref<const std::string&>();
+    std::string quoted(1, '"');
+    quoted.append(text, 0, max_chars);
+    return quoted.append("\"... (a string of ").append(std::to_string(text.size())).append(" characters)");
+  }
+  return text_excerpt(value.dump(), max_chars);
+}
+
+json parse_user_json(const std::string& text, const std::string& context) {
+  // The nesting first, on the text: nlohmann's parser takes any depth, but every recursive walk of the
+  // result (dump(), the readers' messages) would overflow the stack before the value could be refused.
+  {
+    int depth = 0, line = 1;
+    bool in_string = false, escaped = false;
+    for (char c : text) {
+      if (c == '\n') ++line;
+      if (in_string) {
+        if (escaped) escaped = false;
+        else if (c == '\\') escaped = true;
+        else if (c == '"') in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '[' || c == '{') {
+        if (++depth > kMaxJsonNesting)
+          throw InputError(context + "nested more than " + std::to_string(kMaxJsonNesting) + " levels deep (line " +
+                           std::to_string(line) + "); nothing nbodylab reads nests more than a few");
+      } else if (c == ']' || c == '}') {
+        --depth;
+      }
+    }
+  }
+  // Then the parse, following the keys as it goes: a key given twice in one object is refused, and a number
+  // the parser itself refuses (1e400 is beyond a double: nlohmann reports out_of_range.406, not a syntax
+  // error) can be blamed on its key.
+  struct Level {
+    bool object = false;
+    std::set<std::string> keys;
+    std::string key;        // the key being read, in an object
+    std::size_t index = 0;  // the element being read, in an array
+  };
+  std::vector<Level> levels;
+  const auto where = [&levels] {  // "events[2].settings.theta", as JSON paths are written (from 0)
+    std::string path;
+    for (const Level& l : levels) {
+      if (!l.object) path += "[" + std::to_string(l.index) + "]";
+      else if (!l.key.empty()) path += (path.empty() ? "" : ".") + text_excerpt(l.key);
+    }
+    return path;
+  };
+  const auto element_done = [&levels] {
+    if (!levels.empty() && !levels.back().object) ++levels.back().index;
+  };
+  const json::parser_callback_t follow = [&](int, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start: levels.push_back({true, {}, {}, 0}); break;
+      case json::parse_event_t::array_start: levels.push_back({false, {}, {}, 0}); break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!levels.empty()) levels.pop_back();
+        element_done();
+        break;
+      case json::parse_event_t::key: {
+        Level& level = levels.back();
+        level.key = parsed.get<std::string>();
+        if (!level.keys.insert(level.key).second)
+          throw InputError(context + "the key '" + where() + "' is given twice in the same object; keep one (JSON "
+                           "readers differ on which one counts)");
+        break;
+      }
+      case json::parse_event_t::value: element_done(); break;
     }
     return true;
   };
   try {
     return json::parse(text, follow);
   } catch (const json::parse_error& e) {
-    throw InputError(std::string("settings: not valid JSON: ") + e.what());
+    throw InputError(context + "not valid JSON: " + e.what());
   } catch (const json::exception& e) {
-    std::string where;
-    for (const auto& k : keys) where += (where.empty() ? "" : ".") + k;
+    const std::string path = where();
     std::string what = e.what();
     if (const auto quote = what.find("parsing '"); e.id == 406 && quote != std::string::npos) {
       const std::string number = what.substr(quote + 9, what.rfind('\'') - quote - 9);
-      what = "the number " + number + " is out of range (a number can hold about +-1.8e308)";
+      what = "the number " + text_excerpt(number) + " is out of range (a number can hold about +-1.8e308)";
     }
-    throw InputError("settings: " + (where.empty() ? std::string() : "'" + where + "': ") + what);
+    throw InputError(context + (path.empty() ? std::string() : "'" + path + "': ") + what);
   }
 }
-
-}  // namespace
 
 std::string settings_to_json(const Settings& s) {
   json j = json::object();
@@ -192,7 +262,7 @@ std::string settings_to_json(const Settings& s) {
 }
 
 Settings settings_from_json(const std::string& text, const Settings& base) {
-  const json j = parse_settings_text(text);
+  const json j = parse_user_json(text, "settings: ");
   if (!j.is_object()) wrong_type("(top level)", "an object", j);
   Settings s = base;
   for (const auto& [key, value] : j.items()) {

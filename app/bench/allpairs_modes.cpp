@@ -1,5 +1,8 @@
 // `bench ladder`, `bench sweep`, `bench scaling` and `bench clock`: the command line over the all-pairs
 // measurements of app/core/teaching/allpairs_bench.hpp.
+#include <charconv>
+#include <system_error>
+
 #include "app/bench/bench.hpp"
 #include "app/core/teaching/allpairs_bench.hpp"
 #include "cuda/clock_probe.hpp"
@@ -52,7 +55,15 @@ std::vector<Command> add_allpairs_bench_modes(CLI::App& bench, std::shared_ptr<R
 
   auto sizes = std::make_shared<std::vector<std::size_t>>(default_scaling_sizes());
   CLI::App* scaling = bench.add_subcommand("scaling", "All-pairs: time per step from small to large n");
-  scaling->add_option("--sizes", *sizes, "Body counts")->delimiter(',');
+  scaling->add_option("--sizes", *sizes, "Body counts, comma-separated, each in [1, 67108864]")
+      ->delimiter(',')
+      ->check([](const std::string& text) -> std::string {  // on the text: -5 must not wrap to 2^64 - 5
+        std::size_t n = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+        if (error != std::errc{} || end != text.data() + text.size() || n < 1 || n > (std::size_t(1) << 26))
+          return "each size is a number of bodies in [1, 67108864] (got " + text + ")";
+        return "";
+      });
   modes.push_back({scaling, [=] {
                      const auto [o, s] = resolve(1u << 16);
                      auto variants = default_scaling_variants();

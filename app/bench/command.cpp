@@ -280,9 +280,13 @@ Command add_bench_command(CLI::App& root) {
             // Every output is checked before any work starts: a run that cannot save its result does not start.
             check_output_file(*json_file, "--json");
             check_output_file(*csv_file, "--csv");
+            check_distinct_outputs({{"--json", *json_file}, {"--csv", *csv_file}, {"--save", run->save_file()}});
             for (auto& mode : modes) {
               if (!mode.app->parsed()) continue;
               const bool takes_load = mode.app->get_name() == "groups";  // one configuration: a snapshot's tree
+              if (!compare->empty())
+                throw InputError("--compare is the plain `bench`'s A/B; `bench " + mode.app->get_name() +
+                                 "` runs its own configurations: drop --compare, or the mode");
               if ((!takes_load && !run->load_file().empty()) || !run->save_file().empty())
                 throw InputError("bench " + mode.app->get_name() + " makes its own bodies for every configuration: "
                                  "--load and --save apply to the plain `bench`" +

@@ -1,12 +1,14 @@
 // `nbodylab kernels`: what the compiler makes of the all-pairs kernels, no GPU needed (NVRTC only).
 //   --list   the generated-code table: every ladder rung and a representative set of toggle values,
-//            with registers, spills, shared memory and the hot loop's PTX instruction mix
+//            with registers, spills, shared memory and the hot loop's PTX instruction mix; a kernel that
+//            does not compile is a row that says so, its log on stderr, and exit 1
 //   --check  compiles every toggle combination that matters and checks that each one's PTX shows
 //            what its toggles claim (allpairs_code_violations); exits non-zero when one does not
 //   --ptx    prints the PTX of one variant (--variant, default: the default toggles)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <cstdio>
 #include <mutex>
 #include <thread>
@@ -168,7 +170,8 @@ Table list_table(const std::vector<Compiled>& compiled, const KernelEngine& engi
 }
 
 // The Barnes-Hut kernels of each switch setting: resources and the instructions the switches are about.
-Table barneshut_list_table(KernelEngine& engine) {
+// A kernel that does not compile gets a row saying so, and its log goes into `failures`.
+Table barneshut_list_table(KernelEngine& engine, std::vector<std::string>& failures) {
   Table t("Generated code of the Barnes-Hut kernels (" + engine.arch() + "): one row per kernel and switch setting");
   t.column("variant", "variant").column("kernel", "kernel").column("registers", "regs").column("spill_bytes", "spill B")
       .column("shared_bytes", "smem B").column("rsqrt", "rsqrt").column("vote_all", "vote.all").column("ballot", "ballot")
@@ -184,7 +187,18 @@ Table barneshut_list_table(KernelEngine& engine) {
     const BarnesHutVariant v = barneshut_variant(toggles, true);
     for (const KernelSource* source : {&v.build, &v.summarize, &v.force}) {
       if (source->file.empty()) continue;
-      const auto program = engine.compile(*source);
+      std::shared_ptr<const CompiledProgram> program;
+      try {
+        program = engine.compile(*source);
+      } catch (const CompileError& e) {
+        const std::string label = source == &v.force ? v.force.label : source->label;
+        t.row().add(label).add(source->file);
+        for (std::size_t i = 2; i + 1 < t.columns(); ++i) t.add_empty();
+        t.add("does not compile");
+        failures.push_back("Barnes-Hut " + label + " (" + source->file + ") does not compile:\n" +
+                           (e.log().empty() ? std::string(e.what()) : e.log()));
+        continue;
+      }
       for (const PtxEntryStats& e : program->entries) {
         if (source == &v.build && v.morton_build && e.name != "bh_radix_tree" && e.name != "bh_octree_emit") continue;
         // The entry's own PTX text: from its .entry line to the next one.
@@ -313,6 +327,7 @@ Command add_kernels_command(CLI::App& root) {
             if (!o->list && !o->check && !o->ptx) o->list = true;
             check_output_file(o->json_file, "--json");
             check_output_file(o->csv_file, "--csv");
+            check_distinct_outputs({{"--json", o->json_file}, {"--csv", o->csv_file}});
             if (!o->kernels_dir.empty()) check_kernels_workspace(o->kernels_dir);
             KernelEngine::nvrtc_version();  // throws, saying what to install, when NVRTC is missing
             if (o->archs.empty()) o->archs.push_back("");  // this GPU's, or sm_90
@@ -333,11 +348,23 @@ Command add_kernels_command(CLI::App& root) {
               }
               if (o->list) {
                 const auto compiled = compile_all(engine, representative_variants(o->variant), o->jobs);
+                std::vector<std::string> failures;
+                std::map<std::string, std::string> first_with_log;  // one broken header fails many variants alike
+                for (const Compiled& c : compiled) {
+                  if (c.program) continue;
+                  const std::string what = c.name + " (" + c.variant.source.file + ") does not compile";
+                  const auto [first, fresh] = first_with_log.emplace(c.error, c.name);
+                  failures.push_back(what + (fresh ? ":\n" + c.error : ": the same log as " + first->second));
+                }
                 const Table t = list_table(compiled, engine);
-                const Table bh = barneshut_list_table(engine);
+                const Table bh = barneshut_list_table(engine, failures);
                 std::printf("%s\n%s\n", t.text().c_str(), bh.text().c_str());
                 if (!o->json_file.empty()) write_tables_json(o->json_file, {t, bh});
                 if (!o->csv_file.empty()) write_tables_csv(o->csv_file, {t, bh});
+                // The table says "does not compile"; the compiler's log says why, and the run fails.
+                std::fflush(stdout);
+                for (const std::string& f : failures) std::fprintf(stderr, "nbodylab: %s\n", f.c_str());
+                if (!failures.empty()) status = kExitError;
               }
               if (o->check && run_check(engine, *o) != kExitOk) status = kExitError;
             }

@@ -22,5 +22,12 @@ Command add_picture_command(CLI::App& root);  // `nbodylab picture FILE.png ...`
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;       // something failed while running
 inline constexpr int kExitBadInput = 2;    // the user's input was rejected (nothing was run or written)
+inline constexpr int kExitImageCheck = 3;  // the image check failed (`picture`, `render --check-picture`)
+// Ended by SIGINT or SIGTERM after writing its outputs: 128 + the signal (app/core/interrupt.hpp).
+
+// The exit codes as --help and README.md list them.
+inline constexpr const char* kExitCodeHelp =
+    "Exit codes: 0 done; 1 failed while running; 2 refused input (nothing was run or written); 3 the image "
+    "check failed; 130 interrupted by Ctrl-C (143: SIGTERM), after writing what the session was asked to.";
 
 }  // namespace nbl

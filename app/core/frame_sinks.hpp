@@ -6,11 +6,13 @@
 //   NullSink    nothing: times the capture path alone.
 // A sink is used from one thread at a time.
 #pragma once
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "render/image.hpp"
 
@@ -45,6 +47,15 @@ std::unique_ptr<FrameSink> make_ffmpeg_pipe(const std::filesystem::path& ffmpeg,
                                             int height, int fps, bool live = false);
 std::unique_ptr<FrameSink> make_raw_frames(const std::string& out, int width, int height, int fps);
 std::unique_ptr<FrameSink> make_null_sink();
+
+// Whether `file` is a whole video of `frames` frames, as far as can be told: not empty, and where ffprobe
+// is installed, a video stream that ffprobe reads to the end with that many frames. "" when it is; else
+// what is wrong with it.
+std::string verify_video(const std::filesystem::path& file, std::int64_t frames);
+
+// The check of a screenshot's path (--screenshot, a script's screenshot): check_output_file, and a name
+// ending in .png (any case): a screenshot is always a PNG, and a .jpg of PNG bytes would fool a reader.
+void check_png_output(const std::filesystem::path& file, std::string_view option);
 
 // ffmpeg is needed for `out` (a video) and is not on PATH: the message that says so and what to do
 // instead ("" when nothing is missing). `option` names the option in the message.

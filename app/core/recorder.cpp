@@ -1,5 +1,6 @@
 #include "app/core/recorder.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -47,12 +48,8 @@ Recorder::~Recorder() {
 }
 
 void Recorder::capture(GLuint framebuffer, const Viewport& region) {
-  if (stopped_) return;
+  if (stopped_ || region.width <= 0 || region.height <= 0) return;  // nothing to read (a minimized window)
   const auto start = std::chrono::steady_clock::now();
-  if (region.width != capture_.width() || region.height != capture_.height())
-    throw Error("the recording is " + std::to_string(capture_.width()) + "x" + std::to_string(capture_.height()) +
-                " and the frame is now " + std::to_string(region.width) + "x" + std::to_string(region.height) +
-                " (the window changed size): recording stopped");
   hand_over(capture_.finished());
   std::int64_t index = last_index_ + 1;
   if (options_.pace_by_wall_clock) {
@@ -63,12 +60,13 @@ void Recorder::capture(GLuint framebuffer, const Viewport& region) {
     index = static_cast<std::int64_t>(std::floor(std::chrono::duration<double>(start - started_).count() * options_.fps));
   }
   if (index > last_index_) {
-    bool taken = capture_.capture(framebuffer, region, index);
+    const auto [source, source_region] = fitted(framebuffer, region);
+    bool taken = capture_.capture(source, source_region, index);
     while (!taken && !options_.drop_when_busy) {  // offline: wait for the encoder to give a slot back
       std::this_thread::sleep_for(std::chrono::microseconds(200));
       hand_over(capture_.finished());
       if (!error().empty()) break;
-      taken = capture_.capture(framebuffer, region, index);
+      taken = capture_.capture(source, source_region, index);
     }
     last_index_ = index;
     std::lock_guard lock(mutex_);
@@ -77,6 +75,24 @@ void Recorder::capture(GLuint framebuffer, const Viewport& region) {
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::lock_guard lock(mutex_);
   stats_.capture_ms.push_back(ms);
+}
+
+std::pair<GLuint, Viewport> Recorder::fitted(GLuint framebuffer, const Viewport& region) {
+  const int width = capture_.width(), height = capture_.height();
+  if (region.width == width && region.height == height) return {framebuffer, region};
+  // Scaled to fit the video's size, the aspect kept, centred on black: one GPU blit, filtered.
+  if (!fit_) fit_ = std::make_unique<GlRenderTarget>(width, height, GL_RGBA8);
+  const double scale = std::min(static_cast<double>(width) / region.width, static_cast<double>(height) / region.height);
+  const int w = std::clamp(static_cast<int>(std::lround(region.width * scale)), 1, width);
+  const int h = std::clamp(static_cast<int>(std::lround(region.height * scale)), 1, height);
+  const int x = (width - w) / 2, y = (height - h) / 2;
+  const float black[4] = {0, 0, 0, 1};
+  glClearNamedFramebufferfv(fit_->framebuffer(), GL_COLOR, 0, black);
+  glBlitNamedFramebuffer(framebuffer, fit_->framebuffer(), region.x, region.y, region.x + region.width,
+                         region.y + region.height, x, y, x + w, y + h, GL_COLOR_BUFFER_BIT, GL_LINEAR);
+  std::lock_guard lock(mutex_);
+  ++stats_.scaled;
+  return {fit_->framebuffer(), Viewport{0, 0, width, height}};
 }
 
 void Recorder::hand_over(std::vector<CapturedFrame> frames) {
@@ -159,6 +175,8 @@ RecordStats Recorder::stop() {
   wake_.notify_one();
   if (worker_.joinable()) worker_.join();
   if (!error_.empty()) throw Error("recording to " + sink_description_ + " failed: " + error_);
+  if (stats_.written == 0)  // nothing reached the sink: finishing would make an empty, unplayable file
+    throw Error("recording to " + sink_description_ + " failed: no frame was recorded, and the target was left as it was");
   sink_->finish();
   return stats();
 }

@@ -17,10 +17,12 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "app/core/frame_sinks.hpp"
 #include "render/frame_capture.hpp"
+#include "render/gl_objects.hpp"
 
 namespace nbl {
 
@@ -40,6 +42,7 @@ struct RecordStats {
   std::int64_t written = 0;     // frames the sink took (repeats included)
   std::int64_t dropped = 0;     // frames lost because the encoder had every slot
   std::int64_t repeated = 0;    // written again to fill a dropped or late frame's time
+  std::int64_t scaled = 0;      // captured from an area of another size, scaled to fit the video
   std::vector<double> capture_ms;  // the frame loop's cost of each capture() call
 };
 
@@ -56,11 +59,13 @@ class Recorder {
   Recorder& operator=(const Recorder&) = delete;
 
   // GL thread, once per frame after it is drawn into `framebuffer`: passes finished readbacks to the
-  // encoder and starts this frame's. `region` must keep the size the recording started with; a frame
-  // of another size (the window was resized) is refused with an Error.
+  // encoder and starts this frame's. The video keeps the size the recording started with: a `region` of
+  // another size (the window was resized, the panel widened) is scaled to fit it, its aspect kept and
+  // centred on black, so one recording stays one playable video.
   void capture(GLuint framebuffer, const Viewport& region);
   // Waits for the readbacks in flight and the encoder, finishes the output. Throws Error when the sink
-  // failed (ffmpeg died, the disk filled) at any point. Idempotent.
+  // failed (ffmpeg died, the disk filled) at any point, or no frame was written; the target is then left
+  // as it was. Idempotent.
   RecordStats stop();
 
   RecordStats stats() const;
@@ -72,10 +77,13 @@ class Recorder {
 
  private:
   void hand_over(std::vector<CapturedFrame> frames);
+  // What to read for `region`: itself, or scaled into fit_ when its size is not the video's.
+  std::pair<GLuint, Viewport> fitted(GLuint framebuffer, const Viewport& region);
   void encode();  // the worker thread
 
   RecordOptions options_;
   FrameCapture capture_;
+  std::unique_ptr<GlRenderTarget> fit_;  // a frame of another size, scaled to the video's
   std::unique_ptr<FrameSink> sink_;
   std::string sink_description_;
   std::chrono::steady_clock::time_point started_{};

@@ -77,14 +77,15 @@ std::string lower(std::string s) {
 
 std::string key_name(int key, bool ctrl) {
   std::string name;
+  constexpr int kF1 = 290, kF25 = 314;  // GLFW's function keys, F1..F25 in a row
   if (key == keys::space) name = "space";
-  else if (key == keys::f11) name = "f11";
-  else if (key == keys::f12) name = "f12";
+  else if (key >= kF1 && key <= kF25) name = "f" + std::to_string(key - kF1 + 1);
   else if (key == keys::right) name = "right";
   else if (key == keys::left) name = "left";
   else if (key == keys::page_up) name = "page_up";
   else if (key == keys::page_down) name = "page_down";
-  else name = std::string(1, static_cast<char>(std::tolower(key)));  // GLFW letters are their ASCII capitals
+  else if (key >= 'A' && key <= 'Z') name = std::string(1, static_cast<char>(std::tolower(key)));  // GLFW's letters: ASCII capitals
+  else name = "key " + std::to_string(key);  // a binding without a name here: kKeyBindings grew
   return ctrl ? "ctrl+" + name : name;
 }
 
@@ -109,19 +110,19 @@ class EntryReader {
   [[noreturn]] void fail(const std::string& what) const { throw InputError(prefix_ + e_.where() + ": " + what); }
 
   void read() {
-    if (!j_.is_object()) fail("must be an object such as {\"frame\": 60, \"action\": \"stats\"} (got " + j_.dump() + ")");
+    if (!j_.is_object()) fail("must be an object such as {\"frame\": 60, \"action\": \"stats\"} (got " + json_excerpt(j_) + ")");
     read_when();
     if (!j_.contains("action")) fail("has no \"action\"; the actions are: " + action_names());
     const json& a = j_.at("action");
-    if (!a.is_string()) fail("\"action\" must be a string (got " + a.dump() + ")");
+    if (!a.is_string()) fail("\"action\" must be a string (got " + json_excerpt(a) + ")");
     const std::string name = a.get<std::string>();
     const auto found = std::find_if(kScriptActions.begin(), kScriptActions.end(), [&](const auto& n) { return n.name == name; });
-    if (found == kScriptActions.end()) fail("unknown action \"" + name + "\"; the actions are: " + action_names());
+    if (found == kScriptActions.end()) fail("unknown action \"" + text_excerpt(name) + "\"; the actions are: " + action_names());
     e_.action = found->action;
     read_fields();
     for (const auto& [key, value] : j_.items())
       if (!used_.count(key))
-        fail("unknown key \"" + key + "\" for the action \"" + name + "\"" + allowed_keys());
+        fail("unknown key \"" + text_excerpt(key) + "\" for the action \"" + name + "\"" + allowed_keys());
   }
 
  private:
@@ -135,13 +136,13 @@ class EntryReader {
       const json& f = j_.at("frame");
       if (!f.is_number_integer() || f.get<std::int64_t>() < 0 || (f.is_number_unsigned() && f.get<std::uint64_t>() > kMaxFrame) ||
           f.get<std::int64_t>() > kMaxFrame)
-        fail("\"frame\" must be a whole number in [0, " + std::to_string(kMaxFrame) + "] (got " + f.dump() + ")");
+        fail("\"frame\" must be a whole number in [0, " + std::to_string(kMaxFrame) + "] (got " + json_excerpt(f) + ")");
       e_.frame = f.get<std::int64_t>();
     } else {
       used_.insert("time");
       const json& t = j_.at("time");
       if (!t.is_number() || !(t.get<double>() >= 0) || t.get<double>() > kMaxTimeS)
-        fail("\"time\" must be a number of seconds >= 0 (got " + t.dump() + ")");
+        fail("\"time\" must be a number of seconds >= 0 (got " + json_excerpt(t) + ")");
       e_.time_s = t.get<double>();
     }
   }
@@ -162,7 +163,7 @@ class EntryReader {
                     std::abs(v[0].get<double>()) <= kMaxPixels && std::abs(v[1].get<double>()) <= kMaxPixels &&
                     (!nonnegative || (v[0].get<double>() >= 0 && v[1].get<double>() >= 0));
     if (!ok)
-      fail("\"" + std::string(key) + "\" must be [x, y] in pixels" + (nonnegative ? " (>= 0)" : "") + " (got " + v.dump() + ")");
+      fail("\"" + std::string(key) + "\" must be [x, y] in pixels" + (nonnegative ? " (>= 0)" : "") + " (got " + json_excerpt(v) + ")");
     return {v[0].get<float>(), v[1].get<float>()};
   }
 
@@ -171,7 +172,7 @@ class EntryReader {
   SettingsChange settings_change(const json& fragment, const char* key) {
     if (!fragment.is_object() || fragment.empty())
       fail("\"" + std::string(key) + "\" must be a non-empty object of settings, as in a settings file (got " +
-           fragment.dump() + ")");
+           json_excerpt(fragment) + ")");
     Settings parsed;
     try {
       parsed = settings_from_json(fragment.dump());
@@ -209,10 +210,10 @@ class EntryReader {
     if (r.is_string()) {
       const std::string name = lower(r.get<std::string>());
       const auto found = std::find_if(kLadder.begin(), kLadder.end(), [&](const auto& rung) { return lower(std::string(rung.name)) == name; });
-      if (found == kLadder.end()) fail("no ladder rung is named \"" + r.get<std::string>() + "\"; the rungs are: " + rung_names());
+      if (found == kLadder.end()) fail("no ladder rung is named \"" + text_excerpt(r.get<std::string>()) + "\"; the rungs are: " + rung_names());
       return static_cast<std::size_t>(found - kLadder.begin());
     }
-    fail("\"rung\" must be a number in [0, " + std::to_string(kLadder.size() - 1) + "] or a name (got " + r.dump() +
+    fail("\"rung\" must be a number in [0, " + std::to_string(kLadder.size() - 1) + "] or a name (got " + json_excerpt(r) +
          "); the rungs are: " + rung_names());
   }
 
@@ -222,7 +223,7 @@ class EntryReader {
       case ScriptAction::ladder_rung: e_.rung = read_rung(need("rung", "a rung's number or name")); break;
       case ScriptAction::screenshot: {
         const json& f = need("file", "the PNG to write");
-        if (!f.is_string() || f.get<std::string>().empty()) fail("\"file\" must be a file name (got " + f.dump() + ")");
+        if (!f.is_string() || f.get<std::string>().empty()) fail("\"file\" must be a file name (got " + json_excerpt(f) + ")");
         e_.file = f.get<std::string>();
         break;
       }
@@ -234,7 +235,7 @@ class EntryReader {
         if (found == kKeyBindings.end()) {
           std::string names;
           for (const auto& n : script_key_names()) names += (names.empty() ? "" : ", ") + n;
-          fail("\"key\" must be one of the lab's keys: " + names + " (got " + k.dump() + ")");
+          fail("\"key\" must be one of the lab's keys: " + names + " (got " + json_excerpt(k) + ")");
         }
         e_.key = found->key;
         e_.ctrl = found->ctrl;
@@ -247,12 +248,12 @@ class EntryReader {
           if (name == "left") e_.button = MouseButton::left;
           else if (name == "right") e_.button = MouseButton::right;
           else if (name == "middle") e_.button = MouseButton::middle;
-          else fail("\"button\" must be \"left\" (orbit), \"right\" or \"middle\" (pan) (got " + b->dump() + ")");
+          else fail("\"button\" must be \"left\" (orbit), \"right\" or \"middle\" (pan) (got " + json_excerpt(*b) + ")");
         }
         if (const json* f = maybe("from")) e_.position = pair_of_numbers(*f, "from", true);
         if (const json* n = maybe("frames")) {
           if (!n->is_number_integer() || n->get<std::int64_t>() < 1 || n->get<std::int64_t>() > kMaxDragFrames)
-            fail("\"frames\" must be a whole number in [1, " + std::to_string(kMaxDragFrames) + "] (got " + n->dump() + ")");
+            fail("\"frames\" must be a whole number in [1, " + std::to_string(kMaxDragFrames) + "] (got " + json_excerpt(*n) + ")");
           e_.frames = n->get<int>();
         }
         break;
@@ -260,7 +261,7 @@ class EntryReader {
       case ScriptAction::wheel: {
         const json& b = need("by", "wheel steps (positive: closer)");
         if (!b.is_number() || b.get<double>() == 0 || std::abs(b.get<double>()) > 1000)
-          fail("\"by\" must be a non-zero number of wheel steps in [-1000, 1000] (got " + b.dump() + ")");
+          fail("\"by\" must be a non-zero number of wheel steps in [-1000, 1000] (got " + json_excerpt(b) + ")");
         e_.by = {b.get<float>(), 0};
         if (const json* a = maybe("at")) e_.position = pair_of_numbers(*a, "at", true);
         break;
@@ -298,7 +299,7 @@ class EntryReader {
       case ScriptAction::tour: {
         const json& k = need("tour", "\"allpairs\" or \"barneshut\"");
         const auto kind = k.is_string() ? tour_kind_from(k.get<std::string>()) : std::nullopt;
-        if (!kind) fail("\"tour\" must be \"allpairs\" or \"barneshut\" (got " + k.dump() + ")");
+        if (!kind) fail("\"tour\" must be \"allpairs\" or \"barneshut\" (got " + json_excerpt(k) + ")");
         e_.tour = *kind;
         Tour tour;
         try {
@@ -314,7 +315,7 @@ class EntryReader {
                                                            [&](const TourStep& t) { return lower(t.title) == lower(st.get<std::string>()); })
                                             : tour.steps.end();
           if (found == tour.steps.end())
-            fail("\"step\" must be a number in [1, " + std::to_string(tour.steps.size()) + "] or a step's title (got " + st.dump() + ")");
+            fail("\"step\" must be a number in [1, " + std::to_string(tour.steps.size()) + "] or a step's title (got " + json_excerpt(st) + ")");
           e_.tour_step = static_cast<std::size_t>(found - tour.steps.begin());
         }
         break;
@@ -375,12 +376,7 @@ std::vector<std::string> script_key_names() {
 
 Script parse_script(const std::string& text, const std::string& name) {
   const std::string prefix = name + ": ";
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw InputError(prefix + "not valid JSON: " + e.what());
-  }
+  const json j = parse_user_json(text, prefix);
   if (!j.is_object()) throw InputError(prefix + "a script is an object {\"events\": [...]} (got " + std::string(j.type_name()) + ")");
   Script script;
   script.name = name;
@@ -389,7 +385,7 @@ Script parse_script(const std::string& text, const std::string& name) {
       if (!value.is_string()) throw InputError(prefix + "\"description\" must be a string");
       script.description = value.get<std::string>();
     } else if (key != "events") {
-      throw InputError(prefix + "unknown key \"" + key + "\" (a script has \"description\" and \"events\")");
+      throw InputError(prefix + "unknown key \"" + text_excerpt(key) + "\" (a script has \"description\" and \"events\")");
     }
   }
   if (!j.contains("events")) throw InputError(prefix + "no \"events\": a script is {\"events\": [{\"frame\": 0, \"action\": ...}, ...]}");

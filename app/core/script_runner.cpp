@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "app/core/frame_sinks.hpp"
 #include "app/core/text_format.hpp"
 #include "sim/error.hpp"
 #include "sim/file_util.hpp"
@@ -36,7 +37,7 @@ void ScriptRunner::check(const std::function<std::string(ScriptAction)>& cannot)
       throw InputError(script_.name + ": " + e.where() + ": \"" + std::string(to_string(e.action)) + "\": " + why);
     if (e.action == ScriptAction::screenshot) {
       try {
-        check_output_file(e.file, "screenshot");
+        check_png_output(e.file, "screenshot");
       } catch (const InputError& error) {
         throw InputError(script_.name + ": " + e.where() + ": " + error.what());
       }
@@ -51,6 +52,9 @@ std::vector<ScriptAction> ScriptRunner::run_due(std::int64_t frame, double secon
     const bool due = e.frame ? frame >= *e.frame : seconds >= *e.time_s;
     if (!due) break;
     ++next_;  // before running it: an entry that fails is not retried
+    if (e.action == ScriptAction::set || e.action == ScriptAction::ladder_rung || e.action == ScriptAction::tour)
+      target.editor().set_origin(script_.name + ": " + e.where() + ", \"" + std::string(to_string(e.action)) + "\" at " +
+                                 e.when());  // a refusal of its settings names this entry (SettingsEditor::refusals)
     try {
       execute(e, target);
     } catch (const Error& error) {

@@ -67,6 +67,7 @@ void SettingsEditor::clear_comparison() {
 }
 
 void SettingsEditor::refused(const Simulation& simulation) {
+  if (!building_origin_.empty()) refusals_.push_back({std::exchange(building_origin_, ""), simulation.last_refusal()});
   const Settings kept = draft_;
   draft_ = simulation.settings();
   draft_.view = kept.view;
@@ -78,14 +79,20 @@ void SettingsEditor::refused(const Simulation& simulation) {
 std::optional<std::string> SettingsEditor::sync(Simulation& simulation, bool* restarted, bool asynchronous) {
   if (restarted) *restarted = false;
   if (!dirty_) return std::nullopt;
+  const std::string origin = std::exchange(origin_, "");
   const Settings live = simulation.settings();
   Settings next = draft_;
   const bool restart = restart_;
   if (!restart) copy_restart_fields(next, live);
   dirty_ = restart_ = false;
   try {
-    if (asynchronous && !restart) simulation.request(next);
-    else simulation.apply(next);
+    if (asynchronous && !restart) {
+      // Building: a refusal comes later (refused()); running now: nothing is pending any more.
+      building_origin_ = simulation.request(next) ? std::string() : origin;
+    } else {
+      simulation.apply(next);
+      building_origin_.clear();
+    }
     if (restarted) *restarted = restart && Simulation::needs_reset(live, next);
     return std::nullopt;
   } catch (const Error& e) {
@@ -96,6 +103,7 @@ std::optional<std::string> SettingsEditor::sync(Simulation& simulation, bool* re
     draft_ = simulation.settings();
     draft_.view = kept.view;
     if (!restart) copy_restart_fields(draft_, kept);
+    if (!origin.empty()) refusals_.push_back({origin, e.what()});
     return std::string(e.what());
   }
 }

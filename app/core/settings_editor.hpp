@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "app/core/simulation.hpp"
 #include "sim/settings.hpp"
@@ -76,6 +77,17 @@ class SettingsEditor {
   // scene / N / seed), as sync() does when apply() throws.
   void refused(const Simulation& simulation);
 
+  // Who asked for the edits the next sync() hands over, when it was not the panel: a script's entry
+  // names itself ("talk.json: entry 3 (line 7), \"set\" at frame 60"), so that a refusal of its edits,
+  // now or when their kernel build fails, can be blamed on it. sync() takes it.
+  void set_origin(std::string origin) { origin_ = std::move(origin); }
+  struct Refusal {
+    std::string origin;   // set_origin's text
+    std::string message;  // why the edits did not apply
+  };
+  // The refusals of edits that had an origin, oldest first: a scripted run fails with them.
+  const std::vector<Refusal>& refusals() const { return refusals_; }
+
   // The settings as they run, with the view as the panel has it: what "Save settings" writes.
   Settings current(const Simulation& simulation) const;
 
@@ -85,6 +97,9 @@ class SettingsEditor {
   bool restart_ = false;
   std::optional<Settings> comparison_;
   bool comparison_dirty_ = false;
+  std::string origin_;           // of the pending edits
+  std::string building_origin_;  // of the edits whose kernel build is pending
+  std::vector<Refusal> refusals_;
 };
 
 }  // namespace nbl

@@ -231,6 +231,7 @@ void Simulation::apply(const Settings& settings) {
 
 bool Simulation::request(const Settings& settings) {
   validate(settings);
+  if (!settings.kernels_dir.empty()) check_kernels_workspace(settings.kernels_dir);  // as apply() does
   const bool new_backend = needs_reset(settings_, settings) || settings.algorithm != settings_.algorithm ||
                            settings.backend != settings_.backend;
   if (new_backend) {
@@ -284,6 +285,8 @@ std::optional<ConfigureOutcome> Simulation::poll() {
     settings_ = *pending_;
     dt_ = pending_dt_;
     softening_ = pending_softening_;
+  } else {
+    last_refusal_ = outcome->label + ": " + outcome->message;
   }
   pending_.reset();
   return outcome;

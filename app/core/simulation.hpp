@@ -42,6 +42,8 @@ class Simulation {
   // (then the running settings stay). Nothing when no request is pending or it is still building.
   std::optional<ConfigureOutcome> poll();
   bool building() const { return pending_.has_value(); }
+  // What the last refused build said ("label: message"), for whoever asked for it.
+  const std::string& last_refusal() const { return last_refusal_; }
   const Settings& requested() const { return pending_ ? *pending_ : settings_; }
   std::vector<BuildProgress> builds() const { return backend_->builds(); }
 
@@ -113,6 +115,7 @@ class Simulation {
   std::optional<Settings> pending_;  // requested, building (resolved dt and softening below)
   StepControl step_control_;
   double pending_dt_ = 0, pending_softening_ = 0;
+  std::string last_refusal_;
 };
 
 // The number of bodies the settings ask for, or this machine's interactive default when unset: on the

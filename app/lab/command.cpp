@@ -1,10 +1,14 @@
 // Bare `nbodylab`: the interactive window on the default scene (two colliding galaxies), with every
 // option a run takes (scene, -n, toggles, --settings ...) plus the window's own; `--offscreen` runs the
 // same lab, panel included, without a display; `--script` drives either, `--trace` records every frame.
+#include <csignal>
+#include <cstdio>
+#include <iostream>
 #include <memory>
 
 #include "app/core/commands.hpp"
 #include "app/core/frame_sinks.hpp"
+#include "app/core/interrupt.hpp"
 #include "app/lab/lab.hpp"
 #include "app/core/options/run_options.hpp"
 #include "app/core/script.hpp"
@@ -53,7 +57,9 @@ Command add_window_command(CLI::App& root) {
   root.add_flag("--no-interop", state->no_interop, "Copy the bodies through host memory even when CUDA-GL interop works")->group(group);
   root.add_flag("--paused", state->paused, "Start paused (Space resumes)")->group(group);
   root.add_option("--frames", state->frames, "Close after this many frames (scripts, tests)")->group(group);
-  root.add_option("--screenshot", state->screenshot, "With --frames: save the last frame (panel included) as this PNG")->group(group);
+  root.add_option("--screenshot", state->screenshot, "With --frames: save the last frame (panel included) as this PNG")
+      ->type_name("FILE.png")
+      ->group(group);
   root.add_option("--record", state->record.target,
                   "Record the window from the first frame (F10 stops): FILE.mp4 (" + video_extension_list() +
                       ", through ffmpeg), FILE.rgba (raw frames) or null (nothing written)")
@@ -65,10 +71,15 @@ Command add_window_command(CLI::App& root) {
 
   return {&root, [state, screenshot_dir] {
             // Outputs are checked before the window opens (the screenshot and the state are saved at the end).
-            check_output_file(state->screenshot, "--screenshot");
+            check_png_output(state->screenshot, "--screenshot");
             check_output_file(state->trace, "--trace");
             check_output_file(state->run.save_file(), "--save");
             if (!state->record.target.empty()) Recorder::check(state->record);
+            std::vector<std::pair<std::string, std::filesystem::path>> outputs = {
+                {"--screenshot", state->screenshot},
+                {"--trace", state->trace},
+                {"--save", state->run.save_file()},
+                {"--record", state->record.target == kNullSinkName ? std::string() : state->record.target}};
             if (screenshot_dir->count() > 0)
               check_output_file(std::filesystem::path(state->screenshot_dir) / "nbodylab-screenshot.png", "--screenshot-dir");
             LabOptions options;
@@ -87,18 +98,40 @@ Command add_window_command(CLI::App& root) {
             options.record = state->record;
             options.offscreen = state->offscreen;
             options.trace_file = state->trace;
-            if (!state->script.empty()) options.script = load_script(state->script);
+            if (!state->script.empty()) {
+              options.script = load_script(state->script);
+              for (const ScriptEntry& e : options.script->entries)
+                if (e.action == ScriptAction::screenshot) outputs.emplace_back("the script's " + e.where(), e.file);
+            }
+            check_distinct_outputs(outputs);
             if (!state->tour.empty()) options.tour = tour_kind_from(state->tour);
             if (options.offscreen && options.window.fullscreen) throw InputError("--fullscreen has no screen to fill with --offscreen");
             if (options.frames < 0) throw InputError("--frames must be >= 0");
             if (!options.final_screenshot.empty() && options.frames == 0)
               throw InputError("--screenshot needs --frames N (the screenshot is of the last frame)");
+            const InterruptScope interrupts;  // Ctrl-C ends the loop; what follows still runs
             Lab lab(options);
-            const int code = lab.run();
+            int code = lab.run();
             if (!state->run.save_file().empty())
               write_tipsy(state->run.save_file(), lab.simulation().bodies(), lab.simulation().time(),
                           static_cast<float>(lab.simulation().softening()));
             if (!lab.final_screenshot_error().empty()) throw Error(lab.final_screenshot_error());
+            // A scripted run fails when an entry's settings did not apply (the panel only shows it).
+            for (const SettingsEditor::Refusal& r : lab.editor().refusals()) {
+              std::fprintf(stderr, "nbodylab: %s: not applied: %s\n", r.origin.c_str(), r.message.c_str());
+              code = kExitError;
+            }
+            if (!lab.recording_failure().empty()) {
+              std::fprintf(stderr, "nbodylab: %s\n", lab.recording_failure().c_str());
+              code = kExitError;
+            }
+            if (const int signal_number = interrupt_signal(); signal_number != 0 && code == kExitOk) {
+              std::cout.flush();  // after what the session printed (the trace, the recording)
+              std::fflush(stdout);
+              std::fprintf(stderr, "nbodylab: interrupted (%s): the session ended early; what it was asked to write "
+                           "was written\n", signal_number == SIGINT ? "Ctrl-C" : "SIGTERM");
+              code = interrupted_exit_code(signal_number);
+            }
             return code;
           }};
 }

@@ -644,14 +644,21 @@ void Lab::record_frame() {
   const Viewport region = recorder_->options().include_panel ? surface_->framebuffer() : scene_viewport();
   try {
     if (const std::string failed = recorder_->error(); !failed.empty()) throw Error(failed);
-    if (region.width != record_region_.width || region.height != record_region_.height)
-      throw Error("the recorded area changed size (" + std::to_string(record_region_.width) + "x" + std::to_string(record_region_.height) +
-                  " to " + std::to_string(region.width) + "x" + std::to_string(region.height) + ")");
+    const bool resized = region.width != record_region_.width || region.height != record_region_.height;
+    if (resized && region.width > 0 && region.height > 0) {
+      // The panel widened (presenter type size), the window was resized: the video keeps its size, and
+      // the new area is scaled to fit it (Recorder::capture). Said once for each new size.
+      status_ = "Recording " + recorder_->describe() + " at " + std::to_string(recorder_->width()) + "x" +
+                std::to_string(recorder_->height()) + ": the recorded area is now " + std::to_string(region.width) + "x" +
+                std::to_string(region.height) + ", scaled to fit (black around it)";
+      record_region_ = region;
+    }
     recorder_->capture(surface_->draw_framebuffer(), region);
   } catch (const Error& e) {
     const std::string why = e.what();
     stop_recording();  // keeps what was written, or says why not
     error_ = "Recording stopped: " + why + (error_.empty() ? "" : "; " + error_);
+    recording_failure_ = error_;
   }
 }
 

@@ -136,6 +136,9 @@ class Lab : public ScriptTarget {
   // ffmpeg, a bad target) without starting; stop_recording finishes the file and says so in status.
   void start_recording(const RecordOptions& options);
   bool stop_recording();  // false (and the reason in last_error()) when the file could not be finished
+  // Why a recording stopped in the middle of the session ("" when none did): a run that asked for one
+  // (--record) reports it and exits non-zero.
+  const std::string& recording_failure() const { return recording_failure_; }
   const Recorder* recorder() const { return recorder_.get(); }
 
   // Bookmarks (app/core/bookmarks.hpp).
@@ -232,6 +235,7 @@ class Lab : public ScriptTarget {
 
   std::unique_ptr<Recorder> recorder_;
   Viewport record_region_;
+  std::string recording_failure_;  // record_frame: why the recording stopped mid-session
   std::vector<Bookmark> bookmarks_;
   std::optional<Caption> caption_;
 

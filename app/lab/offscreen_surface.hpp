@@ -6,6 +6,7 @@
 #pragma once
 #include <string>
 
+#include "app/core/interrupt.hpp"
 #include "app/lab/surface.hpp"
 #include "app/core/options/view_options.hpp"
 #include "render/egl_context.hpp"
@@ -17,7 +18,7 @@ class OffscreenSurface : public Surface {
  public:
   explicit OffscreenSurface(FrameSize size);  // throws Error when no EGL context can be made
 
-  bool should_close() const override { return close_requested_; }
+  bool should_close() const override { return close_requested_ || interrupt_requested(); }  // Ctrl-C ends the session
   void request_close() override { close_requested_ = true; }
   void poll_events() override {}  // input comes from the script, through ImGui's IO
   void swap_buffers() override;

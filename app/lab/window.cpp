@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "app/core/interrupt.hpp"
 #include "render/gl.hpp"
 #include "render/gl_errors.hpp"
 #include "render/gl_version.hpp"
@@ -109,7 +110,8 @@ Window::~Window() {
   glfwTerminate();
 }
 
-bool Window::should_close() const { return glfwWindowShouldClose(window_); }
+// Ctrl-C in the terminal closes the window as its close button does (app/core/interrupt.hpp).
+bool Window::should_close() const { return glfwWindowShouldClose(window_) || interrupt_requested(); }
 void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 void Window::poll_events() { glfwPollEvents(); }
 void Window::swap_buffers() { glfwSwapBuffers(window_); }

@@ -58,7 +58,7 @@ Command add_render_command(CLI::App& root) {
                   "the encoder falls behind): FILE.mp4 (" + video_extension_list() + ", ffmpeg), FILE.rgba (raw frames) or "
                   "null (nothing written). With --benchmark: what capturing costs the frame loop");
   app->add_flag("--check-picture", job.check_picture,
-                "Run the image check on the last frame (local contrast over the scene, docs/window.md) and exit 1 when "
+                "Run the image check on the last frame (local contrast over the scene, docs/window.md) and exit 3 when "
                 "it fails");
 
   return {app, [state] {
@@ -72,9 +72,12 @@ Command add_render_command(CLI::App& root) {
             job.record.fps = job.video_fps;
             if (!state->script.empty()) job.script = load_script(state->script);
             const RenderReport report = render_frames(job, std::cout);
+            for (const SettingsEditor::Refusal& r : report.refused)
+              std::cerr << "nbodylab: " << r.origin << ": not applied: " << r.message << "\n";
+            if (!report.refused.empty()) return kExitError;
             if (report.picture && !passes(*report.picture)) {
               std::cerr << "nbodylab render: the last frame fails the image check: " << describe(*report.picture) << "\n";
-              return kExitError;
+              return kExitImageCheck;
             }
             return kExitOk;
           }};

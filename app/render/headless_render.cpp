@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -228,6 +229,11 @@ void validate(const RenderJob& job) {
   if (job.out.empty() && !job.benchmark)
     throw InputError("--out is required: a folder for PNG frames (e.g. --out frames/) or a video file (--out run.mp4)");
   if (job.warmup_frames < 0) throw InputError("--warmup must be >= 0");
+  // NaN passes every comparison and inf turns the camera's matrix into NaNs: the frames come out black.
+  for (const auto& [option, value] : {std::pair{"--yaw", job.yaw_deg}, std::pair{"--pitch", job.pitch_deg},
+                                      std::pair{"--zoom", job.zoom}, std::pair{"--orbit", job.orbit_deg_per_frame}})
+    if (!std::isfinite(value))
+      throw InputError(std::string(option) + " takes a finite number (got " + std::to_string(value) + ")");
   if (!(job.zoom > 0) || job.zoom > 1e4) throw InputError("--zoom must be a positive factor");
   if (job.video_fps < 1 || job.video_fps > 240) throw InputError("--fps must lie in [1, 240]");
   const std::filesystem::path out(job.out);
@@ -257,6 +263,16 @@ void validate(const RenderJob& job) {
   check_output_file(job.save_file, "--save");
   check_output_file(job.trace_file, "--trace");
   if (job.script) ScriptRunner(*job.script).check(render_cannot);
+  std::vector<std::pair<std::string, std::filesystem::path>> outputs = {
+      {"--out", is_video_path(job.out) ? job.out : std::string()},
+      {"--report", job.report_file},
+      {"--save", job.save_file},
+      {"--trace", job.trace_file},
+      {"--record", job.record.target == kNullSinkName ? std::string() : job.record.target}};
+  if (job.script)
+    for (const ScriptEntry& e : job.script->entries)
+      if (e.action == ScriptAction::screenshot) outputs.emplace_back("the script's " + e.where(), e.file);
+  check_distinct_outputs(outputs);
   if (const std::string missing = missing_ffmpeg_message(job.out, "--out"); !missing.empty()) throw Error(missing);
 }
 
@@ -542,6 +558,7 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     if (const std::string note = script->unfinished_note(report.frames_rendered); !note.empty()) log << "script: " << note << "\n";
   }
   if (tracing) trace.print_summary(log);
+  report.refused = editor.refusals();
   return report;
 }
 

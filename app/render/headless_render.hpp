@@ -14,6 +14,7 @@
 
 #include "app/core/frame_sinks.hpp"
 #include "app/core/recorder.hpp"
+#include "app/core/settings_editor.hpp"
 #include "app/core/script.hpp"
 #include "app/core/options/view_options.hpp"
 #include "render/body_vertices.hpp"
@@ -81,6 +82,7 @@ struct RenderReport {
   FrameSplit capture;       // the recorder's cost in the frame loop (with --record)
   RecordStats recorded;
   std::optional<PictureDetail> picture;  // with check_picture: the last frame's
+  std::vector<SettingsEditor::Refusal> refused;  // a script's settings that did not apply (the run fails)
   // The wall-clock interval from one frame's start to the next's: what "FPS" means. The
   // parts above can overlap or leave gaps; their sum (`interactive`) is only a diagnostic. Without
   // --out nothing is read back, as in the window, where the frame is swapped instead.
