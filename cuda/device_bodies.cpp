@@ -169,4 +169,17 @@ void DeviceBodies::release_except(BodyLayout keep, RetiredObjects* old) {
   }
 }
 
+std::vector<std::pair<void*, std::size_t>> DeviceBodies::regions() {
+  switch (layout_) {
+    case BodyLayout::aos: return {{aos_.data(), n_ * sizeof(allpairs::BodyRecord)}};
+    case BodyLayout::soa: {
+      std::vector<std::pair<void*, std::size_t>> r;
+      for (auto& a : soa_) r.emplace_back(a.data(), n_ * sizeof(float));
+      return r;
+    }
+    case BodyLayout::float4: return {{pos_mass_.data(), n_ * sizeof(float4)}, {vel_.data(), n_ * sizeof(float4)}};
+  }
+  return {};
+}
+
 }  // namespace nbl

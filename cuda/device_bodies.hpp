@@ -8,6 +8,8 @@
 #include <vector_types.h>
 
 #include <cstddef>
+#include <utility>
+#include <vector>
 
 #include "cuda/allpairs/variant.hpp"
 #include "cuda/buffer.hpp"
@@ -49,6 +51,8 @@ class DeviceBodies {
   allpairs::AosBodies aos();
   allpairs::SoaBodies soa();
   allpairs::Float4Bodies float4_pair();
+  // The device memory of the current layout (a step's snapshot copies it aside: cuda/step_slices.hpp).
+  std::vector<std::pair<void*, std::size_t>> regions();
 
  private:
   void release_except(BodyLayout keep, RetiredObjects* old = nullptr);

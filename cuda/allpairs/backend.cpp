@@ -1,5 +1,7 @@
 #include "cuda/allpairs/backend.hpp"
 
+#include "cuda/step_slices.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -49,6 +51,8 @@ struct AllPairsBackend::Impl {
   // ---- A/B: B's kernels and its own copy of the state (cuda/allpairs/comparison.hpp) ----
   ComparisonSlot<AllPairsBuild, AllPairsComparison> comparison{shared_build_queue(), stream.get()};
   std::vector<StageTime> last_force;  // A's force stage of the last step
+  double last_force_ms = 0;           // ... its time: how many slices the next one takes
+  StateSnapshot snapshot;             // the state a step that may be abandoned started from
 
   DeviceEnergy energy;            // the exact energy, a slice at a time
   DeviceBodies energy_snapshot;   // the bodies in float4 when they run in another layout
@@ -286,10 +290,18 @@ StepStats AllPairsBackend::step() {
     s.ensure_accelerations();
     const AllPairsPass pass = s.pass();
     const cudaStream_t stream = s.stream.get();
+    // Under the lab's StepControl a slow force pass runs in slices (cuda/step_slices.hpp), and a step that
+    // may be abandoned copies aside the state it changes first.
+    const AllPairsLaunch plan = s.plan(n);
+    const int slices = pass.slice_count(plan, n, step_control_, s.last_force_ms);
+    if (slices > 1 && step_control_.abandon) s.snapshot.take(s.state.regions(), stream);
     s.timer.begin(stream);
     // Both halves of the leapfrog add up under one name, as on the CPU.
     s.timer.stage(Stage::integrate, [&] { pass.kick_drift(s.state, stream); });
-    s.timer.stage(Stage::force, [&] { pass.force(s.state, n, s.plan(n), stream); });
+    s.timer.stage(Stage::force, [&] { stats.abandoned = !pass.force_in_slices(s.state, plan, slices, step_control_, stream); });
+    stats.force_slices = slices;
+    if (stats.abandoned) return abandoned_step(s.snapshot, stream);
+    s.snapshot.clear();
     s.timer.stage(Stage::integrate, [&] { pass.kick(s.state, stream); });
     NBL_CUDA_CHECK(cudaMemcpyAsync(s.status_host.data(), s.state.status.data(), sizeof(int), cudaMemcpyDeviceToHost,
                                    stream));
@@ -297,7 +309,7 @@ StepStats AllPairsBackend::step() {
     s.stream.synchronize();
     s.last_force.clear();
     for (const StageTime& t : stats.stages)
-      if (t.name == "force") s.last_force.push_back(t);
+      if (t.name == "force") s.last_force.push_back(t), s.last_force_ms = t.ms;
     if (s.status_host.data()[0] != 0) {
       stats.non_finite = true;
       s.state.status.fill_bytes(0, stream);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cuda/launch.hpp"
+#include "cuda/step_slices.hpp"
 #include "cuda/retire.hpp"
 #include "sim/accuracy.hpp"
 
@@ -17,7 +18,7 @@ namespace {
 
 template <class BodiesT, class Real>
 ap::Params<BodiesT, Real> make_params(const BodiesT& bodies, AllPairsState& s, std::size_t i_end, int j_splits,
-                                      int j_slice) {
+                                      int j_slice, std::size_t i_first) {
   ap::Params<BodiesT, Real> p{};
   auto real = [](DeviceBuffer<unsigned char>& b) { return reinterpret_cast<Real*>(b.data()); };
   p.bodies = bodies;
@@ -28,6 +29,7 @@ ap::Params<BodiesT, Real> make_params(const BodiesT& bodies, AllPairsState& s, s
   p.status = s.status.data();
   p.n = static_cast<int>(s.size());
   p.i_end = static_cast<int>(i_end);
+  p.i_first = static_cast<int>(i_first);
   p.j_slice = j_slice;
   p.eps2 = static_cast<Real>(s.eps2);
   p.dt = static_cast<float>(s.dt);
@@ -37,17 +39,18 @@ ap::Params<BodiesT, Real> make_params(const BodiesT& bodies, AllPairsState& s, s
 
 // Calls fn(params) with the Params of the state's layout and the variant's precision.
 template <class Fn>
-void with_params(const AllPairsVariant& v, AllPairsState& s, std::size_t i_end, int j_splits, int j_slice, Fn&& fn) {
+void with_params(const AllPairsVariant& v, AllPairsState& s, std::size_t i_end, int j_splits, int j_slice, Fn&& fn,
+                 std::size_t i_first = 0) {
   switch (s.bodies.layout()) {
     case BodyLayout::aos:
-      return v.fp64 ? fn(make_params<ap::AosBodies, double>(s.bodies.aos(), s, i_end, j_splits, j_slice))
-                    : fn(make_params<ap::AosBodies, float>(s.bodies.aos(), s, i_end, j_splits, j_slice));
+      return v.fp64 ? fn(make_params<ap::AosBodies, double>(s.bodies.aos(), s, i_end, j_splits, j_slice, i_first))
+                    : fn(make_params<ap::AosBodies, float>(s.bodies.aos(), s, i_end, j_splits, j_slice, i_first));
     case BodyLayout::soa:
-      return v.fp64 ? fn(make_params<ap::SoaBodies, double>(s.bodies.soa(), s, i_end, j_splits, j_slice))
-                    : fn(make_params<ap::SoaBodies, float>(s.bodies.soa(), s, i_end, j_splits, j_slice));
+      return v.fp64 ? fn(make_params<ap::SoaBodies, double>(s.bodies.soa(), s, i_end, j_splits, j_slice, i_first))
+                    : fn(make_params<ap::SoaBodies, float>(s.bodies.soa(), s, i_end, j_splits, j_slice, i_first));
     case BodyLayout::float4:
-      return v.fp64 ? fn(make_params<ap::Float4Bodies, double>(s.bodies.float4_pair(), s, i_end, j_splits, j_slice))
-                    : fn(make_params<ap::Float4Bodies, float>(s.bodies.float4_pair(), s, i_end, j_splits, j_slice));
+      return v.fp64 ? fn(make_params<ap::Float4Bodies, double>(s.bodies.float4_pair(), s, i_end, j_splits, j_slice, i_first))
+                    : fn(make_params<ap::Float4Bodies, float>(s.bodies.float4_pair(), s, i_end, j_splits, j_slice, i_first));
   }
 }
 
@@ -118,16 +121,53 @@ void AllPairsState::poison(cudaStream_t stream) {
 
 // ---------------------------------------------------------------------------------------------------
 
-void AllPairsPass::force(AllPairsState& s, std::size_t i_end, const AllPairsLaunch& l, cudaStream_t stream) const {
+void AllPairsPass::force(AllPairsState& s, std::size_t i_end, const AllPairsLaunch& l, cudaStream_t stream,
+                         std::size_t i_first) const {
   s.fit_partials(l.j_splits);
-  with_params(variant_, s, i_end, l.j_splits, l.j_slice, [&](const auto& params) {
-    with_args(variant_, module_, params, stream, [&](const auto& args) {
-      using Args = std::decay_t<decltype(args)>;
-      launch(module_, ap::kForceKernel<Args>, LaunchShape{dim3(l.grid_i, l.j_splits), dim3(l.block_size)}, stream,
-             args);
-      if (l.j_splits > 1) launch(module_, ap::kSumSlicesKernel<Args>, advance_shape(i_end), stream, args, l.j_splits);
-    });
-  });
+  with_params(
+      variant_, s, i_end, l.j_splits, l.j_slice,
+      [&](const auto& params) {
+        with_args(variant_, module_, params, stream, [&](const auto& args) {
+          using Args = std::decay_t<decltype(args)>;
+          launch(module_, ap::kForceKernel<Args>, LaunchShape{dim3(l.grid_i, l.j_splits), dim3(l.block_size)}, stream,
+                 args);
+          if (l.j_splits > 1) launch(module_, ap::kSumSlicesKernel<Args>, advance_shape(i_end), stream, args, l.j_splits);
+        });
+      },
+      i_first);
+}
+
+int AllPairsPass::slice_count(const AllPairsLaunch& plan, std::size_t n, const StepControl& control,
+                              double last_force_ms) const {
+  if (plan.j_splits > 1) return 1;
+  const std::size_t per_block = variant_.single_thread ? 1 : static_cast<std::size_t>(variant_.bodies_per_block());
+  return force_slice_count(control, last_force_ms, static_cast<int>((n + per_block - 1) / per_block));
+}
+
+bool AllPairsPass::force_in_slices(AllPairsState& s, const AllPairsLaunch& plan, int slices, const StepControl& control,
+                                   cudaStream_t stream) const {
+  const std::size_t n = s.size();
+  if (slices <= 1) {
+    force(s, n, plan, stream);
+    return true;
+  }
+  const std::size_t per_block = variant_.single_thread ? 1 : static_cast<std::size_t>(variant_.bodies_per_block());
+  const std::size_t blocks = (n + per_block - 1) / per_block;
+  for (int k = 0; k < slices; ++k) {
+    if (k > 0 && !next_slice(control, stream)) return false;
+    const std::size_t first = per_block * (blocks * k / slices);
+    const std::size_t last = std::min(n, per_block * (blocks * (k + 1) / slices));
+    AllPairsLaunch part = plan;
+    part.grid_i = variant_.single_thread ? 1 : static_cast<int>((last - first + per_block - 1) / per_block);
+    force(s, last, part, stream, first);
+  }
+  return true;
+}
+
+std::vector<std::pair<void*, std::size_t>> AllPairsState::regions() {
+  auto r = bodies.regions();
+  for (auto& a : acc) r.emplace_back(a.data(), size() * real_bytes);
+  return r;
 }
 
 void AllPairsPass::kick_drift(AllPairsState& s, cudaStream_t stream) const {

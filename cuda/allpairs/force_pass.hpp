@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/allpairs/variant.hpp"
@@ -46,6 +47,8 @@ struct AllPairsState {
   void fit_partials(int j_splits, RetiredObjects* old = nullptr);
   // The first `count` accelerations, in double whatever the precision.
   void download_accelerations(Accelerations& out, std::size_t count, cudaStream_t stream) const;
+  // The device memory a step changes: the bodies in their layout and the accelerations (a snapshot copies it).
+  std::vector<std::pair<void*, std::size_t>> regions();
   // Every acceleration and partial sum set to NaN (0xff bytes): shows whether a kernel wrote them all.
   void poison(cudaStream_t stream);
 };
@@ -55,8 +58,17 @@ class AllPairsPass {
  public:
   AllPairsPass(const AllPairsVariant& variant, const KernelModule& module) : variant_(variant), module_(module) {}
 
-  // Forces on bodies [0, i_end) from all n, as `plan` lays the grid out.
-  void force(AllPairsState& s, std::size_t i_end, const AllPairsLaunch& plan, cudaStream_t stream) const;
+  // Forces on bodies [i_first, i_end) from all n, as `plan` lays the grid out from i_first (a multiple of
+  // the bodies one block takes; a slice of a sliced force pass, cuda/step_slices.hpp).
+  void force(AllPairsState& s, std::size_t i_end, const AllPairsLaunch& plan, cudaStream_t stream,
+             std::size_t i_first = 0) const;
+  // The whole force pass on every body in `slices` launches of whole blocks (cuda/step_slices.hpp), each
+  // waited for; false when `control` asked to abandon the step between two (the pass is unfinished).
+  bool force_in_slices(AllPairsState& s, const AllPairsLaunch& plan, int slices, const StepControl& control,
+                       cudaStream_t stream) const;
+  // How many: 1 unless the control asks for slices, the last pass (`last_force_ms`) was slower than one,
+  // and the plan does not split the source range.
+  int slice_count(const AllPairsLaunch& plan, std::size_t n, const StepControl& control, double last_force_ms) const;
   void kick_drift(AllPairsState& s, cudaStream_t stream) const;  // v += a dt/2, x += v dt
   void kick(AllPairsState& s, cudaStream_t stream) const;        // v += a dt/2, flags NaN/inf in `status`
   // The renderer's vertex buffer (sim/render_vertices.hpp): n positions with masses, then n colour keys.

@@ -1,5 +1,7 @@
 #include "cuda/barneshut/backend.hpp"
 
+#include "cuda/step_slices.hpp"
+
 #include <cuda_runtime_api.h>
 #include <vector_functions.h>
 
@@ -53,6 +55,8 @@ struct BarnesHutBackend::Impl {
   // ---- A/B: B's pipeline with its own buffers (cuda/barneshut/comparison.hpp) ----
   ComparisonSlot<BarnesHutBuild, BarnesHutComparison> comparison{shared_build_queue(), stream.get()};
   std::vector<StageTime> last_force;  // A's force computation (every stage but integrate) of the last step
+  double last_force_ms = 0;           // the last step's force stage: how many slices the next one takes
+  StateSnapshot snapshot;             // the state a step that may be abandoned started from
 
   DeviceEnergy energy;  // the exact energy, a slice at a time
 
@@ -110,10 +114,11 @@ struct BarnesHutBackend::Impl {
   }
 
   // previous_acc: what relative opening judges cells by; by default the last pass's, when there is one.
-  void forces(StageTimer* t, StepStats& stats, bool then_kick = false, const float4* previous_acc = nullptr) {
+  void forces(StageTimer* t, StepStats& stats, bool then_kick = false, const float4* previous_acc = nullptr,
+              int slices = 1, const StepControl* control = nullptr) {
     if (!previous_acc && acc_valid) previous_acc = buffers.accelerations();
-    pipeline->forces(buffers, physics, stream.get(), t, stats, then_kick, previous_acc);
-    if (stats.non_finite) return;
+    pipeline->forces(buffers, physics, stream.get(), t, stats, then_kick, previous_acc, slices, control);
+    if (stats.non_finite || stats.abandoned) return;
     last_max_depth = std::max(1, stats.tree.max_depth);
     acc_valid = true;
   }
@@ -293,12 +298,19 @@ StepStats BarnesHutBackend::step() {
       if (initial.non_finite) return initial;
       stats.notices = std::move(initial.notices);  // e.g. the pool grew while computing them
     }
+    // Under the lab's StepControl a slow force pass runs in slices, and a step that may be abandoned copies
+    // aside the state it changes first (cuda/step_slices.hpp).
+    const int slices = force_slice_count(step_control_, s.last_force_ms, static_cast<int>(s.buffers.size() + 31) / 32);
+    if (slices > 1 && step_control_.abandon) s.snapshot.take(s.buffers.state_regions(), s.stream.get());
     s.timer.begin(s.stream.get());
     s.timer.stage(Stage::integrate, [&] { s.pipeline->kick_drift(s.buffers, s.physics, s.stream.get()); });
-    s.forces(&s.timer, stats, /*then_kick=*/true);
+    s.forces(&s.timer, stats, /*then_kick=*/true, nullptr, slices, &step_control_);
+    if (stats.abandoned) return abandoned_step(s.snapshot, s.stream.get());
+    s.snapshot.clear();
     s.last_force.clear();
     for (const StageTime& t : stats.stages)
       if (t.name != "integrate") s.last_force.push_back(t);
+    s.last_force_ms = stats.stage_ms("force");
   }
   stats.notices.insert(stats.notices.begin(), s.notices.begin(), s.notices.end());
   s.notices.clear();

@@ -8,6 +8,8 @@
 #include <vector_types.h>
 
 #include <cstddef>
+#include <utility>
+#include <vector>
 
 #include "cuda/barneshut/variant.hpp"
 #include "cuda/buffer.hpp"
@@ -58,6 +60,11 @@ class BarnesHutBuffers {
   float4* velocities() { return vel_.data(); }
   const float4* accelerations() const { return acc_.data(); }
   float4* accelerations() { return acc_.data(); }
+  // The device memory a step changes: positions, velocities, accelerations (a snapshot copies it aside).
+  std::vector<std::pair<void*, std::size_t>> state_regions() {
+    const std::size_t bytes = n_ * sizeof(float4);
+    return {{node_.data(), bytes}, {vel_.data(), bytes}, {acc_.data(), bytes}};
+  }
 
   bh::Control read_control(cudaStream_t stream);  // waits for the stream
   void reset_control(cudaStream_t stream);

@@ -1,5 +1,7 @@
 #include "cuda/barneshut/pipeline.hpp"
 
+#include "cuda/step_slices.hpp"
+
 #include <cstddef>
 #include <cstdlib>
 
@@ -228,7 +230,8 @@ void BarnesHutPipeline::build_tree(BarnesHutBuffers& b, const BarnesHutPhysics& 
 }
 
 void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream, StageTimer* timer,
-                               StepStats& stats, bool then_kick, const float4* previous_acc) {
+                               StepStats& stats, bool then_kick, const float4* previous_acc, int slices,
+                               const StepControl* control) {
   bool retried_spin = false;
   for (int attempt = 0;; ++attempt) {
     if (timer && attempt > 0) timer->begin(stream);
@@ -250,8 +253,25 @@ void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, c
         launch(module(BarnesHutSlot::force), bh::kPullScaleKernel, LaunchShape::fixed(b.bounds_blocks(), bh::kBoundsThreads),
                stream, walk);
       }
-      launch(module(BarnesHutSlot::force), bh::kForceKernel, shape, stream, walk);
+      if (slices <= 1 || !control) {
+        launch(module(BarnesHutSlot::force), bh::kForceKernel, shape, stream, walk);
+        return;
+      }
+      // In slices of the walk's work items, each waited for: the display draws between them, and a
+      // request to abandon the step is seen. Each item's walk does not depend on the slicing.
+      walk.slices = slices;
+      const auto slice_shape = LaunchShape::cover((b.size() + slices - 1) / slices, variant_.force_block, force_shared_bytes_);
+      for (int s = 0; s < slices; ++s) {
+        if (s > 0 && !next_slice(*control, stream)) {
+          stats.abandoned = true;
+          return;
+        }
+        walk.slice = s;
+        launch(module(BarnesHutSlot::force), bh::kForceKernel, slice_shape, stream, walk);
+      }
+      stats.force_slices = slices;
     });
+    if (stats.abandoned) return;
     if (then_kick) {
       run_stage(timer, Stage::integrate, [&] {
         launch(module(BarnesHutSlot::integrate), bh::kKickKernel,

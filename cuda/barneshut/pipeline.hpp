@@ -51,8 +51,12 @@ class BarnesHutPipeline {
   // previous_acc: these bodies' accelerations from an earlier pass (it may be b's own), which a variant
   // with relative opening judges cells by; without them such a variant first computes them with the
   // geometric test, an extra walk over the same tree.
+  // slices > 1 (the lab's stepping thread, cuda/step_slices.hpp): the walk in that many launches, each
+  // waited for; when `control` asks to abandon between two, the pass stops there with stats.abandoned set
+  // (no kick, no statistics) and the caller puts the state back.
   void forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream, StageTimer* timer, StepStats& stats,
-              bool then_kick = false, const float4* previous_acc = nullptr);
+              bool then_kick = false, const float4* previous_acc = nullptr, int slices = 1,
+              const StepControl* control = nullptr);
   // Kernel 6's first half: v += a dt/2, x += v dt.
   void kick_drift(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream);
   // The renderer's vertices (sim/render_vertices.hpp layout) into `positions` and `keys`.

@@ -208,6 +208,55 @@ TEST_F(AllPairsGpu, StepMatchesTheCpuBackendsStep) {
   }
 }
 
+// The lab's stepping thread splits a slow force pass into launches of whole blocks (StepControl,
+// sim/backend.hpp; cuda/step_slices.hpp) so that the display draws between them: the state is the
+// unsliced one, bit for bit, in every kernel family (one thread, global memory, shared tiles, shuffles)
+// and with several bodies per thread; and an abandoned step leaves the state as it was.
+TEST_F(AllPairsGpu, SlicedStepsAreBitIdenticalAndAnAbandonedOneChangesNothing) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Bodies start = random_bodies(5000, seed);
+  std::vector<ToggleValues> variants(5);
+  variants[0]["parallelism"] = 0;  // one GPU thread
+  variants[1]["tiling"] = 0;       // global memory
+  variants[2]["bodies_per_thread"] = 1;
+  variants[4]["params"] = 0;  // kernel arguments (the default, constant memory, is rewritten for every slice)
+  for (const ToggleValues& t : variants) {
+    SCOPED_TRACE(toggle_changes(ToggleValues{}, t, Algorithm::allpairs));
+    const Settings s = settings_for(t);
+    AllPairsBackend whole(s, engine()), sliced(s, engine());
+    whole.set_bodies(start);
+    sliced.set_bodies(start);
+    std::atomic<bool> abandon{false};
+    StepControl control;
+    control.abandon = &abandon;
+    control.slice_ms = 1e-6;  // every pass is slower than this: as many slices as there are blocks, at most 1024
+    sliced.set_step_control(control);
+    for (int step = 0; step < 3; ++step) {
+      const StepStats a = whole.step(), b = sliced.step();
+      if (step > 0) EXPECT_GT(b.force_slices, 1);
+      EXPECT_FALSE(b.abandoned);
+      ASSERT_FALSE(a.non_finite || b.non_finite);
+    }
+    Bodies x, y;
+    whole.get_bodies(x);
+    sliced.get_bodies(y);
+    EXPECT_TRUE(x.x == y.x && x.y == y.y && x.z == y.z && x.vx == y.vx && x.vy == y.vy && x.vz == y.vz)
+        << "a sliced pass must give the whole pass's state bit for bit";
+    abandon = true;
+    EXPECT_TRUE(sliced.step().abandoned);
+    Bodies z;
+    sliced.get_bodies(z);
+    EXPECT_TRUE(z.x == y.x && z.vx == y.vx) << "an abandoned step must leave the state as it was";
+    abandon = false;
+    whole.step();
+    sliced.step();
+    whole.get_bodies(x);
+    sliced.get_bodies(y);
+    EXPECT_TRUE(x.x == y.x && x.vz == y.vz) << "the step after an abandoned one is the step that would have come";
+  }
+}
+
 TEST_F(AllPairsGpu, VertexBufferHoldsPositionsMassesAndColourKeys) {
   const Bodies bodies = random_bodies(777, fresh_seed());
   AllPairsBackend backend(settings_for(ToggleValues{}), engine());

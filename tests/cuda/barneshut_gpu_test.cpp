@@ -2,6 +2,8 @@
 // of the tree, on fresh random inputs every run (the seed is printed on failure). Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <limits>
 
 #include <chrono>
@@ -490,6 +492,55 @@ TEST_F(BarnesHutGpu, HardCasesAreCleanUnderMemcheckAndRacecheck) {
     EXPECT_NE(text.find(clean), std::string::npos) << tail;
   }
   std::filesystem::remove(log);
+}
+
+// The lab's stepping thread splits a slow force pass into launches over slices of the walk's work
+// items (StepControl, sim/backend.hpp; cuda/step_slices.hpp): the state is the unsliced one, bit for bit,
+// in every walk (per thread, warp, groups) under both opening tests; an abandoned step leaves the state
+// as it was, and the next step is the one that would have come.
+TEST_F(BarnesHutGpu, SlicedStepsAreBitIdenticalAndAnAbandonedOneChangesNothing) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Bodies start = make_scene(Scene::plummer, 30000, seed);
+  const Choice kTraversals[] = {{"bh_traversal", "thread"}, {"bh_traversal", "warp"}, {"bh_traversal", "group"}};
+  for (const Choice traversal : kTraversals)
+    for (const Choice opening : kOpenings) {
+      Settings s = bh_settings(0.5);
+      s.toggles.set(traversal);
+      s.toggles.set(opening);
+      SCOPED_TRACE(toggle_changes(ToggleValues{}, s.toggles, Algorithm::barneshut));
+      BarnesHutBackend whole(s), sliced(s);
+      whole.set_bodies(start);
+      sliced.set_bodies(start);
+      std::atomic<bool> abandon{false};
+      StepControl control;
+      control.abandon = &abandon;
+      control.slice_ms = 1e-6;
+      sliced.set_step_control(control);
+      for (int step = 0; step < 3; ++step) {
+        const StepStats a = whole.step(), b = sliced.step();
+        if (step > 0) EXPECT_GT(b.force_slices, 1);
+        EXPECT_FALSE(b.abandoned);
+        EXPECT_EQ(a.interactions, b.interactions);
+        ASSERT_FALSE(a.non_finite || b.non_finite);
+      }
+      Bodies x, y;
+      whole.get_bodies(x);
+      sliced.get_bodies(y);
+      EXPECT_TRUE(x.x == y.x && x.y == y.y && x.z == y.z && x.vx == y.vx && x.vy == y.vy && x.vz == y.vz)
+          << "a sliced pass must give the whole pass's state bit for bit";
+      abandon = true;
+      EXPECT_TRUE(sliced.step().abandoned);
+      Bodies z;
+      sliced.get_bodies(z);
+      EXPECT_TRUE(z.x == y.x && z.vx == y.vx) << "an abandoned step must leave the state as it was";
+      abandon = false;
+      whole.step();
+      sliced.step();
+      whole.get_bodies(x);
+      sliced.get_bodies(y);
+      EXPECT_TRUE(x.x == y.x && x.vz == y.vz) << "the step after an abandoned one is the step that would have come";
+    }
 }
 
 TEST_F(BarnesHutGpu, VerticesCarryPositionsMassAndColourKeys) {

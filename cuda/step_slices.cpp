@@ -1,0 +1,54 @@
+#include "cuda/step_slices.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cuda/check.hpp"
+
+namespace nbl {
+
+namespace {
+constexpr int kMaxSlices = 1024;
+}  // namespace
+
+int force_slice_count(const StepControl& control, double last_force_ms, int items) {
+  if (control.slice_ms <= 0 || last_force_ms <= control.slice_ms || items < 2) return 1;
+  const double wanted = std::ceil(last_force_ms / control.slice_ms);
+  return static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(std::min(items, kMaxSlices))));
+}
+
+bool next_slice(const StepControl& control, cudaStream_t stream) {
+  NBL_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return !control.abandoned();
+}
+
+void StateSnapshot::take(std::vector<std::pair<void*, std::size_t>> regions, cudaStream_t stream) {
+  std::size_t bytes = 0;
+  for (const auto& [at, size] : regions) bytes += size;
+  if (copy_.size() < bytes) copy_.resize(bytes);
+  std::size_t offset = 0;
+  for (const auto& [at, size] : regions) {
+    NBL_CUDA_CHECK(cudaMemcpyAsync(copy_.data() + offset, at, size, cudaMemcpyDeviceToDevice, stream));
+    offset += size;
+  }
+  regions_ = std::move(regions);
+}
+
+void StateSnapshot::restore(cudaStream_t stream) {
+  std::size_t offset = 0;
+  for (const auto& [at, size] : regions_) {
+    NBL_CUDA_CHECK(cudaMemcpyAsync(at, copy_.data() + offset, size, cudaMemcpyDeviceToDevice, stream));
+    offset += size;
+  }
+  regions_.clear();
+}
+
+StepStats abandoned_step(StateSnapshot& snapshot, cudaStream_t stream) {
+  snapshot.restore(stream);
+  NBL_CUDA_CHECK(cudaStreamSynchronize(stream));
+  StepStats stats;
+  stats.abandoned = true;
+  return stats;
+}
+
+}  // namespace nbl
