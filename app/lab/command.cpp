@@ -11,7 +11,7 @@
 #include "app/core/options/view_options.hpp"
 #include "sim/error.hpp"
 #include "sim/file_util.hpp"
-#include "sim/tipsy.hpp"
+#include "sim/snapshot.hpp"
 
 namespace nbl {
 
@@ -96,8 +96,7 @@ Command add_window_command(CLI::App& root) {
             Lab lab(options);
             const int code = lab.run();
             if (!state->run.save_file().empty())
-              write_tipsy(state->run.save_file(), lab.simulation().bodies(), lab.simulation().time(),
-                          static_cast<float>(lab.simulation().softening()));
+              write_snapshot(state->run.save_file(), lab.simulation().snapshot(), static_cast<float>(lab.simulation().softening()));
             if (!lab.final_screenshot_error().empty()) throw Error(lab.final_screenshot_error());
             return code;
           }};
