@@ -28,7 +28,7 @@
 //
 // Writing: one file in GADGET-4's layout (Header; Parameters with the unit attributes and ComovingIntegrationOn = 0;
 // a dataset per field and type with GADGET-4's scaling attributes), the unit attributes also in the Header (AREPO's
-// place, where yt looks). Positions, velocities and masses as the lab holds them (float32), IDs as uint64. The units
+// place). Positions, velocities and masses as the lab holds them (float32), IDs as uint64. The units
 // are those the bodies were read in, or default_physical_units() for a scene: either way G = 1 in them, so the file
 // reads back unchanged.
 #pragma once

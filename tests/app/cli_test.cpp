@@ -19,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/core/bookmarks.hpp"
+#include "app/core/simulation.hpp"
 #include "png_file.hpp"
 #include "sim/resources.hpp"
 #include "sim/snapshot.hpp"
@@ -897,6 +899,35 @@ print("h5py reads it")
   EXPECT_NE(said.find("h5py reads it"), std::string::npos) << said;
 }
 
+// yt (python3-yt, when installed) opens what nbodylab writes as a GADGET HDF5 dataset; with the file's own
+// unit attributes as its unit_base, a scene saved by the lab (its stars PartType4, its halo PartType1) weighs what
+// the lab says: 1e10 solar masses.
+TEST_F(Cli, SavedSnapshotsOpenInYtWithTheirUnits) {
+  if (std::system("/usr/bin/python3 -c 'import yt' >/dev/null 2>&1") != 0) GTEST_SKIP() << "python3-yt is not installed";
+  const fs::path saved = dir_ / "scene.hdf5", check = dir_ / "yt_check.py";
+  const Outcome r = run("bench --backend cpu --scene galaxy -n 512 --warmup 0 --steps 1 --save " + saved.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  write_text(check, R"(import sys, h5py, yt
+yt.set_log_level(50)
+p = h5py.File(sys.argv[1], "r")["Parameters"].attrs
+ds = yt.load(sys.argv[1], unit_base={k: float(p[k]) for k in ("UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s")})
+assert type(ds).__name__ == "GadgetHDF5Dataset", type(ds)
+ad = ds.all_data()
+mass = float(ad["all", "particle_mass"].sum().in_units("Msun"))
+assert set(ds.particle_types_raw) == {"PartType1", "PartType4"}, ds.particle_types_raw
+assert abs(mass / 1e10 - 1) < 1e-3, mass
+assert abs(float(ds.length_unit.in_units("kpc")) - 1) < 1e-6
+print("yt reads it")
+)");
+  FILE* pipe = popen(("/usr/bin/python3 " + check.string() + " " + saved.string() + " 2>&1").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string said;
+  char buffer[512];
+  while (std::size_t got = std::fread(buffer, 1, sizeof buffer, pipe)) said.append(buffer, got);
+  EXPECT_EQ(pclose(pipe), 0) << said;
+  EXPECT_NE(said.find("yt reads it"), std::string::npos) << said;
+}
+
 // Malformed snapshots stop every command before any work, with exit 2, the file and the place named,
 // and nothing written.
 TEST_F(Cli, MalformedHdf5SnapshotsAreRefusedWithExitTwoAndNothingIsSaved) {
@@ -959,6 +990,39 @@ TEST_F(Cli, OutputsLandInTheStartingFolderAndAreNamedByAbsolutePaths) {
   for (const auto& entry : fs::directory_iterator(start))
     if (entry.path().filename().string().rfind("nbodylab-", 0) == 0 && entry.path().extension() == ".png") ++screenshots;
   EXPECT_EQ(screenshots, 1) << "F12 saves into the starting folder";
+}
+
+// The panel's Bookmark now writes HDF5 when the name asks for it: NAME.hdf5 beside NAME.json, listed with
+// the others, restored with the bodies' types and IDs, and named by absolute paths for the status line.
+TEST(Bookmarks, ANameEndingInHdf5SavesAnHdf5SnapshotThatRestores) {
+  const fs::path dir = fs::temp_directory_path() / ("nbl_bookmarks_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  Settings settings;
+  settings.scene = Scene::galaxy;
+  settings.body_count = 1024;
+  settings.backend = BackendKind::cpu;
+  Simulation simulation(settings);
+  for (int i = 0; i < 3; ++i) simulation.step();
+  const Bookmark saved = save_bookmark(dir, "spiral.hdf5", settings, simulation);
+  EXPECT_EQ(saved.name, "spiral");
+  EXPECT_TRUE(saved.tipsy.is_absolute()) << saved.tipsy;
+  EXPECT_EQ(saved.tipsy.filename(), "spiral.hdf5");
+  ASSERT_TRUE(fs::exists(dir / "spiral.hdf5"));
+  ASSERT_TRUE(fs::exists(dir / "spiral.json"));
+  const Snapshot direct = read_snapshot(saved.tipsy);
+  EXPECT_EQ(direct.meta.types.size(), 2u) << "the galaxy's stars (PartType4) and its halo (PartType1)";
+
+  bool listed = false;
+  for (const Bookmark& b : list_bookmarks(dir)) listed = listed || (b.name == "spiral" && !b.shipped);
+  EXPECT_TRUE(listed);
+  LoadedBookmark loaded = read_bookmark(saved, settings);
+  Simulation restored(settings);
+  restored.restore(loaded.settings, std::move(loaded.snapshot));
+  EXPECT_NEAR(restored.time(), simulation.time(), 1e-9);
+  EXPECT_EQ(restored.body_count(), 1024u);
+  EXPECT_EQ(restored.body_groups().size(), 2u);
+  EXPECT_EQ(restored.snapshot().meta.ids, direct.meta.ids);
+  fs::remove_all(dir);
 }
 
 }  // namespace
