@@ -84,8 +84,8 @@ std::string figure(double value, int digits = 4) {
   return text;
 }
 
-// --------------------------------------------------------------------------------------------------- Reading one file:
-// groups, attributes and datasets, each failure an InputError naming what it was.
+// ----------------------------------------------------------------------------------------------------
+// Reading one file: groups, attributes and datasets, each failure an InputError naming what it was.
 
 class SnapshotFile {
  public:
@@ -224,8 +224,8 @@ class SnapshotFile {
   Handle file_;
 };
 
-// --------------------------------------------------------------------------------------------------- The Header of
-// each file, and which files make the snapshot.
+// ----------------------------------------------------------------------------------------------------
+// The Header of each file, and which files make the snapshot.
 
 struct Header {
   std::vector<std::uint64_t> this_file, total;  // per type
@@ -371,8 +371,8 @@ std::vector<OpenFile> open_snapshot(const fs::path& given) {
   return files;
 }
 
-// --------------------------------------------------------------------------------------------------- Units, cosmology
-// and the conventions of the code that wrote the file.
+// ----------------------------------------------------------------------------------------------------
+// Units, cosmology and the conventions of the code that wrote the file.
 
 struct Conventions {
   // The code units in cgs, where they came from, and the layout that suggests.
@@ -466,8 +466,8 @@ Conventions read_conventions(const SnapshotFile& f, const Header& header) {
   return c;
 }
 
-// --------------------------------------------------------------------------------------------------- Physical values
-// of every particle, type after type.
+// ----------------------------------------------------------------------------------------------------
+// Physical values of every particle, type after type.
 
 struct PhysicalBodies {
   std::vector<double> position_cm, velocity_cm_per_s,
@@ -733,8 +733,8 @@ Snapshot read_hdf5_snapshot(const fs::path& given) {
   return snapshot;
 }
 
-// --------------------------------------------------------------------------------------------------- Writing:
-// GADGET-4's layout.
+// ----------------------------------------------------------------------------------------------------
+// Writing: GADGET-4's layout.
 
 namespace {
 

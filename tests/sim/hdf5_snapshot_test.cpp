@@ -375,7 +375,7 @@ TEST_F(Hdf5Snapshot, ATwoFileSnapshotReadsWholeFromAnyOfItsNames) {
   EXPECT_NE(m.find("NumPart_Total"), std::string::npos) << m;
 }
 
-// Writes a one-type GADGET file of 10 particles with `edit` applied to its pieces before writing.
+// The pieces of a one-type GADGET file of 10 particles; each malformed case below changes one of them.
 struct Pieces {
   std::vector<double> this_file = {0, 10, 0, 0, 0, 0}, total = {0, 10, 0, 0, 0, 0}, mass_table = {0, 0, 0, 0, 0, 0};
   std::vector<double> position = std::vector<double>(30, 0.5), velocity = std::vector<double>(30, 1.0),
