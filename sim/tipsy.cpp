@@ -11,9 +11,9 @@
 #include <sstream>
 #include <string>
 
-#include "sim/diagnostics.hpp"
 #include "sim/error.hpp"
 #include "sim/file_util.hpp"
+#include "sim/snapshot.hpp"
 
 namespace nbl {
 
@@ -118,32 +118,6 @@ Header parse_header(const std::string& bytes, bool big_endian) {
        std::to_string(kHeaderDataBytes + records) + " without header padding): the counts are wrong");
 }
 
-// A body a million times faster than the scene's own speed scale crosses it thousands of times in one
-// time step: a unit mix-up or a corrupt record, never physics the lab can show. Refused with the figures.
-constexpr double kMaxSpeedOverVirial = 1e6;
-
-void check_speeds(const std::string& name, const Bodies& b) {
-  const double scale = virial_speed(b);
-  // No mass, or no radius (one body, half the mass at one point): nothing sets a speed scale.
-  if (!(scale > 0) || std::isinf(scale)) return;
-  const double limit = kMaxSpeedOverVirial * scale;
-  double fastest = 0;
-  std::size_t fastest_body = 0, too_fast = 0;
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    const double speed = std::sqrt(double(b.vx[i]) * b.vx[i] + double(b.vy[i]) * b.vy[i] + double(b.vz[i]) * b.vz[i]);
-    if (speed > limit) ++too_fast;
-    if (speed > fastest) fastest = speed, fastest_body = i;
-  }
-  if (too_fast == 0) return;
-  std::ostringstream m;
-  m << name << ": body " << fastest_body << " moves at speed " << fastest << ", more than " << kMaxSpeedOverVirial
-    << " times the scene's virial speed " << scale
-    << " (sqrt(G M / R) with G = 1, M the total mass and R the half-mass radius about the median position)";
-  if (too_fast > 1) m << "; " << too_fast << " bodies are that fast";
-  m << ". That is a unit mix-up or a corrupt record, not a body the scene can hold: check the file's velocity units";
-  throw InputError(m.str());
-}
-
 // gzip's magic number: the shipped bookmarks are Tipsy files compressed with gzip (NAME.tipsy.gz).
 bool is_gzip(const std::string& bytes) {
   return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
@@ -235,7 +209,7 @@ TipsySnapshot read_tipsy(const std::filesystem::path& file) {
   read_kind(kGas, h.nsph);
   read_kind(kDark, h.ndark);
   read_kind(kStar, h.nstar);
-  check_speeds(name, b);
+  check_snapshot_speeds(name, b);
   return snapshot;
 }
 

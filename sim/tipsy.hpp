@@ -2,9 +2,9 @@
 // Bodies are stored as dark-matter particles. Writing uses the standard big-endian ("XDR") layout;
 // reading accepts big- and little-endian files and checks everything before returning: a truncated
 // file, a header whose counts disagree with the file size, any NaN/inf value, or a speed above 1e6
-// times the scene's virial speed (diagnostics.hpp virial_speed) is an InputError that says what is
-// wrong, and nothing is returned. A gzip-compressed file (`.tipsy.gz`, as the shipped bookmarks are)
-// is decompressed first.
+// times the scene's virial speed (sim/snapshot.hpp check_snapshot_speeds) is an InputError that says
+// what is wrong, and nothing is returned. A gzip-compressed file (`.tipsy.gz`, as the shipped bookmarks
+// are) is decompressed first. Most callers go through sim/snapshot.hpp, which picks the format by name.
 #pragma once
 #include <filesystem>
 

@@ -12,6 +12,7 @@
 #include "app/core/options/run_options.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/settings.hpp"
+#include "sim/snapshot.hpp"
 #include "sim/step_stats.hpp"
 
 namespace nbl {
@@ -28,6 +29,7 @@ struct BenchResult {
   std::string backend, notice;
   std::string variant;  // the kernels that ran, as the backend names them ("" for the CPU backends)
   std::string initial_conditions;  // "plummer", or "loaded from FILE"
+  std::vector<std::string> file_description;  // a loaded HDF5 file: its types and unit conversion (Simulation)
   std::size_t bodies = 0;
   std::string bodies_origin;  // why n is what it is when -n was not given ("" when it was)
   double dt = 0, softening = 0;
@@ -36,7 +38,7 @@ struct BenchResult {
   std::vector<StepStats> steps;  // measured steps only
   EnergyReport energy_start, energy_end;
   std::optional<ForceError> force_error;
-  Bodies final_bodies;
+  Snapshot final_state;  // what --save writes
 };
 
 BenchResult run_bench(const Settings& settings, const BenchOptions& options, const std::string& load_file = {});

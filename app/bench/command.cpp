@@ -24,7 +24,7 @@
 #include "sim/file_util.hpp"
 #include "sim/stage_names.hpp"
 #include "sim/statistics.hpp"
-#include "sim/tipsy.hpp"
+#include "sim/snapshot.hpp"
 
 namespace nbl {
 
@@ -71,6 +71,7 @@ BenchResult run_bench(const Settings& settings, const BenchOptions& options, con
   result.dt = sim.dt();
   result.softening = sim.softening();
   result.initial_conditions = load_file.empty() ? std::string(to_string(settings.scene)) : "loaded from " + load_file;
+  result.file_description = sim.file_description();
 
   for (int i = 0; i < options.warmup_steps; ++i) {
     const StepStats s = sim.step();
@@ -88,7 +89,7 @@ BenchResult run_bench(const Settings& settings, const BenchOptions& options, con
   result.energy_start = e0;
   result.energy_end = e1;
   if (options.force_error_sample > 0) result.force_error = sim.force_error(options.force_error_sample);
-  result.final_bodies = sim.bodies();
+  result.final_state = sim.snapshot();
   result.steps_advanced = options.warmup_steps + options.steps;
   result.time = sim.time();
   result.variant = sim.backend().variant_label();  // after the steps: the pipeline that ran them
@@ -165,6 +166,7 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
   if (!r.variant.empty()) text_row("kernels", r.variant);
   text_row("algorithm", std::string(to_string(settings.algorithm)));
   text_row("scene", r.initial_conditions);
+  for (const std::string& line : r.file_description) summary.note(line);  // the loaded file, under the table
   number_row("bodies", static_cast<double>(r.bodies), 0);
   sci_row("dt", r.dt);
   text_row("steps the state advanced", std::to_string(r.steps_advanced) + " (" + std::to_string(r.steps_advanced - static_cast<int>(r.steps.size())) +
@@ -305,7 +307,7 @@ Command add_bench_command(CLI::App& root) {
             if (!result.notice.empty()) std::fprintf(stderr, "nbodylab: %s\n", result.notice.c_str());
             emit_tables(bench_tables(result, settings), *json_file, *csv_file);
             if (!run->save_file().empty())
-              write_tipsy(run->save_file(), result.final_bodies, result.time, static_cast<float>(result.softening));
+              write_snapshot(run->save_file(), result.final_state, static_cast<float>(result.softening));
             return kExitOk;
           }};
 }

@@ -65,11 +65,12 @@ class PngFolder : public FrameSink {
 };
 
 // A file written beside its target and renamed into place by finish(): a failed or interrupted
-// recording never leaves half a video under the target's name.
+// recording never leaves half a video under the target's name. Named by its absolute path, so the
+// panel's status line says where a recording went.
 class StagedFile {
  public:
   explicit StagedFile(const std::string& out)
-      : out_(out), temp_(temporary_path_for(out, std::filesystem::path(out).extension().string())) {
+      : out_(std::filesystem::absolute(out).string()), temp_(temporary_path_for(out, std::filesystem::path(out).extension().string())) {
     remove_stale_temporaries(out);
   }
   ~StagedFile() {

@@ -16,7 +16,7 @@
 #include "sim/scenes.hpp"
 #include "sim/settings_table.hpp"
 #include "sim/statistics.hpp"
-#include "sim/tipsy.hpp"
+#include "sim/snapshot.hpp"
 
 namespace nbl {
 
@@ -86,23 +86,36 @@ Simulation::Simulation(const Settings& settings, const std::string& load_file, B
   if (load_file_.empty()) {
     initial_ = make_initial_bodies(settings_);
   } else {
-    TipsySnapshot snapshot = read_tipsy(load_file_);
+    Snapshot snapshot = read_snapshot(load_file_);
     initial_ = std::move(snapshot.bodies);
     time_ = initial_time_ = snapshot.time;  // a saved run goes on from where it was
+    file_ = std::move(snapshot.meta);
   }
-  groups_ = groups_of(settings_, initial_.size(), !load_file_.empty());
+  groups_ = groups_of(settings_, initial_, !load_file_.empty(), file_);
   dt_ = effective_dt(settings_, initial_.size());
   softening_ = effective_softening(settings_, initial_.size());
   backend_ = make_backend(resolved_settings(), notice_);
   backend_->set_bodies(initial_);
 }
 
-std::vector<BodyGroup> Simulation::groups_of(const Settings& settings, std::size_t n, bool from_file) {
+std::vector<BodyGroup> Simulation::groups_of(const Settings& settings, const Bodies& bodies, bool from_file,
+                                             const SnapshotMeta& file) {
+  const std::size_t n = bodies.size();
+  if (!file.types.empty()) {
+    // A snapshot's particle types, each drawn (none is a scene's halo, hidden by default).
+    std::vector<BodyGroup> groups;
+    for (const ParticleTypeRange& t : file.types) {
+      double mass = 0;
+      for (std::size_t i = t.begin; i < t.end && i < n; ++i) mass += bodies.mass[i];
+      groups.push_back({t.begin, t.end, particle_type_name(t.type), mass});
+    }
+    return groups;
+  }
   if (from_file && (!settings.body_count || static_cast<std::size_t>(*settings.body_count) != n)) return single_group(n);
   return scene_groups(settings.scene, n);
 }
 
-void Simulation::restore(const Settings& settings, TipsySnapshot snapshot) {
+void Simulation::restore(const Settings& settings, Snapshot snapshot) {
   validate(settings);
   if (snapshot.bodies.size() == 0) throw InputError("a bookmark needs at least one body");
   Settings s = settings;
@@ -114,7 +127,8 @@ void Simulation::restore(const Settings& settings, TipsySnapshot snapshot) {
   auto backend = make_backend(resolved, notice);
   backend->set_bodies(snapshot.bodies);
   // Committed: nothing below throws.
-  groups_ = groups_of(s, n, true);
+  groups_ = groups_of(s, snapshot.bodies, true, snapshot.meta);
+  file_ = std::move(snapshot.meta);
   backend_ = std::move(backend);
   notice_ = std::move(notice);
   initial_ = std::move(snapshot.bodies);
@@ -221,6 +235,7 @@ void Simulation::apply(const Settings& settings) {
     groups_ = scene_groups(settings.scene, initial.size());
     initial_ = std::move(initial);
     load_file_.clear();
+    file_ = {};
     time_ = initial_time_ = 0;
   }
   settings_ = settings;
@@ -308,6 +323,24 @@ Bodies Simulation::bodies() {
   Bodies b;
   backend_->get_bodies(b);
   return b;
+}
+
+Snapshot Simulation::snapshot() {
+  Snapshot s;
+  s.time = time_;
+  s.bodies = bodies();
+  s.meta = file_;
+  s.meta.description.clear();
+  if (s.meta.types.empty()) {
+    // A scene's halos are dark matter (PartType1), its other bodies stars (PartType4).
+    for (const BodyGroup& g : groups_) {
+      const int type = g.dark ? 1 : 4;
+      if (!s.meta.types.empty() && s.meta.types.back().type == type && s.meta.types.back().end == g.begin) s.meta.types.back().end = g.end;
+      else s.meta.types.push_back({type, g.begin, g.end});
+    }
+  }
+  if (s.meta.ids.size() != s.bodies.size()) s.meta.ids.clear();
+  return s;
 }
 
 EnergyReport Simulation::energy() {

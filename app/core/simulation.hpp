@@ -12,14 +12,14 @@
 #include "sim/backend.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/scenes.hpp"
-#include "sim/tipsy.hpp"
+#include "sim/snapshot.hpp"
 #include "sim/settings.hpp"
 
 namespace nbl {
 
 class Simulation {
  public:
-  // Builds the bodies (scene, or the Tipsy file `load_file` when not empty) and the backend the
+  // Builds the bodies (scene, or the snapshot `load_file` when not empty: Tipsy or HDF5, sim/snapshot.hpp) and the backend the
   // settings ask for. Throws InputError for bad settings or an n too large for the memory it needs.
   explicit Simulation(const Settings& settings, const std::string& load_file = {});
   // The same, with every backend made by `factory` (given the resolved settings) instead of the four of
@@ -61,7 +61,7 @@ class Simulation {
   // A bookmark (app/core/bookmarks.hpp): these settings with the snapshot's bodies at its time, on a new
   // backend. The snapshot becomes the initial state (Reset comes back to it). Throws like the
   // constructor, without changing anything, when the settings or the bodies cannot run.
-  void restore(const Settings& settings, TipsySnapshot snapshot);
+  void restore(const Settings& settings, Snapshot snapshot);
 
   StepStats step();
   // How step() asks the backend to run (sim/backend.hpp): the lab's stepping thread sets it once; every
@@ -86,18 +86,26 @@ class Simulation {
   const std::string& notice() const { return notice_; }
 
   // The groups the bodies were born in (the collision's two galaxies, by index range; sim/scenes.hpp):
-  // the scene's; for bodies read from a file, the scene's when the settings name the file's N (a
-  // bookmark or a saved run of that scene: bodies keep their order), else one group.
+  // the scene's; for bodies read from a file, its particle types when it has them (HDF5), else the
+  // scene's when the settings name the file's N (a bookmark or a saved run of that scene: bodies keep
+  // their order), else one group.
   const std::vector<BodyGroup>& body_groups() const { return groups_; }
 
   Bodies bodies();  // a host copy of the current state
+  // The current state as a snapshot to write (sim/snapshot.hpp): the bodies with the time, and what the
+  // file they came from said of them (types, IDs, units); a scene's bodies typed by their groups.
+  Snapshot snapshot();
+  // What the loaded snapshot held and how its numbers became the lab's, a line each (an HDF5 file's
+  // types, units, comoving and little-h factors); empty for a scene or a Tipsy file.
+  const std::vector<std::string>& file_description() const { return file_.description; }
   EnergyReport energy();
   // Force error of the configured force path against the double direct sum, on `sample` bodies.
   ForceError force_error(std::size_t sample = 1024, std::uint64_t seed = 11);
 
  private:
   static Bodies make_initial_bodies(const Settings& settings);
-  static std::vector<BodyGroup> groups_of(const Settings& settings, std::size_t n, bool from_file);
+  static std::vector<BodyGroup> groups_of(const Settings& settings, const Bodies& bodies, bool from_file,
+                                          const SnapshotMeta& file);
   std::unique_ptr<Backend> make_backend(const Settings& resolved, std::string& notice) const;
   // The settings with dt and softening filled in (scene defaults where unset): what backends see.
   Settings resolved_settings() const;
@@ -108,6 +116,7 @@ class Simulation {
   std::unique_ptr<Backend> backend_;
   Bodies initial_;
   std::vector<BodyGroup> groups_;
+  SnapshotMeta file_;  // what the loaded file said of its bodies (empty for a scene)
   std::atomic<double> time_ = 0;
   double dt_ = 0, softening_ = 0;
   double initial_time_ = 0;  // of initial_: 0 for a scene, the snapshot's for a file or bookmark

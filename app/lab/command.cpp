@@ -15,7 +15,7 @@
 #include "app/core/options/view_options.hpp"
 #include "sim/error.hpp"
 #include "sim/file_util.hpp"
-#include "sim/tipsy.hpp"
+#include "sim/snapshot.hpp"
 
 namespace nbl {
 
@@ -113,8 +113,7 @@ Command add_window_command(CLI::App& root) {
             Lab lab(options);
             int code = lab.run();
             if (!state->run.save_file().empty())
-              write_tipsy(state->run.save_file(), lab.simulation().bodies(), lab.simulation().time(),
-                          static_cast<float>(lab.simulation().softening()));
+              write_snapshot(state->run.save_file(), lab.simulation().snapshot(), static_cast<float>(lab.simulation().softening()));
             if (!lab.final_screenshot_error().empty()) throw Error(lab.final_screenshot_error());
             // A scripted run fails when an entry's settings did not apply (the panel only shows it).
             for (const SettingsEditor::Refusal& r : lab.editor().refusals()) {

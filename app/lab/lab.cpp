@@ -578,7 +578,7 @@ void Lab::execute(LabCommand command) {
     case LabCommand::save_settings:
       try {
         save_settings(panel_.settings_file(), editor_.current(simulation_));
-        status_ = "Settings saved to " + panel_.settings_file();
+        status_ = "Settings saved to " + std::filesystem::absolute(panel_.settings_file()).string();
       } catch (const Error& e) {
         error_ = e.what();
       }

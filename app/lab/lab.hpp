@@ -41,7 +41,7 @@ struct LabOptions {
   std::optional<Script> script;      // drives the session (app/core/script.hpp)
   std::filesystem::path trace_file;  // the per-frame trace as CSV (app/core/frame_trace.hpp), "" for none
   Settings settings;
-  std::string load_file;           // a Tipsy snapshot instead of a scene
+  std::string load_file;           // a snapshot (Tipsy or HDF5) instead of a scene
   bool allow_interop = true;
   bool tune_body_count = true;     // only when settings.body_count is unset and nothing is loaded
   int frames = 0;                  // stop after this many frames (0: until the window closes)

@@ -413,6 +413,7 @@ void Panel::header(const PanelFacts& f) {
   else
     tooltip("CUDA writes the GL vertex buffer in place (cudaGraphicsGLRegisterBuffer): no copy over PCIe.");
   if (!sim.notice().empty()) wrapped(kWarning, sim.notice());
+  for (const std::string& line : sim.file_description()) wrapped(kMuted, line);  // a loaded HDF5 snapshot: types, units
   if (!f.auto_n_note.empty()) wrapped(kMuted, f.auto_n_note);
   if (f.paused) wrapped(f.pause_reason.empty() ? kWarning : kError, f.pause_reason.empty() ? "Paused (Space to resume)" : f.pause_reason);
   if (!f.error.empty()) wrapped(kError, f.error);
@@ -487,7 +488,8 @@ void Panel::bookmarks_section(const PanelFacts& f) {
   if (ImGui::Button("Go")) ask(LabCommand::load_bookmark);
   ImGui::EndDisabled();
   ImGui::InputText("##bookmark_name", &bookmark_name_);
-  tooltip("The new bookmark's name: NAME.tipsy (the bodies, with the time) and NAME.json (the settings).");
+  tooltip("The new bookmark's name: NAME.tipsy (the bodies, with the time) and NAME.json (the settings); a name ending "
+          "in .hdf5 writes NAME.hdf5 instead, in GADGET-4's layout (with particle types, IDs and units).");
   ImGui::SameLine();
   if (ImGui::Button("Bookmark now")) ask(LabCommand::save_bookmark);
 }

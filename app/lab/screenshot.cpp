@@ -12,8 +12,9 @@ std::filesystem::path next_screenshot_path(const std::filesystem::path& folder) 
   localtime_r(&now, &local);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
-  std::filesystem::path file = folder / (std::string("nbodylab-") + stamp + ".png");
-  for (int k = 2; std::filesystem::exists(file); ++k) file = folder / (std::string("nbodylab-") + stamp + "-" + std::to_string(k) + ".png");
+  const std::filesystem::path where = std::filesystem::absolute(folder);  // the status line names it whole
+  std::filesystem::path file = where / (std::string("nbodylab-") + stamp + ".png");
+  for (int k = 2; std::filesystem::exists(file); ++k) file = where / (std::string("nbodylab-") + stamp + "-" + std::to_string(k) + ".png");
   return file;
 }
 

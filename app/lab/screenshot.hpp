@@ -6,7 +6,7 @@
 
 namespace nbl {
 
-// A new file name in `folder`: nbodylab-YYYYmmdd-HHMMSS.png (with -2, -3 ... when taken).
+// A new file name in `folder`: nbodylab-YYYYmmdd-HHMMSS.png (with -2, -3 ... when taken), as an absolute path.
 std::filesystem::path next_screenshot_path(const std::filesystem::path& folder);
 
 // Reads the frame the lab drew (call after the panel is drawn, before swapping) and writes it:

@@ -30,7 +30,7 @@
 #include "render/gl_errors.hpp"
 #include "sim/error.hpp"
 #include "sim/file_util.hpp"
-#include "sim/tipsy.hpp"
+#include "sim/snapshot.hpp"
 
 namespace nbl {
 
@@ -297,6 +297,7 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
       << report.backend << "\n"
       << "  " << report.context << "\n";
   if (!simulation.notice().empty()) log << "  " << simulation.notice() << "\n";
+  for (const std::string& line : simulation.file_description()) log << "  " << line << "\n";
 
   SceneView scene(job.allow_interop);
   GlRenderTarget frame_target(job.size.width, job.size.height, GL_RGBA8);
@@ -549,7 +550,7 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   if (!job.out.empty()) log << "wrote " << report.frames_written << " frame(s) to " << job.out << "\n";
   if (report.picture) log << "image check of the last frame (t = " << simulation.time() << "): " << describe(*report.picture) << "\n";
   if (!job.save_file.empty())
-    write_tipsy(job.save_file, simulation.bodies(), simulation.time(), static_cast<float>(simulation.softening()));
+    write_snapshot(job.save_file, simulation.snapshot(), static_cast<float>(simulation.softening()));
   if (!job.trace_file.empty()) {
     trace.write_csv(job.trace_file);
     log << "trace: " << trace.records().size() << " frame(s) written to " << job.trace_file << "\n";

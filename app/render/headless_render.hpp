@@ -39,7 +39,7 @@ struct RenderJob {
   float orbit_deg_per_frame = 0.0f;
   int video_fps = 30;
   std::string report_file;   // JSON with the benchmark figures ("" for none)
-  std::string save_file;     // the final state as a Tipsy snapshot ("" for none)
+  std::string save_file;     // the final state as a snapshot, Tipsy or HDF5 by its name ("" for none)
   // The live recorder of the window (app/core/recorder.hpp), every frame through the pixel-buffer ring and
   // the encoder thread: `--record null --benchmark` times the capture path on a machine without ffmpeg.
   RecordOptions record;      // record.target empty: not recording

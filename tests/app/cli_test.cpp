@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -18,9 +19,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/core/bookmarks.hpp"
+#include "app/core/simulation.hpp"
 #include "png_file.hpp"
 #include "sim/resources.hpp"
+#include "sim/snapshot.hpp"
 #include "sim/tipsy.hpp"
+#include "tests/sim/hdf5_fixture.hpp"
 #include "xvfb_server.hpp"
 
 namespace nbl {
@@ -805,6 +810,238 @@ TEST_F(Cli, BenchCompareRefusesBadChangesClearly) {
   const Outcome cpu = run("bench --algo allpairs -n 256 --backend cpu --compare unroll=8 unroll=16");
   EXPECT_EQ(cpu.code, 2) << cpu.output;
   EXPECT_NE(cpu.output.find("needs a GPU"), std::string::npos) << cpu.output;
+}
+
+
+// HDF5 snapshots as users give them: a GADGET-4 file with several types and unit attributes is described
+// by `info`, run by `bench` and saved back; the saved state keeps types, IDs and units and reads back as is.
+void write_gadget4_fixture(const fs::path& file) {
+  std::vector<testing::FixtureType> types(2);
+  types[0].type = 1;
+  types[0].table_mass = 0.002;  // PartType1: the MassTable holds its mass
+  types[1].type = 4;
+  for (int i = 0; i < 600; ++i) {
+    testing::FixtureType& t = types[i < 400 ? 0 : 1];
+    const double r = 2.0 + 8.0 * std::fmod(0.618034 * i, 1.0), phi = 0.1 * i, z = 0.5 * std::sin(0.7 * i);
+    t.position.insert(t.position.end(), {r * std::cos(phi), r * std::sin(phi), z});  // kpc/h
+    const double v = 120 + 10 * std::cos(0.3 * i);  // km/s, around the axis
+    t.velocity.insert(t.velocity.end(), {-v * std::sin(phi), v * std::cos(phi), 3.0 * std::cos(1.3 * i)});
+    t.ids.push_back(static_cast<std::uint64_t>(5000 + i));
+    if (i >= 400) t.mass.push_back(0.0005);
+  }
+  testing::Hdf5Fixture f(file);
+  testing::write_gadget_header(f, types, 0.1, 0.0);
+  f.group("Parameters");
+  f.scalar("Parameters", "UnitLength_in_cm", 3.085678e21);
+  f.scalar("Parameters", "UnitMass_in_g", 1.989e43);
+  f.scalar("Parameters", "UnitVelocity_in_cm_per_s", 1e5);
+  f.scalar("Parameters", "HubbleParam", 0.7);
+  f.scalar("Parameters", "ComovingIntegrationOn", 0, H5T_STD_I32LE);
+  testing::write_gadget_types(f, types);
+}
+
+TEST_F(Cli, Hdf5SnapshotsAreDescribedRunAndSavedBackWithTheirTypesIdsAndUnits) {
+  const fs::path in = dir_ / "g4.hdf5", out = dir_ / "after.hdf5";
+  write_gadget4_fixture(in);
+  Outcome r = run("info " + in.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  for (const char* said : {"600 bodies", "GADGET-4 layout", "PartType1 (dark matter) 400 (mass from MassTable)",
+                           "PartType4 (stars) 200 (mass from Masses)", "units from Parameters", "little h = 0.7",
+                           "rescaled to G = 1", "1 length = "})
+    EXPECT_TRUE(has(r, said)) << said << " missing from\n" << r.output;
+
+  r = run("bench --backend cpu --algo allpairs --load " + in.string() + " --warmup 0 --steps 3 --save " + out.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(has(r, "loaded from " + in.string())) << r.output;
+  EXPECT_TRUE(has(r, "PartType4 (stars) 200")) << "the run summary names the types:\n" << r.output;
+  EXPECT_TRUE(has(r, "1 mass = ")) << "and the conversion:\n" << r.output;
+
+  const Snapshot start = read_snapshot(in), after = read_snapshot(out);
+  ASSERT_EQ(after.bodies.size(), 600u);
+  EXPECT_NE(after.bodies.x, start.bodies.x) << "three steps moved the bodies";
+  EXPECT_EQ(after.meta.ids, start.meta.ids);
+  ASSERT_EQ(after.meta.types.size(), 2u);
+  EXPECT_EQ(after.meta.types[1].type, 4);
+  EXPECT_EQ(after.meta.types[1].begin, 400u);
+  EXPECT_NEAR(after.meta.units.length_cm, start.meta.units.length_cm, 1e-9 * start.meta.units.length_cm);
+  EXPECT_GT(after.time, start.time);
+
+  r = run("info " + out.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(has(r, "nothing rescaled")) << "nbodylab's own files are in G = 1 units:\n" << r.output;
+}
+
+// With h5py (python3-h5py, which the set-up installs), the other way round: a GADGET-2 file with a
+// MassTable-only type written by h5py loads, and what nbodylab writes opens in h5py with GADGET-4's layout.
+TEST_F(Cli, Hdf5FilesWrittenByH5pyLoadAndOursOpenInH5py) {
+  if (std::system("/usr/bin/python3 -c 'import h5py' >/dev/null 2>&1") != 0) GTEST_SKIP() << "python3-h5py is not installed";
+  const fs::path script = dir_ / "write.py", g2 = dir_ / "g2.hdf5", saved = dir_ / "saved.hdf5", check = dir_ / "check.py";
+  write_text(script, R"(import sys, h5py, numpy as np
+rng = np.random.default_rng(3)
+with h5py.File(sys.argv[1], "w") as f:
+    h = f.create_group("Header")
+    h.attrs["NumPart_ThisFile"] = np.array([0, 500, 0, 0, 0, 0], dtype=np.uint32)
+    h.attrs["NumPart_Total"] = np.array([0, 500, 0, 0, 0, 0], dtype=np.uint32)
+    h.attrs["MassTable"] = np.array([0, 0.01, 0, 0, 0, 0])
+    h.attrs["Time"], h.attrs["Redshift"], h.attrs["BoxSize"] = 0.5, 1.0, 0.0
+    h.attrs["NumFilesPerSnapshot"], h.attrs["HubbleParam"] = 1, 0.7
+    g = f.create_group("PartType1")
+    g["Coordinates"] = (rng.normal(size=(500, 3)) * 10).astype(np.float32)
+    g["Velocities"] = (rng.normal(size=(500, 3)) * 40).astype(np.float32)
+    g["ParticleIDs"] = np.arange(500, dtype=np.uint32) + 1
+)");
+  ASSERT_EQ(std::system(("/usr/bin/python3 " + script.string() + " " + g2.string()).c_str()), 0);
+  Outcome r = run("bench --backend cpu --load " + g2.string() + " --warmup 0 --steps 2 --save " + saved.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(has(r, "GADGET-2 layout")) << r.output;
+  EXPECT_TRUE(has(r, "a = 0.5")) << r.output;
+
+  write_text(check, R"(import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+h, p = f["Header"].attrs, f["Parameters"].attrs
+assert list(h["NumPart_Total"]) == [0, 500, 0, 0, 0, 0], h["NumPart_Total"]
+assert f["PartType1/Coordinates"].shape == (500, 3) and f["PartType1/Velocities"].shape == (500, 3)
+assert list(f["PartType1/ParticleIDs"][:]) == list(range(1, 501))
+assert p["ComovingIntegrationOn"] == 0 and p["UnitLength_in_cm"] > 0 and h["UnitMass_in_g"] == p["UnitMass_in_g"]
+G = 6.6743e-8 * p["UnitMass_in_g"] / (p["UnitLength_in_cm"] * p["UnitVelocity_in_cm_per_s"] ** 2)
+assert abs(G - 1) < 1e-6, G
+m = f["PartType1/Masses"][:]
+assert abs(m.sum() - 1) < 1e-4 and np.all(m == m[0]), m[:3]
+print("h5py reads it")
+)");
+  FILE* pipe = popen(("/usr/bin/python3 " + check.string() + " " + saved.string() + " 2>&1").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string said;
+  char buffer[512];
+  while (std::size_t got = std::fread(buffer, 1, sizeof buffer, pipe)) said.append(buffer, got);
+  EXPECT_EQ(pclose(pipe), 0) << said;
+  EXPECT_NE(said.find("h5py reads it"), std::string::npos) << said;
+}
+
+// yt (python3-yt, when installed) opens what nbodylab writes as a GADGET HDF5 dataset; with the file's own
+// unit attributes as its unit_base, a scene saved by the lab (its stars PartType4, its halo PartType1) weighs what
+// the lab says: 1e10 solar masses.
+TEST_F(Cli, SavedSnapshotsOpenInYtWithTheirUnits) {
+  if (std::system("/usr/bin/python3 -c 'import yt' >/dev/null 2>&1") != 0) GTEST_SKIP() << "python3-yt is not installed";
+  const fs::path saved = dir_ / "scene.hdf5", check = dir_ / "yt_check.py";
+  const Outcome r = run("bench --backend cpu --scene galaxy -n 512 --warmup 0 --steps 1 --save " + saved.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  write_text(check, R"(import sys, h5py, yt
+yt.set_log_level(50)
+p = h5py.File(sys.argv[1], "r")["Parameters"].attrs
+ds = yt.load(sys.argv[1], unit_base={k: float(p[k]) for k in ("UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s")})
+assert type(ds).__name__ == "GadgetHDF5Dataset", type(ds)
+ad = ds.all_data()
+mass = float(ad["all", "particle_mass"].sum().in_units("Msun"))
+assert set(ds.particle_types_raw) == {"PartType1", "PartType4"}, ds.particle_types_raw
+assert abs(mass / 1e10 - 1) < 1e-3, mass
+assert abs(float(ds.length_unit.in_units("kpc")) - 1) < 1e-6
+print("yt reads it")
+)");
+  FILE* pipe = popen(("/usr/bin/python3 " + check.string() + " " + saved.string() + " 2>&1").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string said;
+  char buffer[512];
+  while (std::size_t got = std::fread(buffer, 1, sizeof buffer, pipe)) said.append(buffer, got);
+  EXPECT_EQ(pclose(pipe), 0) << said;
+  EXPECT_NE(said.find("yt reads it"), std::string::npos) << said;
+}
+
+// Malformed snapshots stop every command before any work, with exit 2, the file and the place named,
+// and nothing written.
+TEST_F(Cli, MalformedHdf5SnapshotsAreRefusedWithExitTwoAndNothingIsSaved) {
+  struct Bad {
+    std::string name;
+    std::vector<std::string> said;
+  };
+  const std::vector<Bad> bad = {{"no_header.hdf5", {"no Header group"}},
+                                {"counts.hdf5", {"PartType1/Coordinates", "8 rows", "NumPart_ThisFile[1]"}},
+                                {"nan.hdf5", {"PartType1/Coordinates", "row 2", "NaN"}},
+                                {"rank.hdf5", {"PartType1/Velocities", "rank 1"}}};
+  for (const Bad& b : bad) {
+    testing::Hdf5Fixture f(dir_ / b.name);
+    std::vector<double> position(30), velocity(30, 0.1);
+    for (std::size_t i = 0; i < position.size(); ++i) position[i] = 0.1 * static_cast<double>((i * 7) % 11);
+    std::size_t rows = 10;
+    if (b.name == "counts.hdf5") rows = 8, position.resize(24);
+    if (b.name == "nan.hdf5") position[7] = std::nan("");
+    if (b.name != "no_header.hdf5") {
+      f.group("Header");
+      f.attribute("Header", "NumPart_ThisFile", {0, 10, 0, 0, 0, 0}, H5T_STD_U32LE);
+      f.attribute("Header", "NumPart_Total", {0, 10, 0, 0, 0, 0}, H5T_STD_U32LE);
+      f.attribute("Header", "MassTable", {0, 0.1, 0, 0, 0, 0});
+      f.scalar("Header", "Time", 0);
+    }
+    f.group("PartType1");
+    f.dataset("PartType1/Coordinates", position, {rows, 3});
+    if (b.name == "rank.hdf5") f.dataset("PartType1/Velocities", velocity, {30});
+    else f.dataset("PartType1/Velocities", velocity, {10, 3});
+  }
+  const fs::path out = dir_ / "never.hdf5";
+  for (const Bad& b : bad) {
+    const std::string file = (dir_ / b.name).string();
+    for (const std::string& command : {"bench --backend cpu --steps 1 --load " + file + " --save " + out.string(),
+                                       "render --backend cpu --frames 1 --size 64x64 --out " + (dir_ / "f").string() +
+                                           " --load " + file + " --save " + out.string(),
+                                       "info " + file}) {
+      const Outcome r = run(command);
+      EXPECT_EQ(r.code, 2) << command << "\n" << r.output;
+      EXPECT_TRUE(has(r, file)) << r.output;
+      for (const std::string& part : b.said) EXPECT_TRUE(has(r, part)) << part << " missing from\n" << r.output;
+      EXPECT_FALSE(fs::exists(out)) << command;
+    }
+  }
+}
+
+// Relative outputs land in the folder the program was started from, and what the lab says of them (the
+// status line, the end of a recording) names them whole.
+TEST_F(Cli, OutputsLandInTheStartingFolderAndAreNamedByAbsolutePaths) {
+  const fs::path start = dir_ / "start here";
+  fs::create_directories(start);
+  write_text(start / "keys.json", R"({"events": [{"frame": 1, "action": "key", "key": "f12"}, {"frame": 3, "action": "quit"}]})");
+  const Outcome r = run("--offscreen --backend cpu -n 256 --size 640x360 --script keys.json --record rec.rgba --record-panel --save state.hdf5",
+                        "cd '" + start.string() + "' && env -u DISPLAY -u WAYLAND_DISPLAY");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(has(r, "Recorded to " + (start / "rec.rgba").string())) << r.output;
+  EXPECT_TRUE(fs::exists(start / "rec.rgba"));
+  EXPECT_TRUE(fs::exists(start / "state.hdf5"));
+  int screenshots = 0;
+  for (const auto& entry : fs::directory_iterator(start))
+    if (entry.path().filename().string().rfind("nbodylab-", 0) == 0 && entry.path().extension() == ".png") ++screenshots;
+  EXPECT_EQ(screenshots, 1) << "F12 saves into the starting folder";
+}
+
+// The panel's Bookmark now writes HDF5 when the name asks for it: NAME.hdf5 beside NAME.json, listed with
+// the others, restored with the bodies' types and IDs, and named by absolute paths for the status line.
+TEST(Bookmarks, ANameEndingInHdf5SavesAnHdf5SnapshotThatRestores) {
+  const fs::path dir = fs::temp_directory_path() / ("nbl_bookmarks_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  Settings settings;
+  settings.scene = Scene::galaxy;
+  settings.body_count = 1024;
+  settings.backend = BackendKind::cpu;
+  Simulation simulation(settings);
+  for (int i = 0; i < 3; ++i) simulation.step();
+  const Bookmark saved = save_bookmark(dir, "spiral.hdf5", settings, simulation);
+  EXPECT_EQ(saved.name, "spiral");
+  EXPECT_TRUE(saved.tipsy.is_absolute()) << saved.tipsy;
+  EXPECT_EQ(saved.tipsy.filename(), "spiral.hdf5");
+  ASSERT_TRUE(fs::exists(dir / "spiral.hdf5"));
+  ASSERT_TRUE(fs::exists(dir / "spiral.json"));
+  const Snapshot direct = read_snapshot(saved.tipsy);
+  EXPECT_EQ(direct.meta.types.size(), 2u) << "the galaxy's stars (PartType4) and its halo (PartType1)";
+
+  bool listed = false;
+  for (const Bookmark& b : list_bookmarks(dir)) listed = listed || (b.name == "spiral" && !b.shipped);
+  EXPECT_TRUE(listed);
+  LoadedBookmark loaded = read_bookmark(saved, settings);
+  Simulation restored(settings);
+  restored.restore(loaded.settings, std::move(loaded.snapshot));
+  EXPECT_NEAR(restored.time(), simulation.time(), 1e-9);
+  EXPECT_EQ(restored.body_count(), 1024u);
+  EXPECT_EQ(restored.body_groups().size(), 2u);
+  EXPECT_EQ(restored.snapshot().meta.ids, direct.meta.ids);
+  fs::remove_all(dir);
 }
 
 }  // namespace

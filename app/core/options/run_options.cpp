@@ -55,8 +55,12 @@ void RunOptions::add_to(CLI::App& app, bool with_toggles) {
                                     "Load settings from this JSON file first; other options override it")
                          ->type_name("FILE");
   settings_.add_to(app, {SettingGroup::restart, SettingGroup::live}, false, defaults_);
-  app.add_option("--load", load_file_, "Start from this Tipsy snapshot instead of a scene")->type_name("FILE");
-  app.add_option("--save", save_file_, "Write the final state to this Tipsy file")->type_name("FILE");
+  app.add_option("--load", load_file_,
+                 "Start from this snapshot instead of a scene: Tipsy, or HDF5 in the GADGET/SWIFT/AREPO layout "
+                 "(FILE.hdf5, .h5; snap.0.hdf5 or snap.hdf5 for one split over files; docs/snapshots.md)")
+      ->type_name("FILE");
+  app.add_option("--save", save_file_, "Write the final state to this file: FILE.hdf5 (or .h5) in GADGET-4's layout, any other name Tipsy")
+      ->type_name("FILE");
   kernels_option_ = app.add_option("--kernels", kernels_dir_,
                                    "Compile (and hot-reload) the GPU kernels from this folder, made by "
                                    "`nbodylab kernels --export DIR`")

@@ -1,6 +1,6 @@
 // The options every command that runs a simulation shares: the scalar settings of the restart and live
 // groups (scene, -n, seed, dt, softening, theta, algorithm, backend, steps per frame: one per row of
-// kSettings), every kernel toggle (one per row of kToggles), a settings file, Tipsy load/save. Each
+// kSettings), every kernel toggle (one per row of kToggles), a settings file, snapshot load/save. Each
 // command owns one RunOptions; resolve() applies them in a fixed order: defaults, then --settings FILE,
 // then the options given on the command line, then validation (InputError on anything out of range).
 #pragma once
@@ -21,8 +21,8 @@ class RunOptions {
   void add_to(CLI::App& app, bool with_toggles = true);
   Settings resolve() const;
 
-  const std::string& load_file() const { return load_file_; }  // --load file.tipsy ("" if not given)
-  const std::string& save_file() const { return save_file_; }  // --save file.tipsy ("" if not given)
+  const std::string& load_file() const { return load_file_; }  // --load file.tipsy or .hdf5 ("" if not given)
+  const std::string& save_file() const { return save_file_; }  // --save file.tipsy or .hdf5 ("" if not given)
 
  private:
   Settings defaults_;
