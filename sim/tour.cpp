@@ -231,7 +231,7 @@ std::string tutorial_speedup(const Tour& tour, const TourStep& step) {
   }
   if (!step.toggle || step.toggle->tutorial.empty()) return "";
   const std::vector<double> v = tutorial_speedups(tour, step);
-  if (v.size() == 3) return fixed(v[0]) + " at 50,000 bodies, " + fixed(v[1]) + " at 500,000, " + fixed(v[2]) + " at 5,000,000 (Fermi)";
+  if (v.size() == 3) return fixed(v[0]) + " at 50,000 bodies, " + fixed(v[1]) + " at 500,000, " + fixed(v[2]) + " at 5,000,000 (GeForce GTX 480, Fermi)";
   return std::string(step.toggle->tutorial);
 }
 
@@ -257,7 +257,7 @@ std::string teaching_text(std::string_view text) {
 
 std::string tutorial_reference(const Tour& tour, const TourStep& step) {
   if (tour.kind == TourKind::allpairs) return std::string(kLadder[*step.rung].reference);
-  return step.toggle && !step.toggle->tutorial.empty() ? "Burtscher's tutorial, Part II: Kernel Speedups"
+  return step.toggle && !step.toggle->tutorial.empty() ? "Burtscher's tutorial, Part II: Kernel Speedups (slide 103)"
          : step.toggle                                  ? "beyond the tutorial"
                                                         : "Burtscher's tutorial, Part II: the six kernels";
 }

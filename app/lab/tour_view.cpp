@@ -191,6 +191,10 @@ std::vector<LabCommand> TourView::build(const TourFacts& f, float height) {
   ImGui::Separator();
 
   ImGui::BeginChild("step", ImVec2(0, 0), false);
+  if (!step.previous && !tour.intro.empty()) {  // the first step: what the whole tour does
+    wrapped(kMuted, teaching_text(tour.intro));
+    ImGui::Spacing();
+  }
   wrapped(ImVec4(0.93f, 0.94f, 0.97f, 1.0f), teaching_text(step.text));
 
   label("The tutorial measured");
