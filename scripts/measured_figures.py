@@ -479,11 +479,11 @@ def tour_step_figures(runs):
             if "total" not in rows:
                 raise Failure(f"{os.path.relpath(json_file, ROOT)}: no 'total' row")
             n = int(re.search(r"\((?:[^,]+), (?:[^,]+), (\d+) bodies\)", times["title"]).group(1))
-            parts = []
-            if kernel and kernel in rows and rows[kernel].get("a_ms"):
-                parts.append(f"{kernel} {speedup(rows[kernel]['b_ms'] / rows[kernel]['a_ms'])}")
-            parts.append(f"whole step {speedup(rows['total']['b_ms'] / rows['total']['a_ms'])} "
-                         f"({rows['total']['a_ms']:.2f} vs {rows['total']['b_ms']:.2f} ms)")
+            parts = []  # this step's speed-up over the one before: B's time over A's, with both times
+            for stage, words in ((kernel, kernel), ("total", "whole step")):
+                if stage and stage in rows and rows[stage].get("a_ms"):
+                    a_ms, b_ms = rows[stage]["a_ms"], rows[stage]["b_ms"]
+                    parts.append(f"{words} {speedup(b_ms / a_ms)} ({a_ms:.3f} ms against {b_ms:.3f} before)")
             errors = {r["quantity"]: r["value"] for r in forces["rows"]}
             if "A vs direct sum: per-body p99" in errors and "B vs direct sum: per-body p99" in errors:
                 parts.append(f"per-body p99 error {errors['A vs direct sum: per-body p99']:.2g} vs "

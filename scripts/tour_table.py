@@ -53,8 +53,11 @@ def live_table(kind, log):
 
 
 def measured(figure):
+    log = figure["log"]
+    if log.endswith(".log") and (ROOT / (log[:-len(".log")] + ".json")).exists():
+        log = log[:-len(".log")] + ".{log,json}"  # bench --compare's tables are in the JSON beside the log
     return (f"{figure['value']} ({figure['gpu']}, {figure['config']['bodies']:,} bodies, {figure['config']['scene']}, "
-            f"commit {figure['commit']}; `{figure['log']}`)")
+            f"commit {figure['commit']}; `{log}`)")
 
 
 def committed_figures():

@@ -89,7 +89,8 @@ class TourRuns(unittest.TestCase):
         self.assertEqual(f["config"]["toggles"], toggles)
         self.assertEqual(f["baseline"]["toggles"], steps[5][5])
         self.assertEqual((f["config"]["scene"], f["config"]["bodies"], f["config"]["theta"]), ("collision", 1048576, 0.65))
-        self.assertTrue(f["value"].startswith("force 2.00x, whole step 2.00x (12.00 vs 24.00 ms)"), f["value"])
+        self.assertTrue(f["value"].startswith("force 2.00x (10.000 ms against 20.000 before), whole step 2.00x "
+                                              "(12.000 ms against 24.000 before)"), f["value"])
 
     def test_a_run_that_changes_two_switches_is_refused(self):
         lines = [l for l in self.mf.tour_commands("nbodylab", "out", 1048576).split("\n") if l.startswith("run ")]
