@@ -259,7 +259,7 @@ std::string tutorial_reference(const Tour& tour, const TourStep& step) {
   if (tour.kind == TourKind::allpairs) return std::string(kLadder[*step.rung].reference);
   return step.toggle && !step.toggle->tutorial.empty() ? "Burtscher's tutorial, Part II: Kernel Speedups (slide 103)"
          : step.toggle                                  ? "beyond the tutorial"
-                                                        : "Burtscher's tutorial, Part II: the six kernels";
+                                                        : "Burtscher's tutorial, Part II: Six GPU Kernels (slide 86)";
 }
 
 }  // namespace nbl
