@@ -61,26 +61,29 @@ inline constexpr std::array<T, 1> fp64{{{Choice{"precision", "fp64"}}}};
 // clang-format off
 inline constexpr std::array kLadder = {
   LadderRung{"1 thread", "One GPU thread runs the CPU loops: every body, every partner, array of structs, 1/sqrtf, "
-    "if (i != j). Slower than one CPU core: no caches to speak of, no latency hiding.",
+    "if (i != j). Slower than one CPU core: a simple, slower-clocked core, and nothing hides its memory latency.",
     "Burtscher's tutorial, Part I: C to CUDA Conversion, 1-Thread Performance", 0, 0, 0, ladder_changes::start},
   LadderRung{"N threads", "One thread per body, 256 threads per block: thousands of threads hide each other's latency.",
     "Burtscher's tutorial, Part I: Using N Threads", 7781, 6495, 12150, ladder_changes::n_threads},
   LadderRung{"SoA", "Structure of arrays: the threads of a warp all read the same body, so the layout barely "
-    "matters yet (the tutorial saw slowdowns); it pays off once tiles are loaded cooperatively.",
+    "matters yet (the tutorial saw slowdowns); both layouts load a body with four 4-byte loads, and SoA adds "
+    "address arithmetic. The tutorial keeps it for the coalesced tile loads of shared-memory blocking.",
     "Burtscher's tutorial, Part I: Using Scalar Arrays", 0.83, 0.96, 0.82, ladder_changes::soa},
   LadderRung{"constant params", "n, softening and the array pointers copied once into __constant__ memory instead of "
     "passed to every launch.", "Burtscher's tutorial, Part I: Constant Kernel Parameters", 1.015, 1.016, 0.971,
     ladder_changes::constant},
-  LadderRung{"rsqrtf", "The hardware reciprocal square root (MUFU.RSQ) instead of 1.0f / sqrtf(): one instruction "
-    "instead of a correctly rounded square root and division.",
+  LadderRung{"rsqrtf", "The hardware reciprocal square root (MUFU.RSQ) instead of 1.0f / sqrtf(): one approximation "
+    "instead of a correctly rounded square root and reciprocal (until -ftz, with a compare and two multiplies for "
+    "denormal inputs around it).",
     "Burtscher's tutorial, Part I: Using the RSQRTF Instruction", 0.99, 1.83, 1.64, ladder_changes::rsqrt},
   LadderRung{"two loops", "The inner loop split around i instead of if (i != j). A side trip: the tutorial found it "
-    "useless on Fermi and Kepler and went back to the if. On the H100, where the loop is limited by issue "
-    "slots, dropping the compare and branch gains 1.13-1.29x, but rung 8 removes the test altogether.",
+    "useless on Fermi and Kepler and went back to the if. Here it saves the compare and branch, 3 of 28 PTX "
+    "instructions per interaction, which pays where the loop is limited by issue slots; rung 8 removes the test "
+    "altogether.",
     "Burtscher's tutorial, Part I: Using 2 Loops to Avoid If Statement", 0.55, 1.00, 1.00, ladder_changes::two_loops,
     false},
-  LadderRung{"shared tiles", "Each block loads a tile of 256 bodies into shared memory with one coalesced load per "
-    "thread; every thread then reads the tile from there.",
+  LadderRung{"shared tiles", "Each block loads a tile of 256 bodies into shared memory, each thread copying one body "
+    "with coalesced loads; every thread then reads the tile from there.",
     "Burtscher's tutorial, Part I: Blocking using Shared Memory", 3.7, 1.1, 1.6, ladder_changes::shared},
   LadderRung{"unroll 8", "#pragma unroll 8 on the inner loop: fewer loop-counter and branch instructions per "
     "interaction.", "Burtscher's tutorial, Part I: Loop Unrolling", 1.07, 1.16, 1.07, ladder_changes::unroll8},
@@ -94,13 +97,14 @@ inline constexpr std::array kLadder = {
   LadderRung{"-ftz", "Flush denormals to zero: rsqrtf becomes a bare MUFU.RSQ without the denormal fix-up.",
     "Burtscher's tutorial, Part I: Compiler Flags", 1.00, 1.18, 1.15, ladder_changes::ftz},
   LadderRung{"float4", "Position and mass as one float4: one 16-byte load per body from global memory and one "
-    "16-byte broadcast read per body from the shared tile, instead of four.",
+    "16-byte broadcast read per body from the shared tile, instead of four in the PTX (the compiler had already "
+    "merged the SoA tile's reads four bodies at a time, so the machine code reads the tile no less often).",
     "beyond the tutorial (as NVIDIA's nbody sample)", 0, 0, 0, ladder_changes::float4},
   LadderRung{"4 bodies/thread", "Register blocking: each thread computes 4 bodies, so every body read from the tile "
     "serves 4 interactions, and the 4 are independent work for the scheduler. This rung changes two toggles: bodies "
     "per thread 1 -> 4 and unroll 128 -> 32 (to keep the 4-body loop compact), so its speed-up is of the pair. On the "
     "H100 at 64k bodies the sweep tells them apart: unroll 32 alone, at 1 body per thread, was within noise of "
-    "unroll 128 (2.446 vs 2.425 ms), so the gain there is register blocking's; at 1M they were not measured apart.",
+    "unroll 128, so the gain there is register blocking's; at 1M they were not measured apart.",
     "beyond the tutorial: Volkov's 'Better Performance at Lower Occupancy'", 0, 0, 0,
     ladder_changes::blocking},
   LadderRung{"warp shuffle", "Tiles passed lane to lane with __shfl_sync instead of shared memory: no barriers, but "

@@ -171,7 +171,11 @@ inline constexpr std::array kSettings = {
     .group = SettingGroup::restart, .kind = SettingKind::choice, .choices = kSceneNames,
     .widget = PanelWidget::combo,
     .help = "Initial conditions, deterministic per seed: two colliding galaxies, one disk galaxy, a Plummer "
-            "sphere, a cold uniform sphere, a random cube, or a two-body Kepler orbit.",
+            "sphere, a cold uniform sphere, a random cube, or a two-body Kepler orbit. Units: G = 1 and a total "
+            "mass of 1, so a time unit is sqrt(L^3 / (G M)) for the length unit L: the Plummer sphere has a "
+            "virial radius of 1 (scale length 3 pi / 16), the sphere a radius of 1, the cube a side of 2, a lone "
+            "galaxy's disk a scale length of 0.25, the collision's galaxies (masses 1 : 0.7) meet at a pericentre "
+            "of 1, and the Kepler pair (0.75 and 0.25) has a semi-major axis of 1, so its period is 2 pi.",
     .access = field<&Settings::scene>},
   SettingDef{.key = "bodies", .cli = "-n,--bodies", .label = "Bodies (N)", .noun = "the number of bodies",
     .group = SettingGroup::restart, .kind = SettingKind::integer, .integer_min = 1, .integer_max = kNoIntegerLimit,
@@ -195,13 +199,16 @@ inline constexpr std::array kSettings = {
     .group = SettingGroup::live, .kind = SettingKind::real, .real_min = 0, .real_max = kNoRealLimit,
     .real_min_exclusive = true, .unset_means = &default_dt_rule,
     .widget = PanelWidget::input,
-    .help = "Leapfrog time step (N-body units). Too large and close encounters blow up (the lab pauses on NaN).",
+    .help = "Leapfrog time step, in the scene's time unit (the Scene's tooltip). Too large and close encounters "
+            "blow up (the lab pauses on NaN).",
     .access = field<&Settings::dt>},
   SettingDef{.key = "softening", .cli = "--eps,--softening", .label = "softening", .noun = "the softening length",
     .group = SettingGroup::live, .kind = SettingKind::real, .real_min = 0, .real_max = kNoRealLimit,
     .unset_means = &default_softening_rule,
     .widget = PanelWidget::input, .symbol_label = "softening ε",
-    .help = "Plummer softening length: forces stop growing below this distance.",
+    .help = "Plummer softening length eps: a body pulls another with m d / (|d|^2 + eps^2)^(3/2), as a Plummer "
+            "sphere of radius eps would, so the pull peaks at |d| = eps / sqrt(2) and falls to zero at zero "
+            "distance: close passes cannot scatter bodies hard, and a body's pull on itself is zero.",
     .access = field<&Settings::softening>},
   SettingDef{.key = "theta", .cli = "--theta", .label = "theta (opening)", .noun = "the opening angle theta",
     .group = SettingGroup::live, .kind = SettingKind::real, .real_min = 0, .real_max = 2,
@@ -209,7 +216,8 @@ inline constexpr std::array kSettings = {
     .widget = PanelWidget::slider, .symbol_label = "θ (opening angle)",
     .help = "Barnes-Hut opening angle: a cell stands in for its bodies when size / distance < theta. 0 opens "
             "every cell (exact, slow); larger is faster and less accurate. 0.65 with adaptive quadrupole cells (the "
-            "default moments) errs like 0.5 with monopoles, the tutorial's choice, for fewer interactions. Under the "
+            "default moments) errs about as much as 0.5 with monopoles, the tutorial's choice, for fewer "
+            "interactions (docs/barneshut.md, Cell moments). Under the "
             "default relative opening test (Optimizations, Opening test) theta decides only a new state's first "
             "pass; set the test to 'by angle' to study it.",
     .access = field<&Settings::opening_angle>},

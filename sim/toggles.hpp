@@ -128,8 +128,9 @@ inline constexpr std::array kToggles = {
     "two loops: 0.55x (CC 1.3), 1.00x (CC 2.0/3.0); if-elimination: 1.38x, 1.54x, 1.64x"},
   ToggleDef{"tiling", "Tiling", Algorithm::allpairs, "Memory", ToggleKind::choice, 1, 0, 2, 1,
     toggle_choices::tiling, "NBL_TILING",
-    "Each block stages a tile of bodies in shared memory (one coalesced load serves the whole block), or "
-    "each warp passes bodies lane to lane with __shfl_sync and needs no shared memory at all.",
+    "Each block stages a tile of bodies in shared memory (each thread copies one body with coalesced loads, and "
+    "the whole block reads the tile), or each warp passes bodies lane to lane with __shfl_sync and needs no shared "
+    "memory at all.",
     "shared-memory blocking: 3.7x (CC 1.3), 1.1x (CC 2.0), 1.6x (CC 3.0)"},
   ToggleDef{"unroll", "Unroll factor", Algorithm::allpairs, "Control flow", ToggleKind::integer, 32, 1, 128, 1,
     kNoChoices, "NBL_UNROLL",
@@ -142,12 +143,15 @@ inline constexpr std::array kToggles = {
   ToggleDef{"fast_math", "Float flags", Algorithm::allpairs, "Arithmetic", ToggleKind::choice, 1, 0, 2, 1,
     toggle_choices::fast_math, "",
     "Compiler flags: flush denormals to zero (-ftz=true) or --use_fast_math (ftz, approximate division "
-    "and square root).",
+    "and square root). Without ftz the compiler wraps every rsqrtf in a compare and two multiplies that rescale "
+    "denormal inputs: at the ladder's unroll-128 rung, 3 of its 17 machine instructions per interaction, none of "
+    "them visible in the PTX counts.",
     "-ftz: 1.00x (CC 1.3), 1.18x (CC 2.0), 1.15x (CC 3.0)"},
   ToggleDef{"bodies_per_thread", "Bodies per thread", Algorithm::allpairs, "Beyond the tutorial", ToggleKind::integer, 4, 1, 8, 1,
     kNoChoices, "NBL_BODIES_PER_THREAD",
     "Each thread computes several bodies (register blocking): every body it loads is reused that many "
-    "times from registers, trading occupancy for instruction-level parallelism (Volkov).", ""},
+    "times from registers, trading occupancy (how many warps an SM holds at once, of the 64 it can; each "
+    "thread's registers count against it) for instruction-level parallelism (Volkov).", ""},
   ToggleDef{"block_size", "Block size", Algorithm::allpairs, "Launch", ToggleKind::integer, 256, 32, 1024, 32,
     kNoChoices, "NBL_BLOCK_SIZE",
     "Threads per block; also the tile length for shared-memory tiling.",
@@ -163,17 +167,19 @@ inline constexpr std::array kToggles = {
     "build the hierarchy from the sorted keys (Karras 2012): no locks, no retries.", ""},
   ToggleDef{"bh_throttle", "Throttling barrier", Algorithm::barneshut, "Tree build", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_THROTTLE",
-    "A __syncthreads() after each insertion attempt in the lock-based build, so threads that failed to "
-    "get a lock do not hammer it while the winner builds its subtree.",
+    "A block-wide barrier (__syncthreads_or) after each insertion attempt in the lock-based build, so threads "
+    "that failed to get a lock do not hammer it while the winner builds its subtree.",
     "0.97x (50k), 1.03x (500k), 1.04x (5M)"},
   ToggleDef{"bh_combined_fence", "Combined fence", Algorithm::barneshut, "Tree build", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_COMBINED_FENCE",
-    "One __threadfence() per block-wide round of insertions instead of one per inserted subtree.",
+    "Lock-based build: one __threadfence() per subtree a thread builds, just before the store that publishes "
+    "it, instead of one after every new cell. (The tutorial's combines the fence with the throttling barrier: "
+    "one per round of insertions.)",
     "1.54x (50k), 1.57x (500k), 1.50x (5M)"},
   ToggleDef{"bh_waitfree", "Wait-free pre-pass", Algorithm::barneshut, "Summarize", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_WAITFREE",
-    "Summarize first folds in every child that is already complete without waiting, and only then waits "
-    "for the rest, caching which children were ready.",
+    "Summarize first folds in every child that is already complete without waiting, remembering which were "
+    "not (a bitmask), and only then waits for those.",
     "1.02x (50k), 1.21x (500k), 1.31x (5M)"},
   ToggleDef{"bh_sort", "Sort bodies", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_SORT",
@@ -182,10 +188,10 @@ inline constexpr std::array kToggles = {
   ToggleDef{"bh_traversal", "Force traversal", Algorithm::barneshut, "Force", ToggleKind::choice, 2, 0, 2, 1,
     toggle_choices::bh_traversal, "",
     "Each thread walks the tree alone; or the whole warp walks the union of its threads' paths, a warp "
-    "vote (__all_sync) deciding whether a cell is far enough for every lane (the tutorial); or the warp "
-    "walks once for its group of 32 bodies, 32 nodes per step, collecting an interaction list that it "
-    "then evaluates like the all-pairs kernel (beyond the tutorial). Each is its own kernel file.",
-    "warp-synchronous execution: 6.23x (50k), 8.04x (500k), 8.60x (5M)"},
+    "vote (__all_sync) accepting a cell only if it is far enough for every lane (the tutorial); or the warp "
+    "walks once for its group of up to Group size bodies, 32 nodes per step, collecting an interaction list "
+    "that it then evaluates like the all-pairs kernel (beyond the tutorial). Each is its own kernel file.",
+    "sync'ed execution: 6.23x (50k), 8.04x (500k), 8.60x (5M); thread voting: 2.04x, 2.49x, 2.47x"},
   ToggleDef{"bh_leaf_capacity", "Leaf capacity", Algorithm::barneshut, "Tree build", ToggleKind::integer, 8, 1, 8, 1,
     kNoChoices, "NBL_BH_LEAF_CAPACITY",
     "Morton build: a cell holding at most this many bodies is not split further. 1 is the classic "
@@ -193,11 +199,11 @@ inline constexpr std::array kToggles = {
   ToggleDef{"bh_moments", "Cell moments", Algorithm::barneshut, "Force", ToggleKind::choice, 2, 0, 2, 1,
     toggle_choices::bh_moments, "NBL_BH_MOMENTS",
     "What a far cell stands in for its bodies with: their total mass at its centre of mass (monopole), or "
-    "that plus their quadrupole moment, how the mass spreads about the centre. The quadrupole costs about "
-    "2.5 times the arithmetic of a monopole and cuts the error from order theta^2 to theta^3, so the same "
-    "accuracy comes at a larger theta with fewer interactions. Adaptive: the quadrupole only for the cells "
-    "near the opening limit, where a monopole errs most (those a monopole test at 0.7 theta would open); "
-    "the farther cells stay monopoles.", ""},
+    "that plus their quadrupole moment, how the mass spreads about the centre. A quadrupole interaction is "
+    "about 35 instructions against a monopole's 13 and cuts the error from order theta^2 to theta^3, so the "
+    "same accuracy comes at a larger theta with fewer interactions. Adaptive: the quadrupole only where a "
+    "monopole errs most; by angle, for the cells a monopole test at 0.7 theta would open, and with the relative "
+    "test, for the cells whose monopole error exceeds 0.3 of the budget.", ""},
   ToggleDef{"bh_opening", "Opening test", Algorithm::barneshut, "Force", ToggleKind::choice, 1, 0, 1, 1,
     toggle_choices::bh_opening, "NBL_BH_OPENING",
     "When a cell may stand in for its bodies. By angle: when its size over its distance is below theta, the "
@@ -206,8 +212,8 @@ inline constexpr std::array kToggles = {
     "the previous pass, so light cells are accepted wider and heavy ones narrower (after GADGET-2's criterion). "
     "A cell so light that even its worst case, 2 m / D^2 at the gap D to its cube, is within the budget is "
     "accepted at any angle: a collision's ejecta then cost nothing. A new state's first pass opens by angle. "
-    "H200, Plummer: 1M 3.65 -> 2.45 ms and 10M 33.0 -> 19.8 ms per step at a smaller p99 error "
-    "(BENCHMARKS.md).", ""},
+    "On Plummer spheres of 1M to 10M bodies it was faster than theta 0.65 at a smaller p99 error (H200; "
+    "docs/barneshut.md has the table and its logs).", ""},
   ToggleDef{"bh_tolerance", "Tolerance (x 1e-4)", Algorithm::barneshut, "Force", ToggleKind::integer, 80, 1, 400, 1,
     kNoChoices, "NBL_BH_TOLERANCE",
     "Relative opening: the share of the RMS pull one cell's error may be, in units of 1e-4. Smaller is "
@@ -238,9 +244,8 @@ inline constexpr std::array kToggles = {
   ToggleDef{"bh_block_size", "Block size (force)", Algorithm::barneshut, "Launch", ToggleKind::integer, 128, 32, 1024, 32,
     kNoChoices, "NBL_BH_BLOCK_SIZE",
     "Threads per block of the force kernel. The group walk needs about 100 registers a thread, so an SM holds "
-    "2 blocks of 256 (16 warps) but 5 of 128 (20 warps): 5% faster from 1M to 10M bodies (H200, "
-    "BENCHMARKS.md), though each warp's node stack gets less shared memory. The per-thread walk is 4% "
-    "faster with 256.", "the tutorial used 256 threads x 5 blocks per SM"},
+    "2 blocks of 256 (16 warps) but 5 of 128 (20 warps), though each warp's node stack gets less shared "
+    "memory.", "the tutorial used 256 threads x 5 blocks per SM"},
 };
 // clang-format on
 

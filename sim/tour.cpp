@@ -57,6 +57,15 @@ class TourReader {
       if (t.kind != TourKind::barneshut) fail("\"start\" is for the Barnes-Hut tour; the all-pairs steps name ladder rungs");
       start = toggles_from(j.at("start"), "\"start\"");
     }
+    if (t.kind == TourKind::barneshut) {
+      // Every toggle, so that what a step runs (and what a measured figure must have run to speak for it)
+      // never changes with the defaults.
+      std::string missing;
+      for (const ToggleDef& def : kToggles)
+        if (def.algorithm == Algorithm::barneshut && !(j.contains("start") && j.at("start").contains(std::string(def.key))))
+          missing += (missing.empty() ? "" : ", ") + std::string(def.key);
+      if (!missing.empty()) fail("\"start\" must name every Barnes-Hut toggle; it lacks " + missing);
+    }
     if (!j.contains("steps") || !j.at("steps").is_array() || j.at("steps").empty()) fail("needs \"steps\": a non-empty array");
     const json& steps = j.at("steps");
     for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -222,15 +231,35 @@ std::string tutorial_speedup(const Tour& tour, const TourStep& step) {
   }
   if (!step.toggle || step.toggle->tutorial.empty()) return "";
   const std::vector<double> v = tutorial_speedups(tour, step);
-  if (v.size() == 3) return fixed(v[0]) + " at 50,000 bodies, " + fixed(v[1]) + " at 500,000, " + fixed(v[2]) + " at 5,000,000 (Fermi)";
+  if (v.size() == 3) return fixed(v[0]) + " at 50,000 bodies, " + fixed(v[1]) + " at 500,000, " + fixed(v[2]) + " at 5,000,000 (GeForce GTX 480, Fermi)";
   return std::string(step.toggle->tutorial);
+}
+
+std::string teaching_text(std::string_view text) {
+  std::string out;
+  const std::string_view tag = "[tutorial:";
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t start = text.find(tag, at);
+    const std::size_t end = start == std::string_view::npos ? start : text.find(']', start);
+    if (end == std::string_view::npos) {
+      out += text.substr(at);
+      break;
+    }
+    std::string_view where = text.substr(start + tag.size(), end - start - tag.size());
+    while (!where.empty() && where.front() == ' ') where.remove_prefix(1);
+    out += text.substr(at, start - at);
+    out += "(the tutorial, " + std::string(where) + ")";
+    at = end + 1;
+  }
+  return out;
 }
 
 std::string tutorial_reference(const Tour& tour, const TourStep& step) {
   if (tour.kind == TourKind::allpairs) return std::string(kLadder[*step.rung].reference);
-  return step.toggle && !step.toggle->tutorial.empty() ? "Burtscher's tutorial, Part II: Kernel Speedups"
+  return step.toggle && !step.toggle->tutorial.empty() ? "Burtscher's tutorial, Part II: Kernel Speedups (slide 103)"
          : step.toggle                                  ? "beyond the tutorial"
-                                                        : "Burtscher's tutorial, Part II: the six kernels";
+                                                        : "Burtscher's tutorial, Part II: Six GPU Kernels (slide 86)";
 }
 
 }  // namespace nbl

@@ -1,10 +1,14 @@
 // The guided tour through Burtscher's CUDA optimization tutorial: the all-pairs ladder step by step, or the
 // Barnes-Hut kernels switch by switch. What each step sets comes from the lab's own tables, never
 // restated: an all-pairs step names a rung of kLadder (sim/ladder.hpp) and runs ladder_toggles(rung); a
-// Barnes-Hut step names a switch of kToggles and its value, on top of the steps before it. The words a
-// teacher reads out (two or three sentences per step, and where today's GPUs disagree with the tutorial)
-// are data: assets/tour/allpairs.json and assets/tour/barneshut.json. The tutorial's measured speed-ups
-// come from the same tables (kLadder's per-GPU figures, the switch's `tutorial` text). No CUDA here.
+// Barnes-Hut step names a switch of kToggles and its value, on top of the steps before it, from a
+// "start" that names every Barnes-Hut toggle (so a step's configuration never depends on the defaults).
+// The words a teacher reads out (two or three sentences per step, and what today's GPUs show) are data:
+// assets/tour/allpairs.json and assets/tour/barneshut.json. They quote no measured figure: the tour
+// shows what a GPU measured in the step's configuration from assets/measured/figures.json
+// (sim/measured_figures.hpp), and the tutorial's speed-ups from the lab's tables (kLadder's per-GPU
+// figures, the switch's `tutorial` text). A figure of the tutorial quoted in a text carries the tag
+// "[tutorial: where]", shown as "(the tutorial, where)" (teaching_text). No CUDA here.
 #pragma once
 #include <cstddef>
 #include <filesystem>
@@ -25,7 +29,7 @@ std::optional<TourKind> tour_kind_from(std::string_view name);  // "allpairs", "
 struct TourStep {
   std::string title;
   std::string text;      // what the step changes and why it should help: two or three sentences
-  std::string this_gpu;  // where today's GPU (BENCHMARKS.md) disagrees with the tutorial, and why; "" if it does not
+  std::string this_gpu;  // what today's GPUs show for the step and why, in words ("" if nothing to add); the figures are data
   std::string kernel;    // the Barnes-Hut kernel it acts on ("tree build"...), a StepStats stage name; all-pairs: "force"
   std::optional<std::size_t> rung;  // all-pairs: the kLadder rung it runs
   const ToggleDef* toggle = nullptr;  // Barnes-Hut: the switch it turns (none for the first step)
@@ -61,6 +65,9 @@ std::filesystem::path tour_file(TourKind kind);
 // "1.83x on Fermi (CC 2.0), 1.64x on Kepler (CC 3.0), 0.99x on CC 1.3" for a rung, the switch's figures
 // at 50k / 500k / 5M bodies for a Barnes-Hut switch; "" when the tutorial did not measure the step.
 std::string tutorial_speedup(const Tour& tour, const TourStep& step);
+// A teaching text as the program shows it: each tag "[tutorial: Part II, Kernel Speedups]" that marks a
+// figure as the tutorial's becomes "(the tutorial, Part II, Kernel Speedups)".
+std::string teaching_text(std::string_view text);
 // Where the step comes from in the tutorial ("Burtscher's tutorial, Part I: ...").
 std::string tutorial_reference(const Tour& tour, const TourStep& step);
 // The tutorial's speed-ups of the step as numbers (each GPU or size the tutorial measured; empty when none).

@@ -18,6 +18,7 @@
 #include "sim/ladder.hpp"
 #include "sim/measured_figures.hpp"
 #include "sim/resources.hpp"
+#include "sim/tour.hpp"
 
 namespace nbl {
 
@@ -95,11 +96,16 @@ const MeasuredFiguresFile& measured_figures() {
 }
 
 std::string toggle_tooltip(const ToggleDef& t, const std::string& inert) {
-  std::string text(t.help);
-  if (!t.tutorial.empty()) text += "\n\nTutorial: " + std::string(t.tutorial);
+  std::string text = teaching_text(t.help);
+  if (!t.tutorial.empty())
+    text += "\n\nThe tutorial measured (" + std::string(t.algorithm == Algorithm::allpairs
+                                                       ? "Part I: CC 1.3 Quadro FX 5800, CC 2.0 Tesla C2050, CC 3.0 GeForce GTX 680"
+                                                       : "Part II, Kernel Speedups: GeForce GTX 480, 50k / 500k / 5M bodies") +
+            "): " + std::string(t.tutorial);
   const MeasuredFiguresFile& measured = measured_figures();
   if (!measured.problem.empty()) text += "\n\nMeasured figures unavailable: " + measured.problem;
-  else if (const std::string figures = measured.figures.describe(t.key); !figures.empty()) text += "\n\nMeasured: " + figures;
+  else if (const std::string figures = measured.figures.describe(t.key); !figures.empty())
+    text += "\n\nMeasured on a GPU, each in the configuration it names (it speaks for that one):\n" + figures;
   text += "\n\n" + (t.macro.empty() ? std::string("Becomes an NVRTC compiler option.")
                                     : "Kernel macro: " + std::string(t.macro));
   if (!inert.empty()) text += "\n\nInert now: " + inert;
@@ -400,7 +406,9 @@ void Panel::header(const PanelFacts& f) {
   ImGui::TextColored(kMuted, "%.0f FPS   %.3g steps/s   %s bodies   t = %.3f", f.stats->fps(), f.stepping.steps_per_s,
                      with_commas(static_cast<std::int64_t>(sim.body_count())).c_str(), sim.time());
   tooltip("The picture, the camera and this panel run at the display's rate (FPS); the simulation steps on its "
-          "own thread at its own rate (steps/s), and each frame draws the newest finished state.");
+          "own thread at its own rate (steps/s), and each frame draws the newest finished state. t is the simulated "
+          "time in N-body units: G = 1 and a total mass of 1, so a time unit is sqrt(L^3 / (G M)) for the scene's "
+          "length unit L (the Scene setting's tooltip gives each scene's scale; docs/glossary.md).");
   if (!f.stepping.slow_notice.empty()) wrapped(kWarning, f.stepping.slow_notice);
   ImGui::TextColored(kMuted, "%s", sim.backend().name().c_str());
   const BodyVertices& v = f.scene->vertices();
@@ -866,7 +874,8 @@ void Panel::performance_section(const PanelFacts& f) {
   const Spread whole = s.interactions_per_s.spread(), force = s.force_interactions_per_s.spread();
   row("interactions/s", si(whole.median, "") + " whole step");
   tooltip("Interactions of the step over the whole step's time (" + si(whole.low, "") + " .. " + si(whole.high, "") +
-          ", 10-90%). Barnes-Hut counts body-cell interactions too.");
+          ", 10-90%). An interaction is one pull evaluated on a body: by another body, or in Barnes-Hut by a cell "
+          "standing in for its bodies (a quadrupole cell counts as one).");
   if (!force.empty()) {
     row("", si(force.median, "") + " force kernel alone");
     tooltip("Interactions over the force stage's time alone (" + si(force.low, "") + " .. " + si(force.high, "") +
@@ -912,7 +921,9 @@ void Panel::tree_section(const PanelFacts& f) {
   row("children / cell", fmt("%.2f", tree.children_per_cell));
   row("nodes touched", fmt("min %.0f", tree.nodes_touched.min) + fmt("  avg %.1f", tree.nodes_touched.avg) +
                            fmt("  max %.0f", tree.nodes_touched.max));
-  tooltip("Per body in the force walk: the tutorial's measure of how much work theta and sorting save.");
+  tooltip("Per body: the tree nodes (cells and bodies) its force walk loads and tests, accepted or opened; where a "
+          "warp or a group walks together, the shared walk's count. The tutorial measures the same for its kernel 5 "
+          "(Part II, Nodes Touched per Activity).");
 }
 
 void Panel::accuracy_section(const PanelFacts& f) {
@@ -924,7 +935,12 @@ void Panel::accuracy_section(const PanelFacts& f) {
     row("energy", fmt("%.6f", r.total) + (r.sampled ? pm + fmt("%.1e", r.potential_error) : ""));
     row("drift", fmt("%+.2e", last.drift) + (last.error > 0 ? pm + fmt("%.1e", last.error) : "") +
                      fmt("  at t = %.3f", e.latest_time()));
+    tooltip("(E - E0) / |E0|: the total energy's change since it was first measured after the start or the last "
+            "restart. Leapfrog keeps it small and bounded; a growing drift means dt is too large for the closest "
+            "encounters, or the forces err.");
     row("virial 2K/|W|", fmt("%.3f", r.virial_ratio()));
+    tooltip("Twice the kinetic energy over the magnitude of the softened potential energy: 1 for a system in "
+            "equilibrium (the Plummer sphere starts there), 0 for one at rest (the cold sphere).");
     drift_plot(e.drift(), ImGui::GetFontSize() * 4.0f);
     ImGui::TextColored(kMuted, "%s", r.method.c_str());
     tooltip(r.sampled
@@ -1005,12 +1021,13 @@ void Panel::issue_ceiling_rows(const PanelFacts& f, const KernelInfo& k) {
   row("per interaction", fmt("%.2f", k.instructions_per_interaction) + " instructions");
   tooltip("Issued instructions in the hot loop per interaction, counted in " + k.instruction_source +
           ". The SASS count is what the SM issues; the PTX count is the compiler's intermediate code, close but "
-          "not the same.");
+          "not the same (without -ftz, ptxas adds three instructions around every rsqrt that the PTX does not show).");
   const auto& device = *f.device;
   if (!device) return;
   const double ceiling = issue_ceiling(device->sm_count, device->clock_mhz, k.instructions_per_interaction);
   row("issue ceiling", si(ceiling, "") + " interactions/s");
-  tooltip(std::to_string(device->sm_count) + " SMs x 128 instructions per clock x " + std::to_string(device->clock_mhz) +
+  tooltip("Issue slots: each of an SM's four schedulers issues one warp instruction per clock, 128 thread-instructions. " +
+          std::to_string(device->sm_count) + " SMs x 128 instructions per clock x " + std::to_string(device->clock_mhz) +
           " MHz (the GPU's peak clock as the driver reports it; `nbodylab bench clock` measures the clock under load) / " +
           fmt("%.2f", k.instructions_per_interaction) + " instructions per interaction.");
   const Spread measured = f.stats->force_interactions_per_s.spread();

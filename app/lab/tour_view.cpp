@@ -34,8 +34,10 @@ void label(const char* text) {
   ImGui::TextColored(kAccent, "%s", text);
 }
 
-// What we measured for the step (assets/measured/figures.json, from the kept logs BENCHMARKS.md quotes):
-// an all-pairs step's rung, a Barnes-Hut step's switch.
+// What a GPU measured for exactly this step against the step before it (assets/measured/figures.json,
+// scripts/measured_figures.py): figures whose configuration is the step's toggles and whose baseline is
+// the previous step's, with the GPU, the scene and N they were measured at. A figure measured in another
+// configuration is not shown here: it would speak for code this step does not run.
 std::vector<std::string> measured_for(const Tour& tour, const TourStep& step) {
   static const MeasuredFigures figures = [] {
     try {
@@ -45,16 +47,13 @@ std::vector<std::string> measured_for(const Tour& tour, const TourStep& step) {
     }
   }();
   std::vector<std::string> out;
-  for (const MeasuredFigure& f : figures.all()) {
-    bool mine = false;
-    if (tour.kind == TourKind::allpairs) {
-      const std::string rung = "rung " + std::to_string(*step.rung);
-      const std::size_t at = f.what.find(rung);
-      mine = at != std::string::npos && (at + rung.size() == f.what.size() || !std::isdigit(static_cast<unsigned char>(f.what[at + rung.size()])));
-    } else {
-      mine = step.toggle && f.toggle == step.toggle->key;
-    }
-    if (mine) out.push_back(f.what + ": " + f.value + " (" + f.gpu + ", commit " + f.commit + ")");
+  if (!step.previous) return out;
+  const ToggleValues& before = tour.steps[*step.previous].toggles;
+  for (const MeasuredFigure* f : figures.comparing(tour.algorithm(), step.toggles, before)) {
+    std::string bodies = std::to_string(f->config.bodies);
+    for (int i = static_cast<int>(bodies.size()) - 3; i > 0; i -= 3) bodies.insert(static_cast<std::size_t>(i), ",");
+    out.push_back(f->value + " (" + f->gpu + ", " + bodies + " bodies, " + f->config.scene + " scene, commit " + f->commit +
+                  "; " + f->log + ")");
   }
   return out;
 }
@@ -192,7 +191,11 @@ std::vector<LabCommand> TourView::build(const TourFacts& f, float height) {
   ImGui::Separator();
 
   ImGui::BeginChild("step", ImVec2(0, 0), false);
-  wrapped(ImVec4(0.93f, 0.94f, 0.97f, 1.0f), step.text);
+  if (!step.previous && !tour.intro.empty()) {  // the first step: what the whole tour does
+    wrapped(kMuted, teaching_text(tour.intro));
+    ImGui::Spacing();
+  }
+  wrapped(ImVec4(0.93f, 0.94f, 0.97f, 1.0f), teaching_text(step.text));
 
   label("The tutorial measured");
   const std::string tutorial = tutorial_speedup(tour, step);
@@ -216,10 +219,16 @@ std::vector<LabCommand> TourView::build(const TourFacts& f, float height) {
   if (!f.lab_error.empty()) wrapped(kError, f.lab_error);
 
   const auto measured = measured_for(tour, step);
-  if (!step.this_gpu.empty() || !measured.empty()) {
-    label(step.this_gpu.empty() ? "Measured on today's GPU (BENCHMARKS.md)" : "Where today's GPU disagrees (BENCHMARKS.md)");
-    if (!step.this_gpu.empty()) wrapped(kWarning, step.this_gpu);
-    for (const auto& m : measured) wrapped(kMuted, m);
+  if (step.previous) {
+    label("Measured on a GPU in this step's configuration");
+    if (measured.empty())
+      wrapped(kMuted, "Not measured in this configuration yet (scripts/measured_figures.py lists the GPU runs that "
+                      "would measure it).");
+    for (const auto& m : measured) wrapped(ImVec4(1, 1, 1, 1), m);
+  }
+  if (!step.this_gpu.empty()) {
+    label("On today's GPUs");
+    wrapped(kWarning, teaching_text(step.this_gpu));
   }
 
   ImGui::Spacing();

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 #include <set>
@@ -72,40 +73,101 @@ TEST(Toggles, EveryTutorialFigureHasAnH100FigureBesideIt) {
   }
 }
 
-TEST(MeasuredFigures, EachNamesAToggleAndAKeptLogWithItsGpuAndCommit) {
+TEST(MeasuredFigures, EachNamesAToggleAKeptLogItsGpuCommitAndConfiguration) {
   const MeasuredFigures figures = committed_figures();
   ASSERT_FALSE(figures.all().empty());
   for (const auto& f : figures.all()) {
+    SCOPED_TRACE(f.toggle + ": " + f.what);
     EXPECT_TRUE(find_toggle(f.toggle)) << f.toggle << ": no such toggle";
     EXPECT_TRUE(f.log.starts_with("benchmarks/")) << f.log;
     EXPECT_TRUE(std::filesystem::is_regular_file(resource_root() / f.log)) << f.log << " is not kept";
-    EXPECT_FALSE(f.gpu.empty() || f.commit.empty()) << f.toggle << ": " << f.what;
+    EXPECT_FALSE(f.gpu.empty() || f.commit.empty());
+    // The configuration it was measured in: the toggle's algorithm, a scene, N, and the toggle itself.
+    EXPECT_EQ(f.config.algorithm, find_toggle(f.toggle)->algorithm == Algorithm::allpairs ? "allpairs" : "barneshut");
+    EXPECT_FALSE(f.config.scene.empty());
+    EXPECT_GT(f.config.bodies, 0);
+    EXPECT_FALSE(f.config.source.empty());
+    const bool swept = std::find(f.config.varied.begin(), f.config.varied.end(), f.toggle) != f.config.varied.end();
+    EXPECT_TRUE(swept || std::any_of(f.config.toggles.begin(), f.config.toggles.end(),
+                                     [&](const auto& t) { return t.first == f.toggle; }))
+        << "the configuration does not say what the toggle was";
+    if (f.baseline) {
+      // A comparison differs from its baseline in the toggle it is about (and a ladder rung in its other changes).
+      EXPECT_NE(*f.baseline, f.config.toggles);
+    }
   }
 }
 
-TEST(MeasuredFigures, ATooltipGroupsValuesByComparisonAndNamesTheirSource) {
+TEST(MeasuredFigures, ATooltipGroupsValuesByComparisonAndConfigurationAndNamesTheirSource) {
   const MeasuredFigures figures = MeasuredFigures::parse(R"({"figures": [
     {"toggle": "rsqrt", "what": "rsqrtf vs sqrtf", "value": "1.3x at n = 1M", "gpu": "GPU A", "commit": "abc1234",
-     "log": "benchmarks/r/ladder-1m.json"},
+     "log": "benchmarks/r/ladder-1m.json",
+     "config": {"algorithm": "allpairs", "scene": "plummer", "bodies": 1048576, "toggles": {"rsqrt": "on", "unroll": "8"}, "source": "s"}},
     {"toggle": "unroll", "what": "unroll 8 vs 1", "value": "1.1x", "gpu": "GPU A", "commit": "abc1234",
-     "log": "benchmarks/r/ladder-1m.json"},
+     "log": "benchmarks/r/ladder-1m.json",
+     "config": {"algorithm": "allpairs", "scene": "plummer", "bodies": 1048576, "toggles": {"unroll": "8"}, "source": "s"}},
     {"toggle": "rsqrt", "what": "rsqrtf vs sqrtf", "value": "1.5x at n = 64k", "gpu": "GPU A", "commit": "abc1234",
-     "log": "benchmarks/r/ladder-64k.json", "note": "a note"}]})");
-  EXPECT_EQ(figures.describe("rsqrt"),
-            "rsqrtf vs sqrtf: 1.3x at n = 1M, 1.5x at n = 64k\n"
-            "(GPU A, commit abc1234: benchmarks/r/ladder-1m.json, benchmarks/r/ladder-64k.json)\n"
-            "a note");
+     "log": "benchmarks/r/ladder-64k.json", "note": "a note",
+     "config": {"algorithm": "allpairs", "scene": "plummer", "bodies": 65536, "toggles": {"rsqrt": "on", "unroll": "8"}, "source": "s"}}]})");
+  const std::string text = figures.describe("rsqrt");
+  EXPECT_EQ(text.substr(0, text.find('\n')), "rsqrtf vs sqrtf: 1.3x at n = 1M, 1.5x at n = 64k");
+  EXPECT_NE(text.find("measured in: plummer; unroll=8 (the rest at today's defaults); without the toggles added since: "
+                      "parallelism"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("(GPU A, commit abc1234: benchmarks/r/ladder-1m.json)\n  (GPU A, commit abc1234: benchmarks/r/ladder-64k.json)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\na note"), std::string::npos) << text;
   EXPECT_EQ(figures.describe("tiling"), "");
+}
+
+// The tour shows a figure only where both of its sides are the step's configurations.
+TEST(MeasuredFigures, AComparisonSpeaksOnlyForTheConfigurationsItWasMeasuredIn) {
+  std::string all_toggles, baseline_toggles;
+  ToggleValues after, before;
+  before["bh_rsqrt"] = 0;
+  for (std::size_t i = 0; i < kToggleCount; ++i) {
+    if (kToggles[i].algorithm != Algorithm::barneshut) continue;
+    const std::string key(kToggles[i].key);
+    all_toggles += (all_toggles.empty() ? "" : ", ") + ("\"" + key + "\": \"" + toggle_value_text(kToggles[i], after.values[i]) + "\"");
+    baseline_toggles +=
+        (baseline_toggles.empty() ? "" : ", ") + ("\"" + key + "\": \"" + toggle_value_text(kToggles[i], before.values[i]) + "\"");
+  }
+  const std::string figure = R"({"toggle": "bh_rsqrt", "what": "w", "value": "2x", "gpu": "g", "commit": "c", "log": "l",
+      "config": {"algorithm": "barneshut", "scene": "collision", "bodies": 1048576, "toggles": {)" + all_toggles +
+                             R"(}, "source": "s"}, "baseline": {"toggles": {)" + baseline_toggles + "}}}";
+  const MeasuredFigures figures = MeasuredFigures::parse(R"({"figures": [)" + figure + "]}");
+  EXPECT_EQ(figures.comparing(Algorithm::barneshut, after, before).size(), 1u);
+  EXPECT_TRUE(figures.comparing(Algorithm::barneshut, before, after).empty()) << "the sides swapped";
+  ToggleValues other = after;
+  other.set(Choice{"bh_build", "insertion"});
+  ToggleValues other_before = before;
+  other_before.set(Choice{"bh_build", "insertion"});
+  EXPECT_TRUE(figures.comparing(Algorithm::barneshut, other, other_before).empty()) << "measured with the Morton build";
+  // A run from before a toggle existed names fewer toggles: it speaks for no configuration of today's.
+  const MeasuredFigures older = MeasuredFigures::parse(R"({"figures": [{"toggle": "bh_rsqrt", "what": "w", "value": "2x",
+      "gpu": "g", "commit": "c", "log": "l", "config": {"algorithm": "barneshut", "scene": "plummer", "bodies": 1,
+      "toggles": {"bh_rsqrt": "on"}, "source": "s"}, "baseline": {"toggles": {"bh_rsqrt": "off"}}}]})");
+  EXPECT_TRUE(older.comparing(Algorithm::barneshut, after, before).empty());
 }
 
 TEST(MeasuredFigures, AMalformedFileIsAnInputErrorNamingTheEntry) {
   EXPECT_THROW(MeasuredFigures::parse("not json"), InputError);
-  try {
-    MeasuredFigures::parse(R"({"figures": [{"toggle": "rsqrt", "what": "x", "value": "1x", "gpu": "g", "log": "l"}]})");
-    FAIL() << "a figure without its commit was accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("'commit'"), std::string::npos) << e.what();
-  }
+  const auto message = [](const std::string& json) {
+    try {
+      MeasuredFigures::parse(json);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message(R"({"figures": [{"toggle": "rsqrt", "what": "x", "value": "1x", "gpu": "g", "log": "l"}]})").find("'commit'"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"figures": [{"toggle": "rsqrt", "what": "x", "value": "1x", "gpu": "g", "commit": "c", "log": "l"}]})")
+                .find("'config'"),
+            std::string::npos)
+      << "a figure must say what configuration it was measured in";
 }
 
 }  // namespace

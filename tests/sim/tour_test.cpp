@@ -6,6 +6,8 @@
 
 #include "sim/error.hpp"
 #include "sim/ladder.hpp"
+#include "sim/measured_figures.hpp"
+#include "sim/resources.hpp"
 #include "sim/tour.hpp"
 
 namespace nbl {
@@ -103,8 +105,67 @@ TEST(Tour, BarnesHutStepsTurnOneSwitchEachOnTopOfTheLast) {
   EXPECT_EQ(tutorial_speedups(tour, tour.steps[1]), (std::vector<double>{0.97, 1.03, 1.04})) << "throttling, from its toggle";
 }
 
+// Every Barnes-Hut toggle at its default, as a tour's "start" object.
+std::string full_start() {
+  std::string start;
+  for (const ToggleDef& t : kToggles)
+    if (t.algorithm == Algorithm::barneshut)
+      start += (start.empty() ? "" : ", ") + ("\"" + std::string(t.key) + "\": ") +
+               (t.kind == ToggleKind::flag      ? std::string(t.default_value ? "true" : "false")
+                : t.kind == ToggleKind::integer ? std::to_string(t.default_value)
+                                                : "\"" + toggle_value_text(t, t.default_value) + "\"");
+  return "{" + start + "}";
+}
+
+TEST(Tour, TheBarnesHutStartNamesEveryToggleSoNoStepDependsOnTheDefaults) {
+  const Tour tour = load_tour(TourKind::barneshut);
+  EXPECT_TRUE(tour.steps.front().toggles.is(Choice{"bh_opening", "relative"})) << "the first step says it opens relatively";
+  const std::string without_one = R"({"tour": "barneshut", "title": "t", "intro": "i", "start": {"bh_sort": false},
+      "steps": [{"title": "a", "text": "b"}]})";
+  try {
+    parse_tour(without_one, "t.json");
+    ADD_FAILURE() << "a start without every toggle was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"start\" must name every Barnes-Hut toggle; it lacks bh_build"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(parse_tour(R"({"tour": "barneshut", "title": "t", "intro": "i", "start": )" + full_start() +
+                                 R"(, "steps": [{"title": "a", "text": "b"}]})",
+                             "t.json"));
+}
+
+TEST(Tour, ATutorialTagIsShownAsTheTutorialsFigure) {
+  EXPECT_EQ(teaching_text("It gained 3.6x at 50,000 bodies [tutorial: Part II, Kernel Speedups]."),
+            "It gained 3.6x at 50,000 bodies (the tutorial, Part II, Kernel Speedups).");
+  EXPECT_EQ(teaching_text("No tag here."), "No tag here.");
+  EXPECT_EQ(teaching_text("An open [tutorial: tag"), "An open [tutorial: tag");
+}
+
+// The tour shows a GPU's figure for a step only when it was measured between the step's configuration
+// and the previous step's (assets/measured/figures.json): the ladder's runs measured exactly the tour's
+// all-pairs steps; the Barnes-Hut runs kept so far measured other configurations, so none shows.
+TEST(Tour, AStepShowsOnlyFiguresMeasuredInItsOwnConfiguration) {
+  const MeasuredFigures figures = MeasuredFigures::load(find_resource("assets/measured/figures.json"));
+  const Tour allpairs = load_tour(TourKind::allpairs);
+  for (std::size_t i = 1; i < allpairs.steps.size(); ++i) {
+    const TourStep& s = allpairs.steps[i];
+    SCOPED_TRACE(s.title);
+    const auto found = figures.comparing(Algorithm::allpairs, s.toggles, allpairs.steps[*s.previous].toggles);
+    EXPECT_FALSE(found.empty()) << "the ladder's kept runs measured this rung against the one it builds on";
+    for (const MeasuredFigure* f : found) EXPECT_TRUE(measured_in(f->config.toggles, Algorithm::allpairs, s.toggles));
+  }
+  const Tour barneshut = load_tour(TourKind::barneshut);
+  for (std::size_t i = 1; i < barneshut.steps.size(); ++i) {
+    const TourStep& s = barneshut.steps[i];
+    for (const MeasuredFigure* f : figures.comparing(Algorithm::barneshut, s.toggles, barneshut.steps[i - 1].toggles))
+      EXPECT_TRUE(f->log.find("tour-barneshut-step-") != std::string::npos)
+          << s.title << ": " << f->log << " measured another configuration";
+  }
+}
+
 TEST(Tour, BadToursAreRefusedNamingTheStep) {
   const std::string head = R"({"tour": "allpairs", "title": "t", "intro": "i", "steps": [)";
+  const std::string bh = R"({"tour": "barneshut", "title": "t", "intro": "i", "start": )" + full_start() + R"(, "steps": [)";
   struct Case {
     std::string text, expected;
   };
@@ -115,11 +176,11 @@ TEST(Tour, BadToursAreRefusedNamingTheStep) {
       {head + R"({"rung": 99, "title": "x", "text": "y"}]})", "step 1: no ladder rung 99"},
       {head + R"({"rung": 1, "title": "x"}]})", "step 1 needs \"text\""},
       {head + R"({"rung": 1, "title": "x", "text": "y", "colour": 1}]})", "step 1: unknown key \"colour\""},
-      {R"({"tour": "barneshut", "title": "t", "intro": "i", "steps": [{"title": "a", "text": "b"}, {"switch": "unroll", "value": 8, "title": "x", "text": "y"}]})",
+      {bh + R"({"title": "a", "text": "b"}, {"switch": "unroll", "value": 8, "title": "x", "text": "y"}]})",
        "step 2: \"switch\" must name a Barnes-Hut toggle (got \"unroll\")"},
-      {R"({"tour": "barneshut", "title": "t", "intro": "i", "steps": [{"title": "a", "text": "b"}, {"switch": "bh_sort", "value": "sideways", "title": "x", "text": "y"}]})",
+      {bh + R"({"title": "a", "text": "b"}, {"switch": "bh_sort", "value": "sideways", "title": "x", "text": "y"}]})",
        "step 2: "},
-      {R"({"tour": "barneshut", "title": "t", "intro": "i", "steps": [{"title": "a", "text": "b"}, {"switch": "bh_sort", "value": true, "title": "x", "text": "y"}]})",
+      {bh + R"({"title": "a", "text": "b"}, {"switch": "bh_sort", "value": true, "title": "x", "text": "y"}]})",
        "step 2: bh_sort is on already: the step changes nothing"},
       {R"({"tour": "barneshut", "title": "t", "intro": "i", "start": {"unroll": 8}, "steps": [{"title": "a", "text": "b"}]})",
        "\"start\": \"unroll\" is not a Barnes-Hut toggle"},

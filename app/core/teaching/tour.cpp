@@ -31,10 +31,12 @@ int mix_count(const KernelInfo& k, const char* cls) {
 }
 
 // Issued PTX instructions per interaction in the hot loop (the loop's instructions over its unrolled
-// bodies); NaN without a loop of interactions.
-double per_interaction(const KernelInfo& k) {
+// bodies); NaN without a loop of interactions. Only the force kernels' loops evaluate interactions: the
+// RMS-pull kernel beside them (bh_pull_scale) has a loop with a square root too, but of one sum per body.
+double per_interaction(const KernelInfo& k, const std::string& entry) {
   const int bodies = mix_count(k, "loop bodies");
-  return bodies > 0 ? static_cast<double>(mix_count(k, "loop instructions")) / bodies : std::nan("");
+  const bool force = entry == "allpairs_force" || entry == "bh_force";
+  return force && bodies > 0 ? static_cast<double>(mix_count(k, "loop instructions")) / bodies : std::nan("");
 }
 
 // The kernels of both sides compiled by NVRTC (cached like every build), each entry's report side by side.
@@ -65,7 +67,7 @@ std::vector<EntryMix> compile_mix(std::vector<std::pair<std::string, KernelSourc
   }
   // The kernels with a hot loop of interactions first: where the step's change shows.
   std::stable_sort(out.begin(), out.end(), [](const EntryMix& a, const EntryMix& b) {
-    return !std::isnan(per_interaction(a.after)) && std::isnan(per_interaction(b.after));
+    return !std::isnan(per_interaction(a.after, a.entry)) && std::isnan(per_interaction(b.after, b.entry));
   });
   return out;
 }
@@ -75,7 +77,7 @@ std::vector<EntryMix> compile_mix(std::vector<std::pair<std::string, KernelSourc
 std::vector<MixRow> mix_rows(const EntryMix& m) {
   std::vector<MixRow> rows;
   auto side = [&](bool exists, const std::string& text) { return exists ? text : std::string(); };
-  const double ipi_b = per_interaction(m.before), ipi_a = per_interaction(m.after);
+  const double ipi_b = per_interaction(m.before, m.entry), ipi_a = per_interaction(m.after, m.entry);
   if (m.kernel == "force" && (!std::isnan(ipi_a) || !std::isnan(ipi_b)))  // a force loop: one square root per interaction
     rows.push_back({"PTX instructions per interaction (hot loop)", std::isnan(ipi_b) || !m.before_exists ? "" : number("%.2f", ipi_b),
                     std::isnan(ipi_a) ? "" : number("%.2f", ipi_a)});
