@@ -113,7 +113,7 @@ inline constexpr float kAdaptiveMonopoleShare = 0.7f;
 // mass at one point erred 2.7x as much as the sphere's worst on that metric, bodies around a
 // cancelling centre paid 2.1x the sphere's walk, and five of the eight CPU geometry tests failed a
 // bound in ten runs; with the RMS none did, for the same or fewer interactions on a sphere and a
-// collision (BENCHMARKS.md, relative opening against the RMS pull, H200).
+// collision (docs/performance.md, "Opening cells by their error, relative to the RMS pull").
 // - No cell is accepted above kRelativeMaxAngle, where the expansion stops converging, and one the
 //   angle kRelativeFloorAngle accepts always is (a bound on the walk when every pull vanishes).
 // - A monopole is used where its error is below kRelativeMonopoleShare of the budget, a quadrupole
@@ -150,7 +150,7 @@ NBL_HD inline Acceptance relative_acceptance(T size2, T dist2, T mass, T budget,
 // angle test may accept a cell as wide as its distance, so every body's walk opened them level by
 // level. On the CPU backend, 1% of a 100k Plummer sphere's bodies spread out to radius 10,000 cost
 // each sphere body 59% more interactions; with light cells none, and the sphere's own sparse halo
-// gets cheaper too (BENCHMARKS.md, light cells).
+// gets cheaper too (docs/performance.md, "Light cells: what ejecta cost").
 // gap2: the squared distance from the body (or the nearest point of a group's box) to the cell's
 // cube; with the distance to its centre of mass instead (never smaller) it tells whether the cube is
 // worth looking up.

@@ -63,7 +63,7 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
     v.inert = {{"bh_throttle", no_locks},
                {"bh_combined_fence", no_locks},
                {"bh_waitfree",
-                "the Morton build summarizes its cells level by level in its own pass; only the insertion build's "
+                "the Morton build summarizes its cells bottom-up in its own pass (the last child to arrive summarizes the parent); only the insertion build's "
                 "summarize kernel waits on children"}};
   } else {
     v.build = source("bh_build_insert.cu", {"bh_throttle", "bh_combined_fence"}, t,

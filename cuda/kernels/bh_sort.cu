@@ -1,5 +1,5 @@
-// Barnes-Hut kernel 4 of 6, after the lock-based build: sort the bodies into tree order (reference
-// 000, Part II, "Kernel 4: sort bodies"). Top-down: cells are scanned from the root downward; a cell
+// Barnes-Hut kernel 4 of 6, after the lock-based build: sort the bodies into tree order (Burtscher's
+// CUDA optimization tutorial, Part II, "Kernel 4: sort bodies"). Top-down: cells are scanned from the root downward; a cell
 // waits until its parent has given it a start position (a bounded wait; the field doubles as the
 // flag), then hands consecutive ranges to its children using the body counts from kernel 3. Bodies
 // that are close in the tree end up close in `sorted`, so a warp's 32 bodies walk nearly the same
