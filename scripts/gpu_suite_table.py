@@ -42,6 +42,7 @@ PARTS = {
     "picture": "the default collision at 1M through the image check at t = 3, 6, 12",
     "merger": "the 65,536-body collision stepped from the tails bookmark to t = 70",
     "compare": "the bundled baseline build against this one, alternating A B A B (BASELINE_BIN at build)",
+    "pace": "the lab never waits for a step: Sort off and all-pairs at 1M offscreen, drag, switch back",
     "kernelab": "kernel folders side by side with one binary (KERNELAB, KERNELAB_CASES)",
 }
 DEFAULT_PARTS = ["tests", "allpairs", "barneshut", "render", "stall", "sanitizer"]
@@ -754,17 +755,80 @@ def merger_part(ctx):
     return runs
 
 
+def lab_pace(trace, *args) -> Callable:
+    """An after-hook: scripts/lab_pace.py on a lab trace, its report into TRACE.txt (a row reads it)."""
+    def after(c, rc):
+        out = c.out / trace
+        bench = [a for a in args if callable(a)]
+        words = [a(c) if callable(a) else a for a in args]
+        if bench and "n/a" in words:
+            words = [w for w in words if w != "n/a"]
+        result = subprocess.run(["python3", str(c.root / "scripts" / "lab_pace.py"), str(out), *words],
+                                capture_output=True, text=True)
+        out.with_suffix(".txt").write_text(result.stdout + result.stderr)
+    return after
+
+
+def text_file(file) -> Text:
+    def text(out):
+        try:
+            return " | ".join(line.strip() for line in (out / file).read_text().splitlines() if line.strip())
+        except Exception:
+            return "n/a"
+    return text
+
+
+def pace_part(ctx):
+    """The lab never waits for a simulation step (docs/scripts.md, "Measuring the never-freeze targets"):
+    offscreen at 1920x1080 on the 1M collision with Sort bodies off (a step of over a second), and with
+    all-pairs at 1M (half a second), the camera dragged meanwhile; bench's step time for each variant in
+    the same run. scripts/lab_pace.py reads each trace against the targets."""
+    lab = "{nbodylab} --offscreen --size 1920x1080 --backend gpu --scene collision -n {big} "
+    def bench_ms_of(file):
+        return lambda c: "--bench-ms=" + table_figure(c.out / file, "Per stage", "stage", "total", "ms")
+    runs = [
+        Run("pace-bench-sort-off", "pace",
+            ctx.cmd("{nbodylab} bench --algo barneshut --backend gpu --scene collision -n {big} --bh_sort off "
+                    "--steps 3 --warmup 1 --json {out}/pace-bench-sort-off.json")),
+        Run("pace-sort-off", "pace",
+            ctx.cmd(lab + "--algo barneshut --script {root}/assets/scripts/slow-variant.json --trace {out}/pace-sort-off.csv"),
+            after=lab_pace("pace-sort-off.csv", "--from", "8", "--to", "16", bench_ms_of("pace-bench-sort-off.json"),
+                           "--p95-max", "25", "--rate-min", "0.9", "--drag", "--switch", "2", "--switch-max", "1.5"),
+            rows=[Row("lab, 1M collision, Sort off: display, steps, drag, switch back", text_file("pace-sort-off.txt"),
+                      needs="pace-sort-off.txt")]),
+        Run("pace-bench-allpairs", "pace",
+            ctx.cmd("{nbodylab} bench --algo allpairs --backend gpu --scene collision -n {big} --steps 2 --warmup 1 "
+                    "--json {out}/pace-bench-allpairs.json")),
+        Run("pace-allpairs", "pace",
+            ctx.cmd(lab + "--algo allpairs --script {root}/assets/scripts/orbit-while-stepping.json "
+                    "--trace {out}/pace-allpairs.csv"),
+            after=lab_pace("pace-allpairs.csv", "--from", "4", "--to", "12", bench_ms_of("pace-bench-allpairs.json"),
+                           "--p95-max", "25", "--rate-min", "0.9", "--drag"),
+            rows=[Row("lab, all-pairs at 1M: display, steps, drag", text_file("pace-allpairs.txt"),
+                      needs="pace-allpairs.txt")]),
+    ]
+    return runs
+
+
 def compare_part(ctx):
     """The baseline build against this one, same machine, same run: each measurement alternates A B A B,
     so drift in clocks or temperature hits both alike. The baseline runs with its own kernel sources,
-    shaders and assets (bundled from the checkout it was built in)."""
+    shaders and assets (bundled from the checkout it was built in). The measurements are the headline
+    figures: the ladder's best at 65,536 bodies, the best all-pairs variant at 1M, Barnes-Hut at the
+    defaults at 1M and 10M, the rendered frame at 1M, and the lab's default frame at 1M offscreen."""
     has = dict(only=lambda c: c.has_baseline(), only_text="with a baseline bundled (BASELINE_BIN at build)")
     measurements = {
-        "ladder": "{binary} bench ladder --scene plummer -n 65536 --json {out}/compare-{who}-ladder-{round}.json",
-        "bh": "{binary} bench --algo barneshut --backend gpu --scene plummer -n {big} --theta 0.5 --steps 10 "
+        "ladder": "{binary} bench ladder --scene plummer -n 65536 --no-clock --json {out}/compare-{who}-ladder-{round}.json",
+        "ap1m": "{binary} bench --algo allpairs --backend gpu --scene plummer -n {big} --steps 3 --warmup 1 "
+                "--json {out}/compare-{who}-ap1m-{round}.json",
+        "bh": "{binary} bench --algo barneshut --backend gpu --scene plummer -n {big} --steps 10 "
               "--warmup 2 --error-sample 1000 --json {out}/compare-{who}-bh-{round}.json",
+        "bh10m": "{binary} bench --algo barneshut --backend gpu --scene plummer -n {huge} --steps 5 "
+                 "--warmup 1 --error-sample 1000 --json {out}/compare-{who}-bh10m-{round}.json",
         "render": "{binary} render --scene collision --algo barneshut -n {big} --frames 120 --size 1920x1080 "
                   "--benchmark --report {out}/compare-{who}-render-{round}.json",
+        "lab": "{binary} --offscreen --size 1920x1080 --backend gpu --scene collision --algo barneshut -n {big} "
+               "--frames 600 --trace {out}/compare-{who}-lab-{round}.csv",
     }
     runs = []
     for round_ in (1, 2):
@@ -772,17 +836,21 @@ def compare_part(ctx):
             binary = ctx.path(ctx.baseline()) if who == "base" else ctx.nbodylab
             root = (lambda c: str(c.bundle / "baseline" / "root")) if who == "base" else (lambda c: str(c.root))
             for what, command in measurements.items():
+                after = lab_pace(f"compare-{who}-lab-{round_}.csv") if what == "lab" else None
                 runs.append(Run(f"compare-{who}-{what}-{round_}", "compare",
                                 ctx.cmd(command, binary=binary, who=who, round=round_), env={"NBODYLAB_ROOT": root},
-                                **has))
+                                after=after, **has))
     # The rows, base's two rounds and then now's, under a heading of their own.
     for who in ("base", "now"):
         for round_ in (1, 2):
             p = f"compare-{who}"
-            text = joined("ladder best {} /s  BH step {} ms (p99 {})  render frame {} FPS",
+            text = joined("ladder best {} /s  all-pairs 1M {} /s  BH 1M {} ms (p99 {})  BH 10M {} ms  render {} FPS"
+                          "  lab frame: {}",
                           table(f"{p}-ladder-{round_}.json", "ladder", "rung", "best", "interactions_per_s"),
+                          table(f"{p}-ap1m-{round_}.json", "Summary", "quantity", "interactions/s (whole step)", "value"),
                           bench_ms(f"{p}-bh-{round_}.json"), error_p99(f"{p}-bh-{round_}.json"),
-                          value(f"{p}-render-{round_}.json", "interactive_fps"))
+                          bench_ms(f"{p}-bh10m-{round_}.json"), value(f"{p}-render-{round_}.json", "fps"),
+                          text_file(f"{p}-lab-{round_}.txt"))
             runs[-1].rows.append(Row(f"{who:<8} round {round_}", text, needs=f"{p}-ladder-{round_}.json",
                                      group=f"baseline (base) vs this build (now), n={ctx.big}"))
     return runs
@@ -825,6 +893,6 @@ def runs(ctx):
     table_ = [Run("info", "always", ctx.cmd("{nbodylab} info"))]
     for make in (tests_part, allpairs_part, barneshut_part, render_part, splat_part, stall_parts, sanitizer_part,
                  ab_part, profile_part, bhsweep_part, collshapes_part, groups_part, geometry_part, long_part,
-                 teach_part, picture_part, merger_part, compare_part, kernelab_part):
+                 teach_part, picture_part, merger_part, compare_part, pace_part, kernelab_part):
         table_ += make(ctx)
     return table_

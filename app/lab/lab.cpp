@@ -171,6 +171,7 @@ void Lab::handle_input() {
 }
 
 void Lab::apply_settings() {
+  if (surface_->vsync() != editor_.view().vsync) surface_->set_vsync(editor_.view().vsync);  // a view setting the window owns
   // While a job steps, settings wait for its end; a slow job of a variant the user has left (edits, or
   // commands waiting for the backend) is stopped now, its unfinished step discarded.
   if (session_.stepping()) {
@@ -208,7 +209,6 @@ void Lab::apply_settings() {
       editor_.start_comparison(*ab_after_swap_);
     ab_after_swap_.reset();
   }
-  if (surface_->vsync() != editor_.view().vsync) surface_->set_vsync(editor_.view().vsync);  // a view setting the window owns
   if (a->restarted) bodies_replaced();
   if (a->restarted && editor_.comparison()) editor_.start_comparison(*editor_.comparison());  // B on the new backend
   if (a->backend_changed) {  // new algorithm or backend: old timings do not apply
