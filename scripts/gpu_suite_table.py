@@ -796,6 +796,13 @@ def pace_part(ctx):
                            "--p95-max", "25", "--rate-min", "0.9", "--drag", "--switch", "2", "--switch-max", "1.5"),
             rows=[Row("lab, 1M collision, Sort off: display, steps, drag, switch back", text_file("pace-sort-off.txt"),
                       needs="pace-sort-off.txt")]),
+        Run("pace-sort-off-whole", "pace",
+            ctx.cmd(lab + "--algo barneshut --slice-ms 0 --script {root}/assets/scripts/slow-variant.json "
+                    "--trace {out}/pace-sort-off-whole.csv"),
+            after=lab_pace("pace-sort-off-whole.csv", "--from", "8", "--to", "16",
+                           bench_ms_of("pace-bench-sort-off.json"), "--drag", "--switch", "2"),
+            rows=[Row("the same with whole launches (--slice-ms 0): the GPU's own time-slicing",
+                      text_file("pace-sort-off-whole.txt"), needs="pace-sort-off-whole.txt")]),
         Run("pace-bench-allpairs", "pace",
             ctx.cmd("{nbodylab} bench --algo allpairs --backend gpu --scene collision -n {big} --steps 2 --warmup 1 "
                     "--json {out}/pace-bench-allpairs.json")),

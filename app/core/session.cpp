@@ -13,9 +13,9 @@ double ms_between(Session::Clock::time_point from, Session::Clock::time_point to
 }  // namespace
 
 Session::Session(const Settings& settings, const std::string& load_file, Simulation::BackendFactory factory,
-                 double slice_ms)
+                 std::optional<double> slice_ms)
     : simulation_(settings, load_file, std::move(factory)), editor_(simulation_.settings()) {
-  if (slice_ms > 0) stepper_.attach(simulation_, slice_ms);
+  if (slice_ms) stepper_.attach(simulation_, *slice_ms);
   refresh_between_jobs();
 }
 

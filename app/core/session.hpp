@@ -27,10 +27,11 @@ class Session {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Throws like Simulation's constructor (bad settings, an n too large, an unreadable file). slice_ms > 0:
-  // the backend splits slow force passes into launches of about that long and steps can be abandoned
-  // (the lab); 0: whole passes, never abandoned (`render`, whose frames are exact).
-  Session(const Settings& settings, const std::string& load_file, Simulation::BackendFactory factory, double slice_ms);
+  // Throws like Simulation's constructor (bad settings, an n too large, an unreadable file). With slice_ms
+  // (the lab), jobs can be abandoned, and a force pass slower than slice_ms > 0 runs in launches of about
+  // that long (StepControl, sim/backend.hpp); without (`render`, whose frames are exact), whole passes.
+  Session(const Settings& settings, const std::string& load_file, Simulation::BackendFactory factory,
+          std::optional<double> slice_ms);
 
   Simulation& simulation() { return simulation_; }
   const Simulation& simulation() const { return simulation_; }

@@ -25,6 +25,7 @@ Command add_window_command(CLI::App& root) {
     ViewOptions view;
     std::string size = "1600x900";
     bool fullscreen = false, no_interop = false, paused = false, offscreen = false;
+    double slice_ms = LabOptions{}.slice_ms;
     int frames = 0;
     std::string screenshot, screenshot_dir = ".", script, trace, tour;
     RecordOptions record;
@@ -56,6 +57,13 @@ Command add_window_command(CLI::App& root) {
   root.add_flag("--fullscreen", state->fullscreen, "Start fullscreen (F11 toggles)")->group(group);
   root.add_flag("--no-interop", state->no_interop, "Copy the bodies through host memory even when CUDA-GL interop works")->group(group);
   root.add_flag("--paused", state->paused, "Start paused (Space resumes)")->group(group);
+  root.add_option("--slice-ms", state->slice_ms,
+                  "Split a force pass slower than this into launches of about this long, so the display draws "
+                  "between them and a slow step can be abandoned (0: whole launches, the GPU's own time-slicing between CUDA and "
+                  "OpenGL)")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str()
+      ->group(group);
   root.add_option("--frames", state->frames, "Close after this many frames (scripts, tests)")->group(group);
   root.add_option("--screenshot", state->screenshot, "With --frames: save the last frame (panel included) as this PNG")
       ->type_name("FILE.png")
@@ -91,6 +99,7 @@ Command add_window_command(CLI::App& root) {
             options.window.fullscreen = state->fullscreen;
             options.load_file = state->run.load_file();
             options.allow_interop = !state->no_interop;
+            options.slice_ms = state->slice_ms;
             options.frames = state->frames;
             options.final_screenshot = state->screenshot;
             options.screenshot_dir = state->screenshot_dir;

@@ -74,7 +74,7 @@ std::unique_ptr<Surface> open_surface(const LabOptions& o) {
 
 Lab::Lab(const LabOptions& options)
     : options_(checked(options)),
-      session_(options.settings, options.load_file, options.backend_factory, kSliceMs),
+      session_(options.settings, options.load_file, options.backend_factory, options.slice_ms),
       script_(checked_runner(options, simulation_)),
       surface_(open_surface(options)),
       ui_(*surface_),

@@ -52,6 +52,10 @@ struct LabOptions {
   RecordOptions record;            // record.target not empty: record from the first frame (--record)
   std::filesystem::path bookmark_dir = kUserBookmarkDir;  // where the panel saves bookmarks
   Simulation::BackendFactory backend_factory;  // tests: every backend made this way (app/core/simulation.hpp)
+  // A force pass slower than this runs in launches of about this long (StepControl, sim/backend.hpp), so
+  // the display's GL work gets the GPU between them; 0: whole launches, leaving it to the GPU's own
+  // time-slicing between the CUDA and GL contexts (`--slice-ms`), and a job is abandoned only between steps.
+  double slice_ms = 8;
 };
 
 // The presenter caption: a title and a live figure over the picture, large enough for the back of a
@@ -188,8 +192,6 @@ class Lab : public ScriptTarget {
   // A job of a variant the user has left is stopped once it has run this long (or its steps take this
   // long): a fast step ends sooner than stopping it would gain.
   static constexpr double kAbandonAfterMs = 50;
-  // The force pass is split into launches of about this long, so the display draws between them.
-  static constexpr double kSliceMs = 8;
 
   LabOptions options_;
   Session session_;  // built first: bad input is refused before a window opens

@@ -280,7 +280,7 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   validate(job);
   // Bad settings are refused before any GL work. Whole force passes, never abandoned: each output frame
   // shows the state after exactly its steps (app/core/session.hpp).
-  Session session(job.settings, job.load_file, {}, /*slice_ms=*/0);
+  Session session(job.settings, job.load_file, {}, /*slice_ms=*/std::nullopt);
   Simulation& simulation = session.simulation();
   EglContext context;
   std::unique_ptr<FrameSink> sink;

@@ -161,7 +161,7 @@ void expect_the_lecture_is_recorded(const fs::path& dir, const std::string& extr
   const long frames = video_frames(dir / "talk.mp4");
   EXPECT_NEAR(static_cast<double>(frames), 30 * recorded_s, 0.1 * 30 * recorded_s)
       << "a video of " << frames << " frames for " << recorded_s << " s at 30 frames per second\n" << r.output;
-  EXPECT_TRUE(r.has("Recorded to talk.mp4")) << r.output;
+  EXPECT_TRUE(r.has("Recorded to " + (dir / "talk.mp4").string())) << r.output;
 }
 
 TEST_F(CliRobustness, TheReadmeLectureCommandRecordsTheWholeSession) { expect_the_lecture_is_recorded(dir_, "", 10); }

@@ -396,6 +396,12 @@ TEST(FrameTrace, WritesOneQuotedCsvRowPerFrame) {
   r.script = "set+screenshot";
   r.swap_ms = 0.75;
   r.teardown_ms = 0.05;
+  r.state_age_ms = 40.125;
+  r.steps_completed = 7;
+  r.stepping = true;
+  r.camera_yaw_deg = 30;
+  r.camera_pitch_deg = -12.5;
+  r.camera_distance = 4.5;
   trace.record(r);
   std::istringstream csv(trace.csv());
   std::string header, first, second, extra;
@@ -404,10 +410,11 @@ TEST(FrameTrace, WritesOneQuotedCsvRowPerFrame) {
   std::getline(csv, second);
   EXPECT_FALSE(std::getline(csv, extra));
   EXPECT_EQ(header, FrameTrace::csv_header());
-  EXPECT_EQ(first, "0,0.000000,100.000,0.000,0.000,0.000,,0,0,,,\"morton leaf=4, sorted\",,,,,,,,,,");
-  // The swap's own costs are the last two columns: readers of the older format (without them) still work.
+  EXPECT_EQ(first, "0,0.000000,100.000,0.000,0.000,0.000,,0,0,,,\"morton leaf=4, sorted\",,,,,,,,,,,,0,0,,,");
+  // Newer columns come after the older ones (the swap's costs, then the stepping thread's and the camera's),
+  // so readers of an older format still find theirs.
   EXPECT_EQ(second, "1,0.000000,16.500,0.000,0.000,0.000,1.250,0,1,checking,,\"morton leaf=4, sorted\",accepted,0.500,set+screenshot,,,,,,"
-                    "0.7500,0.0500");
+                    "0.7500,0.0500,40.125,7,1,30.0000,-12.5000,4.5");
 }
 
 // A/B in the trace: B's changes, its state, and each frame's comparison; the summary pairs the frames of
