@@ -64,7 +64,7 @@ if [[ -f $build_dir/CMakeCache.txt ]]; then
   made_for=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build_dir/CMakeCache.txt")
   made_in=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$build_dir/CMakeCache.txt")
   if [[ $(realpath -m -- "$made_for") != "$(pwd -P)" || $(realpath -m -- "$made_in") != "$(cd "$build_dir" && pwd -P)" ]]; then
-    echo "nbodylab setup: $build_dir was configured for $made_for (built in $made_in): this clone moved; configuring it afresh"
+    echo "nbodylab setup: $build_dir was configured for $made_for (built in $made_in): this clone was moved or copied; configuring it afresh"
     rm -rf "$build_dir/CMakeCache.txt" "$build_dir/CMakeFiles" "$build_dir/build.ninja" "$build_dir/CPackConfig.cmake" \
       "$build_dir/CPackSourceConfig.cmake" "$build_dir/_CPack_Packages"
   fi

@@ -15,59 +15,13 @@
 
 #include "sim/error.hpp"
 #include "sim/file_util.hpp"
+#include "sim/hdf5_handle.hpp"
 
 namespace nbl {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// An HDF5 identifier and the function that closes it (files, groups, datasets, attributes, spaces, types).
-class Handle {
- public:
-  using Close = herr_t (*)(hid_t);
-  Handle() = default;
-  Handle(hid_t id, Close close) : id_(id), close_(close) {}
-  Handle(Handle&& other) noexcept : id_(std::exchange(other.id_, H5I_INVALID_HID)), close_(other.close_) {}
-  Handle& operator=(Handle&& other) noexcept {
-    if (this != &other) {
-      reset();
-      id_ = std::exchange(other.id_, H5I_INVALID_HID);
-      close_ = other.close_;
-    }
-    return *this;
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  ~Handle() { reset(); }
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-  hid_t release() { return std::exchange(id_, H5I_INVALID_HID); }  // the caller closes it
-
- private:
-  void reset() {
-    if (id_ >= 0 && close_) close_(id_);
-    id_ = H5I_INVALID_HID;
-  }
-  hid_t id_ = H5I_INVALID_HID;
-  Close close_ = nullptr;
-};
-
-// The library prints its error stack on stderr by default; the lab says what went wrong itself.
-class QuietHdf5Errors {
- public:
-  QuietHdf5Errors() {
-    H5Eget_auto2(H5E_DEFAULT, &handler_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~QuietHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, handler_, data_); }
-  QuietHdf5Errors(const QuietHdf5Errors&) = delete;
-  QuietHdf5Errors& operator=(const QuietHdf5Errors&) = delete;
-
- private:
-  H5E_auto2_t handler_ = nullptr;
-  void* data_ = nullptr;
-};
 
 std::string commas(std::uint64_t value) {
   std::string digits = std::to_string(value), out;
@@ -96,7 +50,7 @@ class SnapshotFile {
     if (H5Fis_hdf5(name_.c_str()) <= 0)
       throw InputError(name_ +
                        ": not an HDF5 file (the lab reads .hdf5/.h5/.hdf names as HDF5 snapshots, others as Tipsy)");
-    file_ = Handle(H5Fopen(name_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    file_ = Hdf5Handle(H5Fopen(name_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     if (!file_.valid()) throw InputError("cannot open " + name_ + ": HDF5 could not open it (damaged or truncated?)");
   }
 
@@ -109,9 +63,9 @@ class SnapshotFile {
   [[noreturn]] void fail(const std::string& why) const { throw InputError(name_ + ": " + why); }
 
   // The group `path` ("Header", "PartType1"), or nothing when the file has none.
-  std::optional<Handle> group(const std::string& path) const {
+  std::optional<Hdf5Handle> group(const std::string& path) const {
     if (H5Lexists(file_.get(), path.c_str(), H5P_DEFAULT) <= 0) return std::nullopt;
-    Handle object(H5Oopen(file_.get(), path.c_str(), H5P_DEFAULT), H5Oclose);
+    Hdf5Handle object(H5Oopen(file_.get(), path.c_str(), H5P_DEFAULT), H5Oclose);
     if (!object.valid()) fail(path, "cannot be opened");
     if (H5Iget_type(object.get()) != H5I_GROUP) fail(path, "is not a group");
     return object;
@@ -121,12 +75,12 @@ class SnapshotFile {
   std::optional<std::vector<double>> numbers(hid_t object, const std::string& object_path, const char* name) const {
     if (H5Aexists(object, name) <= 0) return std::nullopt;
     const std::string where = object_path + "/" + name;
-    Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+    Hdf5Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
     if (!attribute.valid()) fail(where, "cannot be read");
-    Handle type(H5Aget_type(attribute.get()), H5Tclose);
+    Hdf5Handle type(H5Aget_type(attribute.get()), H5Tclose);
     const H5T_class_t type_class = H5Tget_class(type.get());
     if (type_class != H5T_INTEGER && type_class != H5T_FLOAT) fail(where, "is not a number");
-    Handle space(H5Aget_space(attribute.get()), H5Sclose);
+    Hdf5Handle space(H5Aget_space(attribute.get()), H5Sclose);
     const hssize_t points = H5Sget_simple_extent_npoints(space.get());
     if (points < 0) fail(where, "has no readable size");
     std::vector<double> values(static_cast<std::size_t>(points));
@@ -149,11 +103,11 @@ class SnapshotFile {
   // doubles, every one finite. Nothing when absent.
   std::optional<std::vector<double>> rows(hid_t group, const std::string& group_path, const char* name,
                                           std::size_t count, int columns, const std::string& count_source) const {
-    Handle dataset = open_dataset(group, group_path, name);
+    Hdf5Handle dataset = open_dataset(group, group_path, name);
     if (!dataset.valid()) return std::nullopt;
     const std::string where = group_path + "/" + name;
     check_shape(dataset.get(), where, count, columns, count_source);
-    Handle type(H5Dget_type(dataset.get()), H5Tclose);
+    Hdf5Handle type(H5Dget_type(dataset.get()), H5Tclose);
     const H5T_class_t type_class = H5Tget_class(type.get());
     if (type_class != H5T_INTEGER && type_class != H5T_FLOAT) fail(where, "does not hold numbers");
     std::vector<double> values(count * static_cast<std::size_t>(columns));
@@ -171,11 +125,11 @@ class SnapshotFile {
   // ParticleIDs: integers, one per particle. Nothing when absent.
   std::optional<std::vector<std::uint64_t>> ids(hid_t group, const std::string& group_path, std::size_t count,
                                                 const std::string& count_source) const {
-    Handle dataset = open_dataset(group, group_path, "ParticleIDs");
+    Hdf5Handle dataset = open_dataset(group, group_path, "ParticleIDs");
     if (!dataset.valid()) return std::nullopt;
     const std::string where = group_path + "/ParticleIDs";
     check_shape(dataset.get(), where, count, 1, count_source);
-    Handle type(H5Dget_type(dataset.get()), H5Tclose);
+    Hdf5Handle type(H5Dget_type(dataset.get()), H5Tclose);
     if (H5Tget_class(type.get()) != H5T_INTEGER) fail(where, "does not hold integers");
     std::vector<std::uint64_t> values(count);
     if (count > 0 && H5Dread(dataset.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
@@ -187,7 +141,7 @@ class SnapshotFile {
   // of them are absent.
   std::optional<double> dataset_number(hid_t group, const std::string& group_path, const char* name,
                                        std::initializer_list<const char*> names) const {
-    Handle dataset = open_dataset(group, group_path, name);
+    Hdf5Handle dataset = open_dataset(group, group_path, name);
     if (!dataset.valid()) return std::nullopt;
     for (const char* attribute : names)
       if (auto v = number(dataset.get(), group_path + "/" + name, attribute)) return v;
@@ -195,10 +149,10 @@ class SnapshotFile {
   }
 
  private:
-  Handle open_dataset(hid_t group, const std::string& group_path, const char* name) const {
+  Hdf5Handle open_dataset(hid_t group, const std::string& group_path, const char* name) const {
     if (H5Lexists(group, name, H5P_DEFAULT) <= 0) return {};
     const std::string where = group_path + "/" + name;
-    Handle object(H5Oopen(group, name, H5P_DEFAULT), H5Oclose);
+    Hdf5Handle object(H5Oopen(group, name, H5P_DEFAULT), H5Oclose);
     if (!object.valid()) fail(where, "cannot be opened");
     if (H5Iget_type(object.get()) != H5I_DATASET) fail(where, "is not a dataset");
     return object;
@@ -206,7 +160,7 @@ class SnapshotFile {
 
   void check_shape(hid_t dataset, const std::string& where, std::size_t count, int columns,
                    const std::string& count_source) const {
-    Handle space(H5Dget_space(dataset), H5Sclose);
+    Hdf5Handle space(H5Dget_space(dataset), H5Sclose);
     const int rank = H5Sget_simple_extent_ndims(space.get());
     hsize_t dims[H5S_MAX_RANK] = {};
     if (rank < 0 || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0) fail(where, "has no readable shape");
@@ -221,7 +175,7 @@ class SnapshotFile {
   }
 
   std::string name_;
-  Handle file_;
+  Hdf5Handle file_;
 };
 
 // ----------------------------------------------------------------------------------------------------
@@ -731,169 +685,6 @@ Snapshot read_hdf5_snapshot(const fs::path& given) {
     if (t.type == 0)
       meta.description.push_back("the gas (PartType0) moves as collisionless bodies: the lab has no gas pressure");
   return snapshot;
-}
-
-// ----------------------------------------------------------------------------------------------------
-// Writing: GADGET-4's layout.
-
-namespace {
-
-class Writer {
- public:
-  Writer(const fs::path& target, const fs::path& stage) : target_(target.string()) {
-    file_ = Handle(H5Fcreate(stage.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-    check(file_.valid(), "cannot create the file");
-  }
-  hid_t id() const { return file_.get(); }
-  void close() { check(H5Fclose(file_.release()) >= 0, "cannot finish the file"); }
-
-  Handle group(const std::string& path) {
-    Handle g(H5Gcreate2(file_.get(), path.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-    check(g.valid(), "cannot create group " + path);
-    return g;
-  }
-  template <class T>
-  void attribute(hid_t object, const char* name, hid_t file_type, hid_t memory_type, const std::vector<T>& values,
-                 bool scalar = false) {
-    const hsize_t size = values.size();
-    Handle space(scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &size, nullptr), H5Sclose);
-    Handle a(H5Acreate2(object, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-    check(a.valid() && H5Awrite(a.get(), memory_type, values.data()) >= 0,
-          std::string("cannot write attribute ") + name);
-  }
-  void scalar(hid_t object, const char* name, double value) {
-    attribute(object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, std::vector<double>{value}, true);
-  }
-  void scalar_int(hid_t object, const char* name, int value) {
-    attribute(object, name, H5T_STD_I32LE, H5T_NATIVE_INT, std::vector<int>{value}, true);
-  }
-  template <class T>
-  Handle dataset(hid_t group, const char* name, hid_t file_type, hid_t memory_type, const std::vector<T>& values,
-                 int columns) {
-    const hsize_t dims[2] = {values.size() / static_cast<std::size_t>(columns), static_cast<hsize_t>(columns)};
-    Handle space(H5Screate_simple(columns == 1 ? 1 : 2, dims, nullptr), H5Sclose);
-    Handle d(H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
-    check(d.valid() && H5Dwrite(d.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0,
-          std::string("cannot write dataset ") + name);
-    return d;
-  }
-
- private:
-  void check(bool ok, const std::string& what) const {
-    if (!ok) throw Error("cannot write " + target_ + ": HDF5: " + what + " (disk full or no permission?)");
-  }
-  std::string target_;
-  Handle file_;
-};
-
-// GADGET-4's per-dataset description of its units: the exponents of a and h, of the length, mass and velocity units,
-// and the factor to cgs.
-void scaling_attributes(Writer& w, hid_t dataset, double length, double mass, double velocity, double to_cgs) {
-  w.scalar(dataset, "a_scaling",
-           0);                        // physical values: ComovingIntegrationOn is 0
-  w.scalar(dataset, "h_scaling", 0);  // and no little-h factors
-  w.scalar(dataset, "length_scaling", length);
-  w.scalar(dataset, "mass_scaling", mass);
-  w.scalar(dataset, "velocity_scaling", velocity);
-  w.scalar(dataset, "to_cgs", to_cgs);
-}
-
-void write_contents(Writer& w, const Snapshot& s, float softening) {
-  const Bodies& b = s.bodies;
-  const std::size_t n = b.size();
-  const PhysicalUnits units = s.meta.units.known() ? s.meta.units : default_physical_units();
-
-  // Bodies per type, in body order within a type; bodies outside every range are PartType1.
-  int types = 6;  // GADGET's six, more when the bodies have more
-  std::vector<int> type_of(n, 1);
-  for (const ParticleTypeRange& r : s.meta.types) {
-    for (std::size_t i = r.begin; i < std::min(r.end, n); ++i) type_of[i] = r.type;
-    types = std::max(types, r.type + 1);
-  }
-  std::vector<std::vector<std::size_t>> members(static_cast<std::size_t>(types));
-  for (std::size_t i = 0; i < n; ++i) members[static_cast<std::size_t>(type_of[i])].push_back(i);
-  const bool have_ids = s.meta.ids.size() == n;
-
-  std::vector<std::uint64_t> count(static_cast<std::size_t>(types));
-  for (int t = 0; t < types; ++t) count[static_cast<std::size_t>(t)] = members[static_cast<std::size_t>(t)].size();
-  const std::vector<double> unit_values = {units.length_cm, units.mass_g, units.velocity_cm_per_s};
-  const char* unit_names[3] = {"UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s"};
-
-  {
-    Handle header = w.group("Header");
-    const hid_t h = header.get();
-    w.attribute(h, "NumPart_ThisFile", H5T_STD_U64LE, H5T_NATIVE_UINT64, count);
-    w.attribute(h, "NumPart_Total", H5T_STD_U64LE, H5T_NATIVE_UINT64, count);
-    w.attribute(h, "NumPart_Total_HighWord", H5T_STD_U32LE, H5T_NATIVE_UINT, std::vector<unsigned>(count.size(), 0u));
-    w.attribute(h, "MassTable", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, std::vector<double>(count.size(), 0.0));
-    w.scalar(h, "Time", s.time);
-    w.scalar(h, "Redshift", 0);
-    w.scalar(h, "BoxSize", 0);
-    w.scalar_int(h, "NumFilesPerSnapshot", 1);
-    w.scalar(h, "HubbleParam", 1);
-    w.scalar(h, "Omega0", 0);
-    w.scalar(h, "OmegaLambda", 0);
-    for (int u = 0; u < 3; ++u) w.scalar(h, unit_names[u],
-                                         unit_values[static_cast<std::size_t>(u)]);  // AREPO's place
-  }
-  {
-    Handle parameters = w.group("Parameters");
-    const hid_t p = parameters.get();
-    for (int u = 0; u < 3; ++u) w.scalar(p, unit_names[u], unit_values[static_cast<std::size_t>(u)]);
-    w.scalar_int(p, "ComovingIntegrationOn", 0);
-    w.scalar(p, "HubbleParam", 1);
-    w.scalar(p, "Omega0", 0);
-    w.scalar(p, "OmegaLambda", 0);
-    w.scalar(p, "OmegaBaryon", 0);
-    w.scalar(p, "BoxSize", 0);
-    w.scalar(p, "SofteningComovingClass0", softening);
-    w.scalar(p, "SofteningMaxPhysClass0", softening);
-    for (int t = 0; t < types; ++t) w.scalar_int(p, ("SofteningClassOfPartType" + std::to_string(t)).c_str(), 0);
-  }
-  for (int t = 0; t < types; ++t) {
-    const std::vector<std::size_t>& list = members[static_cast<std::size_t>(t)];
-    if (list.empty()) continue;
-    Handle group = w.group("PartType" + std::to_string(t));
-    std::vector<float> position, velocity, mass;
-    std::vector<std::uint64_t> ids;
-    position.reserve(3 * list.size());
-    velocity.reserve(3 * list.size());
-    for (std::size_t i : list) {
-      position.insert(position.end(), {b.x[i], b.y[i], b.z[i]});
-      velocity.insert(velocity.end(), {b.vx[i], b.vy[i], b.vz[i]});
-      mass.push_back(b.mass[i]);
-      ids.push_back(have_ids ? s.meta.ids[i] : static_cast<std::uint64_t>(i + 1));
-    }
-    Handle d = w.dataset(group.get(), "Coordinates", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, position, 3);
-    scaling_attributes(w, d.get(), 1, 0, 0, units.length_cm);
-    d = w.dataset(group.get(), "Velocities", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, velocity, 3);
-    scaling_attributes(w, d.get(), 0, 0, 1, units.velocity_cm_per_s);
-    d = w.dataset(group.get(), "Masses", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, mass, 1);
-    scaling_attributes(w, d.get(), 0, 1, 0, units.mass_g);
-    d = w.dataset(group.get(), "ParticleIDs", H5T_STD_U64LE, H5T_NATIVE_UINT64, ids, 1);
-    scaling_attributes(w, d.get(), 0, 0, 0, 1);
-  }
-}
-
-}  // namespace
-
-void write_hdf5_snapshot(const fs::path& file, const Snapshot& snapshot, float softening) {
-  if (snapshot.bodies.size() == 0) throw Error("cannot write " + file.string() + ": there are no bodies to save");
-  const QuietHdf5Errors quiet;
-  remove_stale_temporaries(file);
-  const fs::path stage = temporary_path_for(file, ".hdf5");
-  try {
-    Writer writer(file, stage);
-    write_contents(writer, snapshot, softening);
-    writer.close();
-    std::error_code ec;
-    fs::rename(stage, file, ec);
-    if (ec) throw Error("cannot write " + file.string() + ": " + ec.message());
-  } catch (...) {
-    std::error_code ec;
-    fs::remove(stage, ec);
-    throw;
-  }
 }
 
 std::string hdf5_library_version() {
