@@ -129,6 +129,8 @@ BASE_SETTINGS = "base-settings.json"
 # The Barnes-Hut tour's steps, measured by `bench --compare` (--tour-commands).
 TOUR_FILE = "assets/tour/barneshut.json"
 TOUR_STEP_LOG = re.compile(r"tour-barneshut-step-(\d+)\.log$")
+# The scene, N and seed every step runs on; theta is each step's own (the tour's "settings"), TOUR_THETA only
+# for a tour that declares none.
 TOUR_SCENE, TOUR_N, TOUR_SEED, TOUR_THETA = "collision", 1048576, 1, 0.65
 
 
@@ -408,16 +410,20 @@ def bhswitches_figures(runs):
 # ---- the Barnes-Hut tour, step by step ----
 
 def tour_steps():
-    """(number, title, switch, value, kernel, toggles) of each Barnes-Hut tour step, its toggles those of
-    the start with every step's switch up to it, as sim/tour.cpp reads them."""
+    """(number, title, switch, value, kernel, toggles, settings) of each Barnes-Hut tour step, its toggles and
+    settings (theta) those of the start with every step's changes up to it, as sim/tour.cpp reads them. A note
+    (a step with "row") changes nothing: its switch is None."""
     tour = json.load(open(os.path.join(ROOT, TOUR_FILE), encoding="utf-8"))
-    toggles = {k: toggle_text(v) for k, v in tour.get("start", {}).items()}
+    start = tour.get("start", {})
+    toggles = {k: toggle_text(v) for k, v in start.get("toggles", {}).items()}
+    settings = dict(start.get("settings", {}))
     out = []
     for i, step in enumerate(tour["steps"]):
         if "switch" in step:
             toggles = {**toggles, step["switch"]: toggle_text(step["value"])}
+        settings = {**settings, **step.get("settings", {})}
         out.append((i + 1, step["title"], step.get("switch"), toggle_text(step.get("value")), step.get("kernel", ""),
-                    dict(toggles)))
+                    dict(toggles), dict(settings)))
     return out
 
 
@@ -462,15 +468,20 @@ def tour_step_figures(runs):
                 raise Failure(f"{rel}: its second line names no `bench --compare` command")
             toggles = {k.lstrip("-").replace("-", "_"): v for k, v in options.items()
                        if k.startswith("--bh")}
-            a = {**toggles, **changes_of(options["--compare"][0])}
-            b = {**toggles, **changes_of(options["--compare"][1])}
+            theta = options.get("--theta")
+            a_changes, b_changes = changes_of(options["--compare"][0]), changes_of(options["--compare"][1])
+            a_theta, b_theta = a_changes.pop("theta", theta), b_changes.pop("theta", theta)
+            a = {**toggles, **a_changes}
+            b = {**toggles, **b_changes}
             changed = sorted(k for k in a if a[k] != b.get(k))
             if len(changed) != 1:
                 raise Failure(f"{rel}: A and B differ in {changed or 'nothing'}; a tour step changes one switch")
             step = steps.get(number)
             if step is None:
                 raise Failure(f"{rel}: the tour has no step {number}")
-            _, title, switch, value, kernel, _ = step
+            _, title, switch, value, kernel, _, settings = step
+            if "theta" in settings and (a_theta is None or float(a_theta) != float(settings["theta"])):
+                raise Failure(f"{rel}: A runs theta {a_theta}; tour step {number} runs theta {settings['theta']}")
             json_file = log[:-len(".log")] + ".json"
             if not os.path.exists(json_file):
                 raise Failure(f"{rel}: no {os.path.basename(json_file)} beside it (bench --json)")
@@ -490,14 +501,16 @@ def tour_step_figures(runs):
                              f"{errors['B vs direct sum: per-body p99']:.2g}")
             what = f"{changed[0]} {a[changed[0]]} vs {b[changed[0]]}: Barnes-Hut tour step {number}, {title}"
             cfg = config("barneshut", options.get("--scene"), n, int(options.get("--seed", 1)), a,
-                         f"{rel}: its command line", theta=float(options["--theta"]) if "--theta" in options else None)
+                         f"{rel}: its command line", theta=float(a_theta) if a_theta is not None else None)
             out.append(figure(run, rel, changed[0], what, ", ".join(parts) + f" at n = {short_n(n)}", cfg, b, kernel))
     return out
 
 
 def tour_commands(binary, out_dir, n):
     """A shell script that measures every Barnes-Hut tour step against the one before it on this GPU:
-    `bench --compare` with every toggle of the step on its command line, one log and one JSON per step."""
+    `bench --compare` with every toggle and the theta of the step on its command line, one log and one JSON
+    per step. A note changes nothing and is not run; a step that changes only a setting has no toggle to
+    file its figure under (assets/measured/figures.json files figures by toggle) and is not run either."""
     lines = ["#!/bin/bash",
              "# The Barnes-Hut tour's steps, each against the step before it (A = the step, B = the one before),",
              f"# on the same bodies every step (bench --compare). Written by scripts/measured_figures.py --tour-commands",
@@ -515,15 +528,23 @@ def tour_commands(binary, out_dir, n):
              '  "$@" >> "$out/$name.log" 2>&1 || echo "$name failed: see $out/$name.log"',
              '}']
     previous = None
-    for number, title, switch, value, kernel, toggles in tour_steps():
-        if previous is not None and switch:
+    for number, title, switch, value, kernel, toggles, settings in tour_steps():
+        if previous is not None and not switch:
+            lines.append(f"# step {number}: {title}: switches nothing, nothing to measure")
+        elif previous is not None:
+            prev_toggles, prev_settings = previous
             opts = " ".join(f"--{k} {v}" for k, v in sorted(toggles.items()))
+            theta = settings.get("theta", TOUR_THETA)
+            a, b = [f"{switch}={value}"], [f"{switch}={prev_toggles[switch]}"]
+            if prev_settings.get("theta", TOUR_THETA) != theta:
+                a.append(f"theta={theta}")
+                b.append(f"theta={prev_settings.get('theta', TOUR_THETA)}")
             name = f"tour-barneshut-step-{number:02d}"
             lines.append(f"# step {number}: {title}")
             lines.append(f'run {name} "$bin" bench --algo barneshut --backend gpu --scene {TOUR_SCENE} -n {n} '
-                         f'--seed {TOUR_SEED} --theta {TOUR_THETA} --steps 20 --warmup 2 --error-sample 1000 {opts} '
-                         f'--compare {switch}={value} {switch}={previous[switch]} --json "$out/{name}.json"')
-        previous = toggles
+                         f'--seed {TOUR_SEED} --theta {theta} --steps 20 --warmup 2 --error-sample 1000 {opts} '
+                         f'--compare {",".join(a)} {",".join(b)} --json "$out/{name}.json"')
+        previous = (toggles, settings)
     return "\n".join(lines) + "\n"
 
 

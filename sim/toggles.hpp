@@ -181,17 +181,34 @@ inline constexpr std::array kToggles = {
     "Summarize first folds in every child that is already complete without waiting, remembering which were "
     "not (a bitmask), and only then waits for those.",
     "1.02x (50k), 1.21x (500k), 1.31x (5M)"},
+  ToggleDef{"bh_sort_throttle", "Sort throttling barrier", Algorithm::barneshut, "Sort", ToggleKind::flag, 1, 0, 1, 1,
+    kNoChoices, "NBL_BH_SORT_THROTTLE",
+    "Insertion build: the sort kernel hands each cell's start to its children once its own start is known. With "
+    "the switch every thread tries its cell once a round and a block-wide barrier (__syncthreads_or) ends the "
+    "round, so threads whose cells are not ready do not spin ahead of the ones that are (the tutorial's \"throttle "
+    "warps with optional barrier\", Kernel 4).", ""},
   ToggleDef{"bh_sort", "Sort bodies", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
     kNoChoices, "NBL_BH_SORT",
     "Process bodies in tree order so each warp's threads walk nearly the same path.",
     "3.60x (50k), 6.28x (500k), 8.21x (5M)"},
   ToggleDef{"bh_traversal", "Force traversal", Algorithm::barneshut, "Force", ToggleKind::choice, 2, 0, 2, 1,
     toggle_choices::bh_traversal, "",
-    "Each thread walks the tree alone; or the whole warp walks the union of its threads' paths, a warp "
-    "vote (__all_sync) accepting a cell only if it is far enough for every lane (the tutorial); or the warp "
+    "Each thread walks the tree alone; or the whole warp walks the union of its threads' paths in step, "
+    "accepting a cell only if it is far enough for every lane (the tutorial; Warp vote decides how); or the warp "
     "walks once for its group of up to Group size bodies, 32 nodes per step, collecting an interaction list "
     "that it then evaluates like the all-pairs kernel (beyond the tutorial). Each is its own kernel file.",
-    "sync'ed execution: 6.23x (50k), 8.04x (500k), 8.60x (5M); thread voting: 2.04x, 2.49x, 2.47x"},
+    "sync'ed execution: 6.23x (50k), 8.04x (500k), 8.60x (5M)"},
+  ToggleDef{"bh_vote", "Warp vote", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
+    kNoChoices, "NBL_BH_VOTE",
+    "Warp walk: whether a cell is far enough for every lane is one vote instruction (__all_sync). Without it the "
+    "lanes decide through shared memory: each writes its verdict, and every lane reads all 32. The walk is the "
+    "same union either way; the vote replaces a round trip through shared memory at every cell.",
+    "thread voting: 2.04x (50k), 2.49x (500k), 2.47x (5M)"},
+  ToggleDef{"bh_early_out", "Stop at an empty slot", Algorithm::barneshut, "Force", ToggleKind::flag, 1, 0, 1, 1,
+    kNoChoices, "NBL_BH_EARLY_OUT",
+    "Insertion build, per-thread and warp walks: summarize moves a cell's empty child slots to the back, so the "
+    "walk stops reading a cell's slots at the first empty one instead of testing all eight (the tutorial's "
+    "\"early out (nulls in back)\", Kernel 5). The Morton build keeps children in their octants' slots.", ""},
   ToggleDef{"bh_leaf_capacity", "Leaf capacity", Algorithm::barneshut, "Tree build", ToggleKind::integer, 8, 1, 8, 1,
     kNoChoices, "NBL_BH_LEAF_CAPACITY",
     "Morton build: a cell holding at most this many bodies is not split further. 1 is the classic "

@@ -32,6 +32,11 @@ std::string rung_names() {
   return names;
 }
 
+// The rows a tour step may set: the Barnes-Hut settings an A/B's B may differ in (theta).
+bool tour_setting(const SettingDef& def) {
+  return def.varies_in_ab && (!def.only_for || *def.only_for == Algorithm::barneshut);
+}
+
 class TourReader {
  public:
   explicit TourReader(std::string name) : name_(std::move(name)) {}
@@ -53,18 +58,29 @@ class TourReader {
     t.title = string(j, "title", "the file");
     t.intro = string(j, "intro", "the file");
     ToggleValues start;
+    std::vector<TourSetting> start_settings;
     if (j.contains("start")) {
       if (t.kind != TourKind::barneshut) fail("\"start\" is for the Barnes-Hut tour; the all-pairs steps name ladder rungs");
-      start = toggles_from(j.at("start"), "\"start\"");
+      const json& st = j.at("start");
+      if (!st.is_object()) fail("\"start\" must be an object with \"toggles\" and \"settings\"");
+      only(st, {"toggles", "settings"}, "\"start\"");
+      if (st.contains("toggles")) start = toggles_from(st.at("toggles"), "\"start\": \"toggles\"");
+      if (st.contains("settings")) start_settings = settings_from(st.at("settings"), {}, "\"start\": \"settings\"");
     }
     if (t.kind == TourKind::barneshut) {
-      // Every toggle, so that what a step runs (and what a measured figure must have run to speak for it)
-      // never changes with the defaults.
+      // Every toggle and every setting a step may change, so that what a step runs (and what a measured
+      // figure must have run to speak for it) never changes with the defaults.
+      const json none = json::object();
+      const json& st = j.contains("start") ? j.at("start") : none;
       std::string missing;
       for (const ToggleDef& def : kToggles)
-        if (def.algorithm == Algorithm::barneshut && !(j.contains("start") && j.at("start").contains(std::string(def.key))))
+        if (def.algorithm == Algorithm::barneshut && !(st.contains("toggles") && st.at("toggles").contains(std::string(def.key))))
           missing += (missing.empty() ? "" : ", ") + std::string(def.key);
-      if (!missing.empty()) fail("\"start\" must name every Barnes-Hut toggle; it lacks " + missing);
+      if (!missing.empty()) fail("\"start\": \"toggles\" must name every Barnes-Hut toggle; it lacks " + missing);
+      for (const SettingDef& def : kSettings)
+        if (tour_setting(def) && !(st.contains("settings") && st.at("settings").contains(std::string(def.key))))
+          missing += (missing.empty() ? "" : ", ") + std::string(def.key);
+      if (!missing.empty()) fail("\"start\": \"settings\" must name every setting a step may change; it lacks " + missing);
     }
     if (!j.contains("steps") || !j.at("steps").is_array() || j.at("steps").empty()) fail("needs \"steps\": a non-empty array");
     const json& steps = j.at("steps");
@@ -88,9 +104,29 @@ class TourReader {
             break;
           }
       } else {
-        only(s, {"switch", "value", "kernel", "title", "text", "this_gpu"}, where);
+        only(s, {"switch", "value", "settings", "kernel", "title", "text", "this_gpu", "tutorial", "row"}, where);
         step.kernel = s.contains("kernel") ? string(s, "kernel", where) : "";
-        step.toggles = t.steps.empty() ? start : t.steps.back().toggles;
+        if (s.contains("tutorial")) step.tutorial = string(s, "tutorial", where);
+        const bool first = t.steps.empty();
+        step.toggles = first ? start : t.steps.back().toggles;
+        step.settings = first ? start_settings : t.steps.back().settings;
+        if (first && (s.contains("switch") || s.contains("value") || s.contains("settings") || s.contains("row")))
+          fail(where + " shows the starting point: its configuration is \"start\", it switches nothing");
+        if (s.contains("row")) {  // a note: nothing switched, and why the tutorial's row has no switch here
+          step.row = string(s, "row", where);
+          step.note = true;
+          std::string rows;
+          for (const TutorialRow& r : kTutorialRowsWithoutSwitch) rows += (rows.empty() ? "\"" : ", \"") + std::string(r.name) + "\"";
+          if (std::none_of(kTutorialRowsWithoutSwitch.begin(), kTutorialRowsWithoutSwitch.end(),
+                           [&](const TutorialRow& r) { return r.name == step.row; }))
+            fail(where + ": \"row\" must name a row of the tutorial's table that has no switch: " + rows + " (got \"" + step.row + "\")");
+          if (s.contains("switch") || s.contains("settings"))
+            fail(where + ": a step with \"row\" is a note: it switches nothing, and says why the row has no switch");
+        }
+        if (s.contains("settings")) {
+          step.settings = settings_from(s.at("settings"), step.settings, where + ": \"settings\"");
+          if (step.settings == t.steps.back().settings) fail(where + ": \"settings\" changes nothing");
+        }
         if (s.contains("switch")) {
           const std::string key = string(s, "switch", where);
           step.toggle = find_toggle(key);
@@ -103,10 +139,11 @@ class TourReader {
           step.toggles.values[static_cast<std::size_t>(step.toggle - kToggles.data())] = step.value;
           if (step.toggles == (t.steps.empty() ? start : t.steps.back().toggles))
             fail(where + ": " + key + " is " + toggle_value_text(*step.toggle, step.value) + " already: the step changes nothing");
-        } else if (!t.steps.empty()) {
-          fail(where + " needs \"switch\" and \"value\": only the first step shows the starting point");
         } else if (s.contains("value")) {
           fail(where + ": \"value\" without \"switch\"");
+        } else if (!first && !step.note && !s.contains("settings")) {
+          fail(where + " needs \"switch\" and \"value\", or \"settings\", or a \"row\" it explains: only the first step "
+                       "shows the starting point");
         }
         if (!t.steps.empty()) step.previous = t.steps.size() - 1;
       }
@@ -158,6 +195,35 @@ class TourReader {
     }
   }
 
+  // A setting's values by key, each a row a tour step may change (tour_setting), read as a settings file's
+  // are; on top of `base`, whose order they keep (a new key goes at the end).
+  std::vector<TourSetting> settings_from(const json& settings, std::vector<TourSetting> base, const std::string& where) const {
+    if (!settings.is_object()) fail(where + " must be an object of settings");
+    for (const auto& [k, v] : settings.items()) {
+      const SettingDef* def = find_setting(k);
+      if (!def || !tour_setting(*def)) {
+        std::string keys;
+        for (const SettingDef& d : kSettings)
+          if (tour_setting(d)) keys += (keys.empty() ? "\"" : ", \"") + std::string(d.key) + "\"";
+        fail(where + ": \"" + k + "\" is not a setting a tour step may change (" + keys +
+             ": the ones an A/B's B may differ in, so a step is measured against the one before it on the same bodies)");
+      }
+      json one = json::object();
+      one[k] = v;
+      Settings parsed;
+      try {
+        parsed = settings_from_json(one.dump());
+      } catch (const InputError& e) {
+        fail(where + ": " + e.what());
+      }
+      TourSetting setting{def, def->access.get(parsed)};
+      const auto at = std::find_if(base.begin(), base.end(), [&](const TourSetting& b) { return b.setting == def; });
+      if (at != base.end()) *at = setting;
+      else base.push_back(setting);
+    }
+    return base;
+  }
+
   std::string name_;
 };
 
@@ -200,6 +266,20 @@ Tour load_tour(TourKind kind) {
   return parse_tour(text.str(), file.string());
 }
 
+namespace {
+
+// The tutorial's figures for a Barnes-Hut step: its switch's (the toggle's `tutorial` text), or for a note
+// its row's; "" beyond the tutorial and where the tutorial measured nothing on its own.
+std::string_view tutorial_figures(const TourStep& step) {
+  if (step.tutorial.empty()) return "";
+  if (step.note)
+    for (const TutorialRow& r : kTutorialRowsWithoutSwitch)
+      if (r.name == step.row) return r.figures;
+  return step.toggle ? step.toggle->tutorial : std::string_view();
+}
+
+}  // namespace
+
 std::vector<double> tutorial_speedups(const Tour& tour, const TourStep& step) {
   std::vector<double> values;
   if (tour.kind == TourKind::allpairs) {
@@ -208,9 +288,8 @@ std::vector<double> tutorial_speedups(const Tour& tour, const TourStep& step) {
       if (v > 0) values.push_back(v);
     return values;
   }
-  if (!step.toggle) return values;
-  // The switch's text: "1.43x (50k), 1.47x (500k), 1.46x (5M)": every number followed by an x.
-  const std::string_view text = step.toggle->tutorial;
+  // "1.43x (50k), 1.47x (500k), 1.46x (5M)": every number followed by an x.
+  const std::string_view text = tutorial_figures(step);
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (!std::isdigit(static_cast<unsigned char>(text[i])) || (i > 0 && (std::isdigit(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '.')))
       continue;
@@ -229,10 +308,12 @@ std::string tutorial_speedup(const Tour& tour, const TourStep& step) {
     return fixed(r.speedup_cc13, format) + " on a Quadro FX 5800 (CC 1.3), " + fixed(r.speedup_cc20, format) +
            " on a Tesla C2050 (CC 2.0), " + fixed(r.speedup_cc30, format) + " on a GeForce GTX 680 (CC 3.0)";
   }
-  if (!step.toggle || step.toggle->tutorial.empty()) return "";
+  if (step.tutorial.empty() || !step.previous) return "";  // beyond the tutorial, or its starting point
+  const std::string_view text = tutorial_figures(step);
+  if (text.empty()) return "Not measured on its own: the tutorial's Kernel Speedups table (Part II, slide 103) has no column for it.";
   const std::vector<double> v = tutorial_speedups(tour, step);
   if (v.size() == 3) return fixed(v[0]) + " at 50,000 bodies, " + fixed(v[1]) + " at 500,000, " + fixed(v[2]) + " at 5,000,000 (GeForce GTX 480, Fermi)";
-  return std::string(step.toggle->tutorial);
+  return std::string(text);
 }
 
 std::string teaching_text(std::string_view text) {
@@ -257,9 +338,32 @@ std::string teaching_text(std::string_view text) {
 
 std::string tutorial_reference(const Tour& tour, const TourStep& step) {
   if (tour.kind == TourKind::allpairs) return std::string(kLadder[*step.rung].reference);
-  return step.toggle && !step.toggle->tutorial.empty() ? "Burtscher's tutorial, Part II: Kernel Speedups (slide 103)"
-         : step.toggle                                  ? "beyond the tutorial"
-                                                        : "Burtscher's tutorial, Part II: Six GPU Kernels (slide 86)";
+  if (step.tutorial.empty()) return "beyond the tutorial";
+  return "Burtscher's tutorial, " + step.tutorial +
+         (tutorial_figures(step).empty() ? "" : "; its figures: Part II, Kernel Speedups (slide 103)");
+}
+
+const TourSetting* find_tour_setting(const TourStep& step, std::string_view key) {
+  for (const TourSetting& s : step.settings)
+    if (s.setting->key == key) return &s;
+  return nullptr;
+}
+
+TourStepSettings step_settings(const Tour& tour, std::size_t step) {
+  TourStepSettings out;
+  out.algorithm = tour.algorithm();
+  out.toggles = tour.running_toggles(step);
+  out.settings = tour.steps.at(step).settings;
+  return out;
+}
+
+Settings with_step_settings(const Tour& tour, std::size_t step, Settings base) {
+  const TourStepSettings s = step_settings(tour, step);
+  base.algorithm = s.algorithm;
+  for (std::size_t i = 0; i < kToggleCount; ++i)
+    if (kToggles[i].algorithm == s.algorithm) base.toggles.values[i] = s.toggles.values[i];
+  for (const TourSetting& t : s.settings) t.setting->access.set(base, t.value);
+  return base;
 }
 
 }  // namespace nbl

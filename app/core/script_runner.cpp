@@ -24,10 +24,11 @@ void apply_settings_change(const SettingsChange& change, ScriptTarget& target) {
 
 void apply_tour_step(TourKind kind, std::size_t step, SettingsEditor& editor) {
   const Tour tour = load_tour(kind);
-  editor.set_algorithm(tour.algorithm());
-  const ToggleValues& toggles = tour.running_toggles(std::min(step, tour.steps.size() - 1));
+  const TourStepSettings running = step_settings(tour, std::min(step, tour.steps.size() - 1));  // its toggles, theta
+  editor.set_algorithm(running.algorithm);
   for (std::size_t i = 0; i < kToggleCount; ++i)
-    if (kToggles[i].algorithm == tour.algorithm()) editor.set_toggle(kToggles[i], toggles.values[i]);
+    if (kToggles[i].algorithm == running.algorithm) editor.set_toggle(kToggles[i], running.toggles.values[i]);
+  for (const TourSetting& setting : running.settings) editor.set(*setting.setting, setting.value);
 }
 
 void ScriptRunner::check(const std::function<std::string(ScriptAction)>& cannot) const {

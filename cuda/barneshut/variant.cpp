@@ -7,6 +7,8 @@
 #include "cuda/engine/kernel_engine.hpp"
 #include "cuda/kernels/bh_tree.hpp"
 #include "cuda/engine/ptx_analysis.hpp"
+#include "sim/error.hpp"
+#include "sim/tour.hpp"
 
 namespace nbl {
 
@@ -64,14 +66,17 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
                {"bh_combined_fence", no_locks},
                {"bh_waitfree",
                 "the Morton build summarizes its cells bottom-up in its own pass (the last child to arrive summarizes the parent); only the insertion build's "
-                "summarize kernel waits on children"}};
+                "summarize kernel waits on children"},
+               {"bh_sort_throttle", "the Morton build sorts the bodies as it builds; only the insertion build runs the sort kernel"},
+               {"bh_early_out", "the Morton build keeps every child in its octant's slot, with empty slots between them, so the walk "
+                                "reads all eight; only the insertion build's summarize moves empty slots to the back"}};
   } else {
     v.build = source("bh_build_insert.cu", {"bh_throttle", "bh_combined_fence"}, t,
                      std::string("lock-based insertion") + (t["bh_throttle"] ? ", throttled" : "") +
                          (t["bh_combined_fence"] ? ", combined fence" : ""));
     v.summarize = source("bh_summarize.cu", {"bh_waitfree"}, t,
                          t["bh_waitfree"] ? "summarize, wait-free pre-pass" : "summarize, waiting");
-    v.sort_bodies = source("bh_sort.cu", {}, t, "sort");
+    v.sort_bodies = source("bh_sort.cu", {"bh_sort_throttle"}, t, t["bh_sort_throttle"] ? "sort, throttled" : "sort");
     v.inert = {{"bh_leaf_capacity", "the insertion build keeps one body per leaf; leaf capacity is the Morton build's"}};
   }
 
@@ -90,6 +95,22 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
                                 {"bh_rsqrt", "bh_avoid_volatile", "bh_sort", "bh_block_size", "bh_moments",
                                  "bh_opening", "bh_tolerance"},
                                 t, "");
+  auto inert = [&](std::string_view key, std::string reason) {
+    if (!find_inert(v.inert, key)) v.inert.push_back({key, std::move(reason)});
+  };
+  // Inert means the same kernel: a switch reaches only the walks that read it, and there only where it acts.
+  if (!group_walk) {
+    const bool early_out = t["bh_early_out"] && !v.morton_build;
+    v.force.macros.emplace_back("NBL_BH_EARLY_OUT", early_out ? "1" : "0");
+  } else {
+    inert("bh_early_out", "the group walk loads a cell's eight slots at once and keeps the children it needs");
+  }
+  if (v.traversal == BhTraversal::warp) {
+    v.force.macros.emplace_back("NBL_BH_VOTE", std::to_string(t["bh_vote"]));
+  } else {
+    inert("bh_vote", v.traversal == BhTraversal::thread ? "each thread walks alone: there is nothing to agree on"
+                                                        : "only the warp walk votes on a cell; the group walk tests a whole group's box");
+  }
   const bool relative = t.is(Choice{"bh_opening", "relative"});
   v.relative_opening = relative;
   v.tolerance = relative ? t["bh_tolerance"] : 0;
@@ -141,7 +162,9 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
                                                               : "") +
                   (relative ? ", relative opening at " + std::to_string(t["bh_tolerance"]) + "e-4" : std::string()) +
                   (group_walk && !t["bh_fit_slots"] ? ", every slot" : "") + (t["bh_rsqrt"] ? ", rsqrtf" : ", 1/sqrtf") +
-                  (t["bh_avoid_volatile"] ? "" : ", volatile") + ", " +
+                  (t["bh_avoid_volatile"] ? "" : ", volatile") +
+                  (v.traversal == BhTraversal::warp && !t["bh_vote"] ? ", shared-memory verdicts" : "") +
+                  (!group_walk && !v.morton_build && !t["bh_early_out"] ? ", all eight child slots" : "") + ", " +
                   std::to_string(v.force_block) + " threads";
   v.integrate = source("bh_integrate.cu", {}, t, "integrate");
   v.label = v.build.label + "; " + v.force.label;
@@ -161,8 +184,12 @@ std::vector<ToggleValues> barneshut_toggle_sweep() {
       if (def.key == "bh_tolerance" && value != def.min_value && value != 20 && value != def.max_value) continue;
       ToggleValues t;
       t.values[i] = value;
-      // Insertion-only toggles mean something only with the insertion build.
-      if (def.key == "bh_throttle" || def.key == "bh_combined_fence" || def.key == "bh_waitfree") t.set(kInsertion);
+      // Insertion-only toggles mean something only with the insertion build; the early out only in the walks
+      // that read slot by slot, the vote only in the warp walk.
+      if (def.key == "bh_throttle" || def.key == "bh_combined_fence" || def.key == "bh_waitfree" ||
+          def.key == "bh_sort_throttle" || def.key == "bh_early_out")
+        t.set(kInsertion);
+      if (def.key == "bh_early_out" || def.key == "bh_vote") t.set(Choice{"bh_traversal", "warp"});
       out.push_back(t);
     }
   }
@@ -175,6 +202,26 @@ std::vector<ToggleValues> barneshut_toggle_sweep() {
           t["bh_build"] = build, t["bh_traversal"] = traversal, t["bh_sort"] = sort, t["bh_moments"] = moments;
           if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
         }
+  // The tutorial's kernels one switch at a time: the per-thread and warp walks of the insertion build with and
+  // without the early out, the warp walk with and without the vote, and everything off (the tour's first step).
+  for (int traversal = 0; traversal < 2; ++traversal)
+    for (int early_out = 0; early_out < 2; ++early_out)
+      for (int vote = 0; vote < 2; ++vote) {
+        if (traversal == 0 && vote == 0) continue;  // the vote is the warp walk's
+        ToggleValues t;
+        t.set(kInsertion);
+        t["bh_traversal"] = traversal, t["bh_early_out"] = early_out, t["bh_vote"] = vote;
+        if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+      }
+  {
+    ToggleValues t;
+    t.set(kInsertion).set(Choice{"bh_traversal", "thread"}).set(Choice{"bh_moments", "monopole"}).set(Choice{"bh_opening", "geometric"});
+    for (const char* off : {"bh_throttle", "bh_combined_fence", "bh_waitfree", "bh_sort_throttle", "bh_sort", "bh_early_out",
+                            "bh_vote", "bh_rsqrt", "bh_avoid_volatile"})
+      t.values[static_cast<std::size_t>(find_toggle(off) - kToggles.data())] = 0;
+    t["bh_block_size"] = 256;
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  }
   // Opening by angle in every traversal, with each moment order (the loops above open relatively).
   for (int traversal = 0; traversal < 3; ++traversal)
     for (int moments = 0; moments < 3; ++moments) {
@@ -183,6 +230,13 @@ std::vector<ToggleValues> barneshut_toggle_sweep() {
       t.set(Choice{"bh_opening", "geometric"});
       if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
     }
+  // Every step of the Barnes-Hut tour, which a class runs one after the other (its parse is the tour
+  // tests' to check: without the file, the steps above still cover every switch).
+  try {
+    for (const TourStep& step : load_tour(TourKind::barneshut).steps)
+      if (std::find(out.begin(), out.end(), step.toggles) == out.end()) out.push_back(step.toggles);
+  } catch (const InputError&) {
+  }
   // The group walk's shapes: every group size and a short and a long list, with each moment order.
   for (int size = 32; size <= 128; size += 32)
     for (int list : {256, 1024})
@@ -219,8 +273,18 @@ std::vector<std::string> barneshut_code_violations(const ToggleValues& t, Kernel
 
   const std::string force = ptx(v.force);
   claim((count(force, "rsqrt.approx") > 0) == (t["bh_rsqrt"] != 0), "rsqrt.approx present exactly when bh_rsqrt is on");
-  claim((count(force, "vote.sync.all") > 0) == (v.traversal == BhTraversal::warp),
-        "vote.sync.all exactly in the warp traversal");
+  claim((count(force, "vote.sync.all") > 0) == (v.traversal == BhTraversal::warp && t["bh_vote"]),
+        "vote.sync.all exactly in the warp traversal with bh_vote");
+  // A switch that acts changes the kernel; an inert one leaves the very same source (one module for both).
+  const auto acts = [&](ToggleId id, bool expected, const std::string& what) {
+    const BarnesHutVariant other = flipped(id);
+    const bool changed = !v.force.same_code(other.force);
+    claim(changed == expected, what);
+    if (changed && expected) claim(ptx(other.force) != force, std::string(id.def().key) + " changes the force kernel's PTX");
+  };
+  acts("bh_vote", v.traversal == BhTraversal::warp, "bh_vote changes the force kernel exactly in the warp walk");
+  acts("bh_early_out", !v.morton_build && v.traversal != BhTraversal::group,
+       "bh_early_out changes the force kernel exactly in the insertion build's per-thread and warp walks");
   claim((count(force, "vote.sync.ballot") > 0 && count(force, "shfl.sync.up") > 0) == (v.traversal == BhTraversal::group),
         "ballot + shfl.up (interaction lists) exactly in the group traversal");
   claim((count(force, "ld.volatile.global") > 1) == (t["bh_avoid_volatile"] == 0),
@@ -297,6 +361,8 @@ std::vector<std::string> barneshut_code_violations(const ToggleValues& t, Kernel
   } else {
     const std::string build = ptx(v.build);
     claim((count(build, "bar.red.or") > 0) == (t["bh_throttle"] != 0), "bar.red.or (the throttle) exactly with bh_throttle");
+    claim((count(ptx(v.sort_bodies), "bar.red.or") > 0) == (t["bh_sort_throttle"] != 0),
+          "bar.red.or in the sort kernel exactly with bh_sort_throttle");
     const int fences = count(build, "membar.gl") + count(build, "fence.sc.gpu");
     const std::string other = ptx(flipped("bh_combined_fence").build);
     const int other_fences = count(other, "membar.gl") + count(other, "fence.sc.gpu");

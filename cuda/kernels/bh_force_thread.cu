@@ -4,6 +4,13 @@
 // diverge and their loads do not coalesce: the baseline the warp-cooperative walk is measured against.
 #include "bh_force_common.cuh"
 
+// NBL_BH_EARLY_OUT: a cell's child slots are read up to its first empty one, which summarize put behind
+// every child (the insertion build; the switchboard passes 0 for the Morton build, whose children keep
+// their octants' slots).
+#ifndef NBL_BH_EARLY_OUT
+#error "bh_force_thread.cu needs NBL_BH_EARLY_OUT from the switchboard"
+#endif
+
 using namespace nbl::bh;
 
 extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
@@ -58,7 +65,12 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       }
       for (int j = 0; j < 8; ++j) {
         const int c = tree_child(t, id, j);
+#if NBL_BH_EARLY_OUT
+        if (c == kNull) break;  // the slots behind an empty one are empty too
+        stack[sp++] = c;
+#else
         if (c != kNull) stack[sp++] = c;
+#endif
       }
     }
     if (valid) t.acc[i] = make_float4(ax, ay, az, 0.0f);

@@ -7,6 +7,14 @@
 // __syncwarp(), never through lockstep assumptions.
 #include "bh_force_common.cuh"
 
+// NBL_BH_VOTE: the lanes agree with one vote instruction (__all_sync; the tutorial's "thread voting"), or
+// without it through shared memory, each lane writing its verdict and reading all 32: the same union walk
+// ("sync'ed execution") either way. NBL_BH_EARLY_OUT: a cell's slots are read up to its first empty one
+// (bh_force_thread.cu says when that is valid).
+#if !defined(NBL_BH_VOTE) || !defined(NBL_BH_EARLY_OUT)
+#error "bh_force_warp.cu needs NBL_BH_VOTE and NBL_BH_EARLY_OUT from the switchboard"
+#endif
+
 using namespace nbl::bh;
 
 extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
@@ -14,6 +22,9 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   constexpr unsigned kAll = 0xffffffffu;
   __shared__ int s_cell[kWarps][kMaxDepth + 1];  // the cell being scanned at each depth
   __shared__ int s_slot[kWarps][kMaxDepth + 1];  // the next child slot to visit at each depth
+#if !NBL_BH_VOTE
+  __shared__ int s_far[kWarps][32];  // each lane's verdict on the current cell
+#endif
   const Control* ctl = t.ctl;
   if (tree_failed(ctl)) return;
   const int n = t.n;
@@ -48,7 +59,12 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
       __syncwarp();
       if (lane == 0) s_slot[warp][depth] = slot + 1;
       __syncwarp();
-      if (id == kNull) continue;
+      if (id == kNull) {
+#if NBL_BH_EARLY_OUT
+        --depth;  // the slots behind an empty one are empty too: this cell is done
+#endif
+        continue;
+      }
       ++touched;
       const float4 q = tree_node(t, id);
       bool approximate = id < n;
@@ -62,7 +78,16 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
         if (as == nbl::Acceptance::open && opening.light(t, id, q.w, dist2, p.x, p.y, p.z, 0.0f, 0.0f, 0.0f))
           as = nbl::Acceptance::monopole;
         const bool far = !valid || as != nbl::Acceptance::open;
+#if NBL_BH_VOTE
         approximate = __all_sync(kAll, far);
+#else
+        s_far[warp][lane] = far ? 1 : 0;
+        __syncwarp();
+        int every = 1;
+        for (int l = 0; l < 32; ++l) every &= s_far[warp][l];
+        __syncwarp();  // every lane has read the verdicts before the next cell's overwrite them
+        approximate = every != 0;
+#endif
       }
       if (!approximate && bodies_to_visit(open_size2)) {  // a deepest cell: every lane visits its bodies
         const int2 range = body_range(t, id);

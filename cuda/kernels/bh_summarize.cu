@@ -4,8 +4,8 @@
 // parallel axes).
 // Bottom-up without locks or atomics: cells are scanned from the lowest id upward (children have
 // lower ids than their parents), a cell's mass doubles as its "ready" flag (published after a fence,
-// behind its centre of mass), and empty child slots are moved to the back so the force walk can stop
-// at the first one. Needs every thread resident at once (the host launches a persistent grid), so
+// behind its centre of mass), and empty child slots are moved to the back so the sort kernel and, with
+// bh_early_out, the per-thread and warp walks can stop at the first one. Needs every thread resident at once (the host launches a persistent grid), so
 // the lowest unfinished cell always belongs to a running thread: the waits cannot deadlock, and they
 // are bounded anyway.
 // NBL_BH_WAITFREE: first fold in every child that is already done without waiting, remember which
@@ -131,7 +131,8 @@ extern "C" __global__ void __launch_bounds__(kSummarizeThreads) bh_summarize(Tre
     }
 #endif
     if (failed) return;
-    // Move empty slots to the back (the force walk stops at the first one).
+    // Move empty slots to the back: the sort kernel stops at the first one, and so do the per-thread and
+    // warp walks with bh_early_out (the tutorial's "move nulls to back" and "early out").
     int used = 0;
     for (int j = 0; j < 8; ++j)
       if (children[j] != kNull) slots[used++] = children[j];

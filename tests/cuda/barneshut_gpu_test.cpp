@@ -2,6 +2,7 @@
 // of the tree, on fresh random inputs every run (the seed is printed on failure). Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include <limits>
@@ -29,6 +30,7 @@
 #include "sim/accuracy.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/scenes.hpp"
+#include "sim/tour.hpp"
 #include "tests/fresh_seed.hpp"
 
 namespace nbl {
@@ -131,6 +133,75 @@ TEST_F(BarnesHutGpu, EverySwitchCombinationStaysWithinTheBound) {
       const test::TreeCheck check = test::check_tree(*backend);
       EXPECT_TRUE(check.problems.empty()) << barneshut_variant(toggles, true).label << ": " << check.listed();
     }
+  }
+}
+
+// Three of the tutorial's switches change how the kernels work, never what they compute: the warp's vote
+// (against agreeing through shared memory), stopping at a cell's first empty slot, and the sort kernel's
+// throttling barrier. With and without each, on the same bodies, the forces agree to rounding and stay
+// within the bound, and the tree passes its check.
+TEST_F(BarnesHutGpu, VoteEarlyOutAndSortThrottleChangeNoForce) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Bodies bodies = make_scene(Scene::plummer, 12000, seed);
+  struct Case {
+    const char* key;
+    Choice traversal;
+  };
+  const Case cases[] = {{"bh_vote", {"bh_traversal", "warp"}},
+                        {"bh_early_out", {"bh_traversal", "thread"}},
+                        {"bh_early_out", {"bh_traversal", "warp"}},
+                        {"bh_sort_throttle", {"bh_traversal", "thread"}}};
+  for (const Case& c : cases) {
+    for (double softening : {0.01, 0.0}) {
+      Accelerations with, without;
+      for (int value : {1, 0}) {
+        Settings s = bh_settings(0.5, softening);
+        s.toggles.set(Choice{"bh_build", "insertion"}).set(c.traversal);
+        s.toggles.values[static_cast<std::size_t>(find_toggle(c.key) - kToggles.data())] = value;
+        SCOPED_TRACE(barneshut_variant(s.toggles, softening > 0).label);
+        auto backend = std::make_unique<BarnesHutBackend>(s);
+        backend->set_bodies(bodies);
+        backend->compute_accelerations(value ? with : without);
+        const ForceError e = gpu_force_error(*backend, bodies, softening, 1000);
+        EXPECT_FALSE(e.non_finite);
+        EXPECT_LE(e.p99, kBound.p99) << describe(e);
+        EXPECT_LE(e.normalized_max, kBound.max) << describe(e);
+        const test::TreeCheck check = test::check_tree(*backend);
+        EXPECT_TRUE(check.problems.empty()) << check.listed();
+      }
+      ASSERT_EQ(with.size(), without.size());
+      double rms = 0, worst = 0;
+      for (std::size_t i = 0; i < with.size(); ++i) {
+        rms += without.x[i] * without.x[i] + without.y[i] * without.y[i] + without.z[i] * without.z[i];
+        worst = std::max({worst, std::abs(with.x[i] - without.x[i]), std::abs(with.y[i] - without.y[i]),
+                          std::abs(with.z[i] - without.z[i])});
+      }
+      rms = std::sqrt(rms / static_cast<double>(with.size()));
+      EXPECT_LE(worst, 1e-5 * rms) << c.key << " changed the forces (softening " << softening << ")";
+    }
+  }
+}
+
+// Every step of the Barnes-Hut tour, in the configuration it declares (its toggles and theta), stays within
+// the bound: by angle at the step's theta, and with the relative test within theta 0.65's, as the tests of
+// relative opening hold it.
+TEST_F(BarnesHutGpu, EveryStepOfTheTourStaysWithinTheBound) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Bodies bodies = make_scene(Scene::plummer, 12000, seed);
+  const Tour tour = load_tour(TourKind::barneshut);
+  for (std::size_t i = 0; i < tour.steps.size(); ++i) {
+    const Settings s = with_step_settings(tour, i, bh_settings(0.5));
+    SCOPED_TRACE("step " + std::to_string(i + 1) + ": " + barneshut_variant(s.toggles, true).label);
+    auto backend = std::make_unique<BarnesHutBackend>(s);
+    backend->set_bodies(bodies);
+    const ForceError e = gpu_force_error(*backend, bodies, 0.01, 1000);
+    const bool relative = s.toggles.is(Choice{"bh_opening", "relative"});
+    const ForceErrorBound bound = force_error_bound(Algorithm::barneshut, false, relative ? 0.65 : s.opening_angle);
+    EXPECT_FALSE(e.non_finite);
+    EXPECT_LE(e.p99, bound.p99) << describe(e);
+    EXPECT_LE(e.normalized_max, bound.max) << describe(e);
   }
 }
 

@@ -2,11 +2,13 @@
 // needed) and its PTX shows what the toggle claims.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
 #include "cuda/barneshut/variant.hpp"
 #include "cuda/engine/kernel_engine.hpp"
+#include "sim/tour.hpp"
 
 namespace nbl {
 namespace {
@@ -68,6 +70,73 @@ TEST(BarnesHutVariants, WarpTraversalVotesAndThreadTraversalDoesNot) {
   const std::string thread = ptx(variant([](ToggleValues& t) { t["bh_traversal"] = 0; }).force);
   EXPECT_GT(occurrences(warp, "vote.sync.all"), 0);
   EXPECT_EQ(occurrences(thread, "vote.sync"), 0);
+}
+
+// The tutorial measured voting apart from walking in step: without bh_vote the warp walk is the same union,
+// deciding through shared memory (each lane's verdict stored, all 32 read) instead of with vote.sync.all.
+TEST(BarnesHutVariants, WithoutTheVoteTheWarpAgreesThroughSharedMemory) {
+  const std::string vote = ptx(variant([](ToggleValues& t) { t["bh_traversal"] = 1, t["bh_vote"] = 1; }).force);
+  const std::string shared = ptx(variant([](ToggleValues& t) { t["bh_traversal"] = 1, t["bh_vote"] = 0; }).force);
+  EXPECT_GT(occurrences(vote, "vote.sync.all"), 0);
+  EXPECT_EQ(occurrences(shared, "vote.sync"), 0);
+  EXPECT_GT(occurrences(shared, "st.shared"), occurrences(vote, "st.shared")) << "each lane's verdict";
+  EXPECT_GT(occurrences(shared, "ld.shared"), occurrences(vote, "ld.shared") + 8) << "every lane reads the verdicts";
+  EXPECT_GT(occurrences(shared, "bar.warp.sync"), occurrences(vote, "bar.warp.sync"));
+  // Inert in the other walks: the very same source, one module for both.
+  for (int traversal : {0, 2}) {
+    ToggleValues on, off;
+    on["bh_traversal"] = off["bh_traversal"] = traversal;
+    off["bh_vote"] = 0;
+    EXPECT_TRUE(barneshut_variant(on, true).force.same_code(barneshut_variant(off, true).force)) << traversal;
+    EXPECT_NE(find_inert(barneshut_variant(on, true).inert, "bh_vote"), nullptr) << traversal;
+  }
+}
+
+// The early out stops reading a cell's slots at the first empty one: a different per-thread and warp walk
+// with the insertion build, whose summarize moves empty slots to the back; the same source elsewhere.
+TEST(BarnesHutVariants, TheEarlyOutActsInTheInsertionBuildsPerThreadAndWarpWalks) {
+  for (int traversal : {0, 1, 2}) {
+    for (int build : {0, 1}) {
+      ToggleValues on, off;
+      on["bh_traversal"] = off["bh_traversal"] = traversal;
+      on["bh_build"] = off["bh_build"] = build;
+      off["bh_early_out"] = 0;
+      const BarnesHutVariant a = barneshut_variant(on, true), b = barneshut_variant(off, true);
+      const bool acts = build == 0 && traversal != 2;
+      SCOPED_TRACE(a.label);
+      EXPECT_EQ(!a.force.same_code(b.force), acts);
+      EXPECT_EQ(find_inert(a.inert, "bh_early_out") == nullptr, acts);
+      if (acts) {
+        EXPECT_NE(ptx(a.force), ptx(b.force));
+      }
+    }
+  }
+}
+
+TEST(BarnesHutVariants, TheSortThrottleAddsABlockBarrierToTheSortKernel) {
+  const BarnesHutVariant on = variant([](ToggleValues& t) { t["bh_build"] = 0, t["bh_sort_throttle"] = 1; });
+  const BarnesHutVariant off = variant([](ToggleValues& t) { t["bh_build"] = 0, t["bh_sort_throttle"] = 0; });
+  EXPECT_EQ(on.sort_bodies.file, "bh_sort.cu");
+  EXPECT_GT(occurrences(ptx(on.sort_bodies), "bar.red.or.pred"), 0);
+  EXPECT_EQ(occurrences(ptx(off.sort_bodies), "bar.red"), 0);
+  EXPECT_EQ(occurrences(ptx(off.sort_bodies), "bar.sync"), 0);
+  EXPECT_NE(find_inert(variant([](ToggleValues& t) { t["bh_build"] = 1; }).inert, "bh_sort_throttle"), nullptr);
+}
+
+// The tour's first step is the tutorial's configuration (sim/tour.hpp, kTutorialConfiguration); the
+// Barnes-Hut toggles that list leaves out are not the tutorial's, and change nothing there.
+TEST(BarnesHutVariants, TogglesOutsideTheTutorialsConfigurationAreInertInIt) {
+  const Tour tour = load_tour(TourKind::barneshut);
+  const BarnesHutVariant v = barneshut_variant(tour.steps.front().toggles, true);
+  for (const ToggleDef& def : kToggles) {
+    if (def.algorithm != Algorithm::barneshut) continue;
+    const bool listed = std::any_of(kTutorialConfiguration.begin(), kTutorialConfiguration.end(),
+                                    [&](const TutorialChoice& c) { return c.key == def.key; });
+    if (!listed) {
+      EXPECT_NE(find_inert(v.inert, def.key), nullptr) << def.key << " acts in the tutorial's configuration: " << v.label;
+    }
+  }
+  EXPECT_EQ(v.label, "lock-based insertion; per-thread walk, unsorted, 1/sqrtf, volatile, all eight child slots, 256 threads");
 }
 
 TEST(BarnesHutVariants, GroupTraversalBuildsListsWithBallotAndShuffles) {

@@ -38,18 +38,25 @@ class CommittedFigures(unittest.TestCase):
 
 
 class TourCommands(unittest.TestCase):
-    def test_one_compare_per_step_with_every_toggle_of_the_step(self):
+    def test_one_compare_per_step_that_switches_with_every_toggle_and_the_theta_of_the_step(self):
         steps = mf.tour_steps()
-        lines = [l for l in mf.tour_commands("nbodylab", "out", 1048576).split("\n") if l.startswith("run ")]
-        self.assertEqual(len(lines), len(steps) - 1, "one run per step after the first")
-        for line, (number, _, switch, value, _, toggles) in zip(lines, steps[1:]):
+        script = mf.tour_commands("nbodylab", "out", 1048576)
+        lines = [l for l in script.split("\n") if l.startswith("run ")]
+        switching = [s for s in steps[1:] if s[2]]
+        self.assertEqual(len(lines), len(switching), "one run per step after the first that turns a switch")
+        self.assertLess(len(switching), len(steps) - 1, "the notes switch nothing and are not run")
+        for line, (number, _, switch, value, _, toggles, settings) in zip(lines, switching):
             words = shlex.split(line)
             options = mf.options_of(words)
             named = {k[2:]: v for k, v in options.items() if k.startswith("--bh")}
             self.assertEqual(named, toggles, f"step {number} runs exactly its toggles")
+            self.assertEqual(float(options["--theta"]), settings["theta"], f"step {number} runs its theta")
             self.assertEqual(options["--compare"][0], f"{switch}={value}")
             self.assertNotEqual(options["--compare"][1], options["--compare"][0])
             self.assertEqual(words[1], f"tour-barneshut-step-{number:02d}")
+        for number, title, switch, *_ in steps[1:]:
+            if not switch:
+                self.assertIn(f"# step {number}: {title}: switches nothing", script)
 
 
 class TourRuns(unittest.TestCase):
@@ -76,28 +83,42 @@ class TourRuns(unittest.TestCase):
                                                   {"quantity": "B vs direct sum: per-body p99", "value": 1.5e-3}]}
         json.dump([times, forces], open(os.path.join(self.run_dir, name + ".json"), "w"))
 
+    def rsqrt_step(self):
+        """The rsqrtf step's number and its run's command line, as --tour-commands writes it."""
+        number = next(s[0] for s in self.mf.tour_steps() if s[2] == "bh_rsqrt")
+        line = next(l for l in self.mf.tour_commands("nbodylab", "out", 1048576).split("\n")
+                    if l.startswith(f"run tour-barneshut-step-{number:02d} "))
+        return number, shlex.split(line)[2:]
+
     def test_a_step_run_becomes_a_figure_of_that_steps_configuration(self):
         steps = self.mf.tour_steps()
-        lines = [l for l in self.mf.tour_commands("nbodylab", "out", 1048576).split("\n") if l.startswith("run ")]
-        words = shlex.split(lines[5])[2:]  # step 7: rsqrtf in the walk
-        self.write_step(7, " ".join(words))
+        number, words = self.rsqrt_step()
+        self.write_step(number, " ".join(words))
         figures = self.mf.tour_step_figures([self.mf.Run(os.path.relpath(self.run_dir, self.tmp))])
         self.assertEqual(len(figures), 1)
         f = figures[0]
-        number, _, switch, value, kernel, toggles = steps[6]
+        _, _, switch, value, kernel, toggles, settings = steps[number - 1]
         self.assertEqual((f["toggle"], f["kernel"], f["commit"], f["gpu"]), (switch, kernel, "0123456", "NVIDIA H100 80GB HBM3"))
         self.assertEqual(f["config"]["toggles"], toggles)
-        self.assertEqual(f["baseline"]["toggles"], steps[5][5])
-        self.assertEqual((f["config"]["scene"], f["config"]["bodies"], f["config"]["theta"]), ("collision", 1048576, 0.65))
+        self.assertEqual(f["baseline"]["toggles"], steps[number - 2][5])
+        self.assertEqual((f["config"]["scene"], f["config"]["bodies"], f["config"]["theta"]),
+                         ("collision", 1048576, settings["theta"]))
         self.assertTrue(f["value"].startswith("force 2.00x (10.000 ms against 20.000 before), whole step 2.00x "
                                               "(12.000 ms against 24.000 before)"), f["value"])
 
+    def test_a_run_at_another_theta_is_refused(self):
+        number, words = self.rsqrt_step()
+        words[words.index("--theta") + 1] = "0.9"
+        self.write_step(number, " ".join(words))
+        with self.assertRaises(self.mf.Failure) as e:
+            self.mf.tour_step_figures([self.mf.Run(os.path.relpath(self.run_dir, self.tmp))])
+        self.assertIn(f"A runs theta 0.9; tour step {number} runs theta", str(e.exception))
+
     def test_a_run_that_changes_two_switches_is_refused(self):
-        lines = [l for l in self.mf.tour_commands("nbodylab", "out", 1048576).split("\n") if l.startswith("run ")]
-        words = shlex.split(lines[5])[2:]
+        number, words = self.rsqrt_step()
         at = words.index("--compare")
         words[at + 2] += ",bh_sort=off"
-        self.write_step(7, " ".join(words))
+        self.write_step(number, " ".join(words))
         with self.assertRaises(self.mf.Failure) as e:
             self.mf.tour_step_figures([self.mf.Run(os.path.relpath(self.run_dir, self.tmp))])
         self.assertIn("a tour step changes one switch", str(e.exception))

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "sim/error.hpp"
 #include "sim/ladder.hpp"
@@ -81,31 +82,7 @@ TEST(Tour, AllPairsStepsSayWhereTodaysGpuDisagrees) {
   EXPECT_EQ(tutorial_speedup(tour, tour.steps[12]), "") << "float4 is beyond the tutorial";
 }
 
-TEST(Tour, BarnesHutStepsTurnOneSwitchEachOnTopOfTheLast) {
-  const Tour tour = load_tour(TourKind::barneshut);
-  const TourStep& first = tour.steps.front();
-  EXPECT_EQ(first.toggle, nullptr);
-  EXPECT_TRUE(first.toggles.is(Choice{"bh_build", "insertion"}));
-  EXPECT_TRUE(first.toggles.is(Choice{"bh_traversal", "thread"}));
-  std::vector<std::string> switched;
-  for (std::size_t i = 1; i < tour.steps.size(); ++i) {
-    const TourStep& s = tour.steps[i];
-    ASSERT_NE(s.toggle, nullptr) << s.title;
-    EXPECT_EQ(s.toggle->algorithm, Algorithm::barneshut);
-    ASSERT_EQ(s.previous, i - 1);
-    EXPECT_EQ(toggle_changes(tour.steps[i - 1].toggles, s.toggles, Algorithm::barneshut),
-              std::string(s.toggle->key) + "=" + toggle_value_text(*s.toggle, s.value))
-        << "a step sets exactly the switch it names";
-    EXPECT_FALSE(s.kernel.empty()) << s.title;
-    switched.push_back(std::string(s.toggle->key));
-  }
-  // Every switch of the tutorial's table is on the tour.
-  for (const char* key : {"bh_throttle", "bh_combined_fence", "bh_waitfree", "bh_sort", "bh_traversal", "bh_rsqrt", "bh_avoid_volatile"})
-    EXPECT_NE(std::find(switched.begin(), switched.end(), key), switched.end()) << key;
-  EXPECT_EQ(tutorial_speedups(tour, tour.steps[1]), (std::vector<double>{0.97, 1.03, 1.04})) << "throttling, from its toggle";
-}
-
-// Every Barnes-Hut toggle at its default, as a tour's "start" object.
+// Every Barnes-Hut toggle at its default, and theta 0.5, as a tour's "start" object.
 std::string full_start() {
   std::string start;
   for (const ToggleDef& t : kToggles)
@@ -114,19 +91,161 @@ std::string full_start() {
                (t.kind == ToggleKind::flag      ? std::string(t.default_value ? "true" : "false")
                 : t.kind == ToggleKind::integer ? std::to_string(t.default_value)
                                                 : "\"" + toggle_value_text(t, t.default_value) + "\"");
-  return "{" + start + "}";
+  return R"({"toggles": {)" + start + R"(}, "settings": {"theta": 0.5}})";
+}
+
+// Each step after the first turns one switch or changes one setting on top of the step before, or is a
+// note that switches nothing; the tutorial's steps come first, in the order of its kernel slides.
+TEST(Tour, BarnesHutStepsTurnOneSwitchEachOnTopOfTheLast) {
+  const Tour tour = load_tour(TourKind::barneshut);
+  const TourStep& first = tour.steps.front();
+  EXPECT_EQ(first.toggle, nullptr);
+  EXPECT_FALSE(first.note);
+  EXPECT_FALSE(first.tutorial.empty());
+  std::vector<std::string> switched, rows;
+  bool beyond = false;
+  for (std::size_t i = 1; i < tour.steps.size(); ++i) {
+    const TourStep& s = tour.steps[i];
+    const TourStep& before = tour.steps[i - 1];
+    SCOPED_TRACE(s.title);
+    ASSERT_EQ(s.previous, i - 1);
+    EXPECT_FALSE(s.kernel.empty());
+    if (s.tutorial.empty()) beyond = true;
+    EXPECT_FALSE(beyond && !s.tutorial.empty()) << "the tutorial's steps come before the ones beyond it";
+    if (s.note) {
+      EXPECT_EQ(s.toggle, nullptr);
+      EXPECT_EQ(s.toggles, before.toggles) << "a note switches nothing";
+      EXPECT_EQ(s.settings, before.settings);
+      EXPECT_EQ(tutorial_speedups(tour, s).size(), 3u) << "the row's figures at 50k, 500k and 5M";
+      rows.push_back(s.row);
+      continue;
+    }
+    ASSERT_NE(s.toggle, nullptr) << "the shipped tour changes one switch a step";
+    EXPECT_EQ(s.toggle->algorithm, Algorithm::barneshut);
+    EXPECT_EQ(toggle_changes(before.toggles, s.toggles, Algorithm::barneshut),
+              std::string(s.toggle->key) + "=" + toggle_value_text(*s.toggle, s.value))
+        << "a step sets exactly the switch it names";
+    EXPECT_EQ(s.settings, before.settings) << "and nothing else";
+    switched.push_back(std::string(s.toggle->key));
+  }
+  // Every switch of the tutorial's table and kernel slides is on the tour, and every row without one has its note.
+  for (const char* key : {"bh_throttle", "bh_combined_fence", "bh_waitfree", "bh_sort", "bh_sort_throttle", "bh_early_out",
+                          "bh_traversal", "bh_vote", "bh_rsqrt", "bh_avoid_volatile"})
+    EXPECT_NE(std::find(switched.begin(), switched.end(), key), switched.end()) << key;
+  for (const TutorialRow& r : kTutorialRowsWithoutSwitch)
+    EXPECT_NE(std::find(rows.begin(), rows.end(), r.name), rows.end()) << r.name;
+  // The steps beyond the tutorial, each on its own.
+  for (const char* key : {"bh_build", "bh_moments", "bh_opening", "bh_block_size"})
+    EXPECT_NE(std::find(switched.begin(), switched.end(), key), switched.end()) << key;
+  EXPECT_EQ(tutorial_speedups(tour, tour.steps[1]), (std::vector<double>{0.97, 1.03, 1.04})) << "throttling, from its toggle";
+  // The warp walk and its vote carry the two columns the tutorial measured apart.
+  for (const TourStep& s : tour.steps) {
+    if (s.toggle && s.toggle->key == "bh_vote") {
+      EXPECT_EQ(tutorial_speedups(tour, s), (std::vector<double>{2.04, 2.49, 2.47}));
+    }
+    if (s.toggle && s.toggle->key == "bh_traversal" && s.value == Choice{"bh_traversal", "warp"}.value) {
+      EXPECT_EQ(tutorial_speedups(tour, s), (std::vector<double>{6.23, 8.04, 8.60}));
+    }
+    if (s.toggle && s.toggle->key == "bh_traversal" && s.value == Choice{"bh_traversal", "group"}.value) {
+      EXPECT_EQ(tutorial_speedup(tour, s), "") << "the group walk is beyond the tutorial";
+      EXPECT_EQ(tutorial_reference(tour, s), "beyond the tutorial");
+    }
+    if (s.toggle && s.toggle->key == "bh_sort_throttle") {
+      EXPECT_NE(tutorial_speedup(tour, s).find("Not measured on its own"), std::string::npos) << tutorial_speedup(tour, s);
+    }
+  }
+}
+
+// The first step is the tutorial's configuration, as kTutorialConfiguration states it with its slides.
+TEST(Tour, TheBarnesHutTourStartsFromTheTutorialsConfiguration) {
+  const Tour tour = load_tour(TourKind::barneshut);
+  const TourStep& first = tour.steps.front();
+  for (const TutorialChoice& c : kTutorialConfiguration) {
+    SCOPED_TRACE(std::string(c.key));
+    EXPECT_FALSE(c.evidence.empty());
+    if (const ToggleDef* def = find_toggle(c.key)) {
+      EXPECT_EQ(def->algorithm, Algorithm::barneshut);
+      EXPECT_EQ(toggle_value_text(*def, first.toggles.values[static_cast<std::size_t>(def - kToggles.data())]), c.value);
+      continue;
+    }
+    const TourSetting* s = find_tour_setting(first, c.key);
+    ASSERT_NE(s, nullptr) << "the first step declares it";
+    EXPECT_EQ(s->value, SettingValue(std::stod(std::string(c.value))));
+  }
+  const Settings runs = with_step_settings(tour, 0, Settings{});
+  EXPECT_DOUBLE_EQ(runs.opening_angle, 0.5);
+  EXPECT_TRUE(runs.toggles.is(Choice{"bh_opening", "geometric"}));
+}
+
+// docs/teaching-audit.md states the tutorial's configuration in one row, key=value by key=value, with its slides.
+TEST(Tour, TheAuditStatesTheTutorialsConfiguration) {
+  std::ifstream in(resource_root() / "docs" / "teaching-audit.md");
+  ASSERT_TRUE(in) << "docs/teaching-audit.md";
+  std::string line, row;
+  while (std::getline(in, line))
+    if (line.find("The tutorial's configuration") != std::string::npos && line.starts_with("|")) row = line;
+  ASSERT_FALSE(row.empty()) << "no row for the tutorial's configuration";
+  for (const TutorialChoice& c : kTutorialConfiguration)
+    EXPECT_NE(row.find("`" + std::string(c.key) + "=" + std::string(c.value) + "`"), std::string::npos) << c.key << " in: " << row;
+  EXPECT_NE(row.find("slide 103"), std::string::npos);
+}
+
+// The tour ends where the lab starts: every Barnes-Hut toggle at its default.
+TEST(Tour, TheBarnesHutTourEndsAtTheDefaults) {
+  const Tour tour = load_tour(TourKind::barneshut);
+  EXPECT_EQ(toggle_changes(ToggleValues{}, tour.steps.back().toggles, Algorithm::barneshut), "");
+}
+
+// What the lab applies at a step (step_settings): the algorithm, its toggles and the declared settings,
+// nothing else; a step may change theta alone.
+TEST(Tour, AStepsSettingsAreWhatItDeclares) {
+  const std::string text = R"({"tour": "barneshut", "title": "t", "intro": "i", "start": )" + full_start() + R"(, "steps": [
+      {"title": "a", "text": "b"},
+      {"settings": {"theta": 0.7}, "title": "c", "text": "d", "kernel": "force"},
+      {"switch": "bh_sort", "value": false, "title": "e", "text": "f", "kernel": "force"}]})";
+  const Tour tour = parse_tour(text, "t.json");
+  ASSERT_EQ(tour.steps.size(), 3u);
+  EXPECT_EQ(tour.steps[1].toggle, nullptr);
+  EXPECT_EQ(tour.steps[1].toggles, tour.steps[0].toggles);
+  Settings base;
+  base.algorithm = Algorithm::allpairs;
+  base.dt = 0.125;
+  base.toggles[ToggleId("unroll")] = 8;
+  const Settings s0 = with_step_settings(tour, 0, base), s1 = with_step_settings(tour, 1, base), s2 = with_step_settings(tour, 2, base);
+  EXPECT_EQ(s0.algorithm, Algorithm::barneshut);
+  EXPECT_DOUBLE_EQ(s0.opening_angle, 0.5);
+  EXPECT_DOUBLE_EQ(s1.opening_angle, 0.7);
+  EXPECT_DOUBLE_EQ(s2.opening_angle, 0.7) << "a setting stays as the last step left it";
+  EXPECT_EQ(s2.toggles[ToggleId("bh_sort")], 0);
+  EXPECT_EQ(s2.dt, base.dt) << "what a step does not declare stays the user's";
+  EXPECT_EQ(s2.toggles[ToggleId("unroll")], 8) << "another algorithm's toggles too";
+  const TourStepSettings d = step_settings(tour, 1);
+  ASSERT_EQ(d.settings.size(), 1u);
+  EXPECT_EQ(d.settings[0].setting->key, "theta");
 }
 
 TEST(Tour, TheBarnesHutStartNamesEveryToggleSoNoStepDependsOnTheDefaults) {
   const Tour tour = load_tour(TourKind::barneshut);
-  EXPECT_TRUE(tour.steps.front().toggles.is(Choice{"bh_opening", "relative"})) << "the first step says it opens relatively";
-  const std::string without_one = R"({"tour": "barneshut", "title": "t", "intro": "i", "start": {"bh_sort": false},
+  EXPECT_TRUE(tour.steps.front().toggles.is(Choice{"bh_opening", "geometric"})) << "the tutorial opens by angle";
+  const std::string without_one = R"({"tour": "barneshut", "title": "t", "intro": "i", "start": {"toggles": {"bh_sort": false}},
       "steps": [{"title": "a", "text": "b"}]})";
   try {
     parse_tour(without_one, "t.json");
     ADD_FAILURE() << "a start without every toggle was accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("\"start\" must name every Barnes-Hut toggle; it lacks bh_build"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("\"start\": \"toggles\" must name every Barnes-Hut toggle; it lacks bh_build"), std::string::npos)
+        << e.what();
+  }
+  const std::string full = full_start();
+  const std::string without_theta = full.substr(0, full.find(R"("settings")")) + R"("settings": {}})";
+  try {
+    parse_tour(R"({"tour": "barneshut", "title": "t", "intro": "i", "start": )" + without_theta +
+                   R"(, "steps": [{"title": "a", "text": "b"}]})",
+               "t.json");
+    ADD_FAILURE() << "a start without theta was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"start\": \"settings\" must name every setting a step may change; it lacks theta"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_NO_THROW(parse_tour(R"({"tour": "barneshut", "title": "t", "intro": "i", "start": )" + full_start() +
@@ -182,8 +301,23 @@ TEST(Tour, BadToursAreRefusedNamingTheStep) {
        "step 2: "},
       {bh + R"({"title": "a", "text": "b"}, {"switch": "bh_sort", "value": true, "title": "x", "text": "y"}]})",
        "step 2: bh_sort is on already: the step changes nothing"},
-      {R"({"tour": "barneshut", "title": "t", "intro": "i", "start": {"unroll": 8}, "steps": [{"title": "a", "text": "b"}]})",
-       "\"start\": \"unroll\" is not a Barnes-Hut toggle"},
+      {R"({"tour": "barneshut", "title": "t", "intro": "i", "start": {"toggles": {"unroll": 8}}, "steps": [{"title": "a", "text": "b"}]})",
+       "\"start\": \"toggles\": \"unroll\" is not a Barnes-Hut toggle"},
+      {R"({"tour": "barneshut", "title": "t", "intro": "i", "start": {"bh_sort": true}, "steps": [{"title": "a", "text": "b"}]})",
+       "\"start\": unknown key \"bh_sort\""},
+      {bh + R"({"title": "a", "text": "b"}, {"title": "x", "text": "y"}]})",
+       "step 2 needs \"switch\" and \"value\", or \"settings\", or a \"row\" it explains"},
+      {bh + R"({"title": "a", "text": "b", "settings": {"theta": 0.7}}]})", "step 1 shows the starting point"},
+      {bh + R"({"title": "a", "text": "b"}, {"settings": {"dt": 0.1}, "title": "x", "text": "y"}]})",
+       "step 2: \"settings\": \"dt\" is not a setting a tour step may change (\"theta\""},
+      {bh + R"({"title": "a", "text": "b"}, {"settings": {"theta": 0.5}, "title": "x", "text": "y"}]})",
+       "step 2: \"settings\" changes nothing"},
+      {bh + R"({"title": "a", "text": "b"}, {"settings": {"theta": "wide"}, "title": "x", "text": "y"}]})",
+       "step 2: \"settings\": "},
+      {bh + R"({"title": "a", "text": "b"}, {"row": "magic", "title": "x", "text": "y"}]})",
+       "step 2: \"row\" must name a row of the tutorial's table that has no switch: \"recalc. data\", \"full multithreading\""},
+      {bh + R"({"title": "a", "text": "b"}, {"row": "recalc. data", "switch": "bh_sort", "value": false, "title": "x", "text": "y"}]})",
+       "step 2: a step with \"row\" is a note"},
   };
   for (const Case& c : cases) {
     try {

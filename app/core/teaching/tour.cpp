@@ -104,10 +104,11 @@ void TourSession::go(std::size_t index, SettingsEditor& editor, const Simulation
   step_ = std::min(index, tour_.steps.size() - 1);
   ab_started_ = false;
   if (editor.comparison()) editor.clear_comparison();  // the last step's B; this step's starts in sync()
-  editor.set_algorithm(tour_.algorithm());
-  const ToggleValues& running = tour_.running_toggles(step_);
+  const TourStepSettings running = step_settings(tour_, step_);  // the algorithm, its toggles, theta
+  editor.set_algorithm(running.algorithm);
   for (std::size_t i = 0; i < kToggleCount; ++i)
-    if (kToggles[i].algorithm == tour_.algorithm()) editor.set_toggle(kToggles[i], running.values[i]);
+    if (kToggles[i].algorithm == running.algorithm) editor.set_toggle(kToggles[i], running.toggles.values[i]);
+  for (const TourSetting& setting : running.settings) editor.set(*setting.setting, setting.value);
 
   const double softening = simulation.effective_settings().softening.value_or(simulation.softening());
   code_ = StepCode{};
