@@ -288,23 +288,7 @@ std::optional<HotLoop> sass_hot_loop(std::string_view sass, std::string_view ent
   return sass_hot_loop(code, kSassFromCuobjdump);
 }
 
-std::optional<HotLoop> hot_loop(const CompiledProgram& program, std::string_view entry, std::string* why_not_sass) {
-  struct Found {
-    std::optional<HotLoop> loop;
-    std::string why_not_sass;
-  };
-  // Never destroyed: hot_loop_if_ready() runs this on std::async threads, which may outlive the
-  // statics of a process that exits without stop_code_analyses().
-  static std::mutex& mutex = *new std::mutex;
-  static std::map<std::string, Found>& cache = *new std::map<std::string, Found>;  // by program key + entry
-  const std::string key = program.key + "/" + std::string(entry);
-  {
-    std::lock_guard lock(mutex);
-    if (auto it = cache.find(key); it != cache.end()) {
-      if (why_not_sass) *why_not_sass = it->second.why_not_sass;
-      return it->second.loop;
-    }
-  }
+std::optional<HotLoop> machine_code_hot_loop(const CompiledProgram& program, std::string_view entry, std::string* why_not) {
   std::string why;
   std::optional<HotLoop> found;
   const char* cuda_home = std::getenv("CUDA_HOME");
@@ -337,13 +321,39 @@ std::optional<HotLoop> hot_loop(const CompiledProgram& program, std::string_view
   } else {
     why = "cuobjdump (CUDA Toolkit) is not installed and " + why;
   }
-  if (!found) {
-    if (const PtxEntryStats* e = program.entry(entry); e && e->has_loop && e->loop_bodies > 0) {
-      found = HotLoop{e->loop_mix.total(), e->loop_bodies, std::string(kFromPtx), {}};
-      for (const auto& [cls, count] : e->loop_mix.counts)
-        if (count > 0 && cls != "total") found->mix.emplace_back(cls, count);
+  if (why_not) *why_not = found ? std::string() : why;
+  return found;
+}
+
+std::optional<HotLoop> ptx_hot_loop(const CompiledProgram& program, std::string_view entry) {
+  const PtxEntryStats* e = program.entry(entry);
+  if (!e || !e->has_loop || e->loop_bodies <= 0) return std::nullopt;
+  HotLoop loop{e->loop_mix.total(), e->loop_bodies, std::string(kFromPtx), {}};
+  for (const auto& [cls, count] : e->loop_mix.counts)
+    if (count > 0 && cls != "total") loop.mix.emplace_back(cls, count);
+  return loop;
+}
+
+std::optional<HotLoop> hot_loop(const CompiledProgram& program, std::string_view entry, std::string* why_not_sass) {
+  struct Found {
+    std::optional<HotLoop> loop;
+    std::string why_not_sass;
+  };
+  // Never destroyed: hot_loop_if_ready() runs this on std::async threads, which may outlive the
+  // statics of a process that exits without stop_code_analyses().
+  static std::mutex& mutex = *new std::mutex;
+  static std::map<std::string, Found>& cache = *new std::map<std::string, Found>;  // by program key + entry
+  const std::string key = program.key + "/" + std::string(entry);
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) {
+      if (why_not_sass) *why_not_sass = it->second.why_not_sass;
+      return it->second.loop;
     }
   }
+  std::string why;
+  std::optional<HotLoop> found = machine_code_hot_loop(program, entry, &why);
+  if (!found) found = ptx_hot_loop(program, entry);
   const std::string reason = found && !found->sass() ? why : std::string();
   if (why_not_sass) *why_not_sass = reason;
   std::lock_guard lock(mutex);

@@ -63,6 +63,12 @@ std::optional<HotLoop> sass_hot_loop(const std::vector<SassInstruction>& code, s
 // The same in cuobjdump's SASS listing `sass`, for the function `entry`.
 std::optional<HotLoop> sass_hot_loop(std::string_view sass, std::string_view entry);
 
+// The SASS hot loop of `entry` in `program`, a cubin: through cuobjdump when it is installed, else
+// read_cubin_sass. Nothing when neither can read it (`why_not` says why) or it has no loop of interactions.
+std::optional<HotLoop> machine_code_hot_loop(const CompiledProgram& program, std::string_view entry, std::string* why_not = nullptr);
+// The PTX hot loop of `entry` (ptx_analysis.hpp): instructions and their classes over the unrolled bodies.
+std::optional<HotLoop> ptx_hot_loop(const CompiledProgram& program, std::string_view entry);
+
 // The hot loop of `entry` in `program`: from its SASS when the program is a cubin (through cuobjdump when
 // it is installed, else read_cubin_sass), else from its PTX. Cached per program. `why_not_sass` says why
 // the PTX was used ("" when the count is SASS).
