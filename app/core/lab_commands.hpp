@@ -34,6 +34,10 @@ enum class LabCommand {
   tour_next,
   tour_previous,
   tour_close,
+  tour_toggle_predicting,   // predict, then measure: on or off
+  tour_run_step,            // the awaited step runs with the prediction typed in the tour window
+  tour_skip_prediction,     // the awaited step runs without a prediction
+  tour_export_predictions,  // the session's table as CSV and Markdown, beside the screenshots
 };
 
 struct KeyBinding {

@@ -320,6 +320,35 @@ class EntryReader {
         }
         break;
       }
+      case ScriptAction::predict: {
+        if (const json* m = maybe("mode")) {
+          const std::string mode = m->is_string() ? lower(m->get<std::string>()) : "";
+          if (mode != "on" && mode != "off") fail("\"mode\" must be \"on\" or \"off\" (got " + json_excerpt(*m) + ")");
+          if (j_.contains("value")) fail("\"predict\" takes \"value\" (a prediction) or \"mode\" (on or off), not both");
+          e_.predict_mode = mode == "on";
+          break;
+        }
+        const json& v = need("value", "the speed-up the class expects of the next step (e.g. 1.5), \"tutorial\" (the "
+                                      "tutorial's figure) or \"skip\"; or \"mode\": \"on\" to ask before each step");
+        if (v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0 && v.get<double>() <= 1e9) {
+          e_.prediction = v.get<double>();
+        } else if (v.is_string() && lower(v.get<std::string>()) == "tutorial") {
+          e_.predict_tutorial = true;
+        } else if (!(v.is_string() && lower(v.get<std::string>()) == "skip")) {
+          fail("\"value\" must be a speed-up above 0 (1 is as fast as the step before; 2 twice as fast), \"tutorial\" or "
+               "\"skip\" (got " + json_excerpt(v) + ")");
+        }
+        break;
+      }
+      case ScriptAction::export_predictions: {
+        const json& f = need("file", "the table to write: FILE.csv or FILE.md");
+        if (!f.is_string() || f.get<std::string>().empty()) fail("\"file\" must be a file name (got " + json_excerpt(f) + ")");
+        e_.file = f.get<std::string>();
+        const std::string ext = lower(e_.file.extension().string());
+        if (ext != ".csv" && ext != ".md")
+          fail("\"file\" must end in .csv (a table for a spreadsheet) or .md (Markdown) (got " + json_excerpt(f) + ")");
+        break;
+      }
       case ScriptAction::stats:
       case ScriptAction::pause:
       case ScriptAction::resume:

@@ -40,6 +40,8 @@ enum class ScriptAction {
   ab_swap,
   ab_make_current,
   tour,             // a step of the guided tour (sim/tour.hpp): the lab opens it, render runs its toggles
+  predict,          // predict, then measure: the speed-up expected of the tour's next step, which then runs
+  export_predictions,  // the tour session's table of predictions and measurements, as CSV or Markdown
 };
 
 struct ScriptActionName {
@@ -54,7 +56,8 @@ inline constexpr std::array kScriptActions = {
     ScriptActionName{ScriptAction::drag, "drag"},         ScriptActionName{ScriptAction::wheel, "wheel"},
     ScriptActionName{ScriptAction::ab_start, "ab_start"}, ScriptActionName{ScriptAction::ab_stop, "ab_stop"},
     ScriptActionName{ScriptAction::ab_swap, "ab_swap"},   ScriptActionName{ScriptAction::ab_make_current, "ab_make_current"},
-    ScriptActionName{ScriptAction::tour, "tour"},
+    ScriptActionName{ScriptAction::tour, "tour"},         ScriptActionName{ScriptAction::predict, "predict"},
+    ScriptActionName{ScriptAction::export_predictions, "export_predictions"},
 };
 std::string_view to_string(ScriptAction action);
 
@@ -78,7 +81,7 @@ struct ScriptEntry {
 
   SettingsChange change;                         // set; ab_start (toggles and theta only)
   std::size_t rung = 0;                          // ladder_rung: index into kLadder
-  std::filesystem::path file;                    // screenshot
+  std::filesystem::path file;                    // screenshot, export_predictions (.csv or .md)
   int key = -1;                                  // key: a GLFW key code of kKeyBindings
   bool ctrl = false;
   MouseButton button = MouseButton::left;        // drag
@@ -87,6 +90,11 @@ struct ScriptEntry {
   int frames = 10;                               // drag: frames the move takes
   TourKind tour = TourKind::allpairs;            // tour: which one, and its step (0-based)
   std::size_t tour_step = 0;
+  // predict: the speed-up expected (a number), the tutorial's figure, or skipped (neither); or, with
+  // "mode", predict-then-measure switched on or off (the tour's checkbox) without predicting
+  std::optional<double> prediction;
+  bool predict_tutorial = false;
+  std::optional<bool> predict_mode;
 
   std::string where() const;  // "entry 3 (line 7)"
   std::string when() const;   // "frame 60" or "t = 2.5 s"

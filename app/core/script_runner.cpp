@@ -36,9 +36,10 @@ void ScriptRunner::check(const std::function<std::string(ScriptAction)>& cannot)
     const std::string why = cannot(e.action);
     if (!why.empty())
       throw InputError(script_.name + ": " + e.where() + ": \"" + std::string(to_string(e.action)) + "\": " + why);
-    if (e.action == ScriptAction::screenshot) {
+    if (e.action == ScriptAction::screenshot || e.action == ScriptAction::export_predictions) {
       try {
-        check_png_output(e.file, "screenshot");
+        if (e.action == ScriptAction::screenshot) check_png_output(e.file, "screenshot");
+        else check_output_file(e.file, "export_predictions");
       } catch (const InputError& error) {
         throw InputError(script_.name + ": " + e.where() + ": " + error.what());
       }
@@ -53,7 +54,8 @@ std::vector<ScriptAction> ScriptRunner::run_due(std::int64_t frame, double secon
     const bool due = e.frame ? frame >= *e.frame : seconds >= *e.time_s;
     if (!due) break;
     ++next_;  // before running it: an entry that fails is not retried
-    if (e.action == ScriptAction::set || e.action == ScriptAction::ladder_rung || e.action == ScriptAction::tour)
+    if (e.action == ScriptAction::set || e.action == ScriptAction::ladder_rung || e.action == ScriptAction::tour ||
+        e.action == ScriptAction::predict)
       target.editor().set_origin(script_.name + ": " + e.where() + ", \"" + std::string(to_string(e.action)) + "\" at " +
                                  e.when());  // a refusal of its settings names this entry (SettingsEditor::refusals)
     try {
@@ -99,6 +101,11 @@ void ScriptRunner::execute(const ScriptEntry& e, ScriptTarget& target) {
     case ScriptAction::ab_swap: target.ab_swap(); break;
     case ScriptAction::ab_make_current: target.ab_make_current(); break;
     case ScriptAction::tour: target.tour(e.tour, e.tour_step); break;
+    case ScriptAction::predict:
+      if (e.predict_mode) target.set_predicting(*e.predict_mode);
+      else target.predict(e.prediction, e.predict_tutorial);
+      break;
+    case ScriptAction::export_predictions: target.export_predictions(e.file); break;
   }
 }
 

@@ -13,6 +13,7 @@
 #include "app/core/script.hpp"
 #include "app/core/settings_editor.hpp"
 #include "app/core/stats_history.hpp"
+#include "sim/error.hpp"
 
 namespace nbl {
 
@@ -49,6 +50,24 @@ class ScriptTarget {
   // The guided tour: step `step` (0-based) of `kind`. The lab opens the tour there; a run
   // without a panel (render) sets the step's algorithm and toggles, as the lab's tour does.
   virtual void tour(TourKind kind, std::size_t step) = 0;
+
+  // Predict, then measure (app/core/teaching/tour.hpp): the speed-up the class expects of the step the
+  // open tour waits on, or of its next step (none: skipped; `tutorial`: the tutorial's figure), which then
+  // runs; the mode switched on or off (each next step then waits for a prediction); and the session's
+  // table written as CSV or Markdown. A run without a guided tour refuses both
+  // (cannot()); these defaults say so if one is asked anyway.
+  virtual void predict(std::optional<double> speedup, bool tutorial) {
+    (void)speedup, (void)tutorial;
+    throw Error("this run has no guided tour to predict in");
+  }
+  virtual void set_predicting(bool on) {
+    (void)on;
+    throw Error("this run has no guided tour to predict in");
+  }
+  virtual void export_predictions(const std::filesystem::path& file) {
+    (void)file;
+    throw Error("this run has no guided tour, so no predictions to export");
+  }
 };
 
 class ScriptRunner {

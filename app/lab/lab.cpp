@@ -383,12 +383,13 @@ void Lab::build_panel() {
     TourFacts tf;
     tf.session = &*tour_;
     tf.live = tour_live();
+    tour_->note_live(tf.live);  // predict, then measure: the open step's row takes the newest measurement
     if (simulation_.building()) tf.running = "Building this step's kernels; the previous ones keep running meanwhile.";
     tf.lab_error = error_;
     const ImGuiIO& io = ImGui::GetIO();
     tour_view_.set_width(std::min(TourView::kWidth * surface_->content_scale(), 0.5f * (io.DisplaySize.x - panel_.width())));
     for (LabCommand c : tour_view_.build(tf, io.DisplaySize.y)) request(c);
-    if (auto jump = tour_view_.take_jump()) tour_->go(*jump, editor_, simulation_);
+    if (auto jump = tour_view_.take_jump()) tour_->request(*jump, editor_, simulation_);
   }
   ui_.render();
   times_.ui_ms = ms_since(start);
@@ -533,10 +534,34 @@ void Lab::execute(LabCommand command) {
     case LabCommand::tour_allpairs: open_tour(TourKind::allpairs); break;
     case LabCommand::tour_barneshut: open_tour(TourKind::barneshut); break;
     case LabCommand::tour_next:  // keys without a tour open do nothing
-      if (tour_ && tour_->has_next()) tour_->go(tour_->step() + 1, editor_, simulation_);
+      if (tour_ && tour_->awaiting()) execute(tour_view_.typed_prediction() ? LabCommand::tour_run_step : LabCommand::tour_skip_prediction);
+      else if (tour_ && tour_->has_next()) tour_->request(tour_->step() + 1, editor_, simulation_);
       break;
-    case LabCommand::tour_previous:
-      if (tour_ && tour_->has_previous()) tour_->go(tour_->step() - 1, editor_, simulation_);
+    case LabCommand::tour_previous:  // back from a step that waits for its prediction: the open step stays
+      if (tour_ && tour_->awaiting()) tour_->cancel_prediction();
+      else if (tour_ && tour_->has_previous()) tour_->go(tour_->step() - 1, editor_, simulation_);
+      break;
+    case LabCommand::tour_toggle_predicting:
+      if (tour_) tour_->set_predicting(!tour_->predicting());
+      break;
+    case LabCommand::tour_run_step:
+    case LabCommand::tour_skip_prediction:
+      if (tour_ && tour_->awaiting()) {
+        const auto typed = command == LabCommand::tour_run_step ? tour_view_.typed_prediction() : std::nullopt;
+        tour_->predict(typed, typed ? "the class" : "skipped", editor_, simulation_);
+        tour_view_.clear_prediction();
+      }
+      break;
+    case LabCommand::tour_export_predictions:
+      if (tour_) {
+        try {
+          const std::string base = "tour-" + std::string(to_string(tour_->tour().kind)) + "-predictions";
+          for (const char* extension : {".csv", ".md"}) export_predictions(options_.screenshot_dir / (base + extension));
+          status_ = "Predictions written to " + (options_.screenshot_dir / (base + ".csv")).string() + " and .md";
+        } catch (const Error& e) {
+          error_ = std::string("Predictions: ") + e.what();
+        }
+      }
       break;
     case LabCommand::tour_close:
       if (tour_) tour_->close(editor_);
@@ -796,6 +821,7 @@ Viewport Lab::scene_viewport() const {
 
 void Lab::tour(TourKind kind, std::size_t step) {
   if (tour_ && tour_->tour().kind == kind) {
+    tour_->cancel_prediction();  // the script names the step: it opens, predicted or not
     tour_->go(step, editor_, simulation_);
     return;
   }
@@ -823,6 +849,29 @@ void Lab::open_tour(TourKind kind, std::size_t step) {
   } catch (const Error& e) {
     error_ = std::string("Tour: ") + e.what();
   }
+}
+
+void Lab::predict(std::optional<double> speedup, bool tutorial) {
+  if (!tour_) throw Error("no guided tour is open: open one with --tour or a \"tour\" entry before \"predict\"");
+  std::string source = speedup ? "the class" : "skipped";
+  if (tutorial) {
+    speedup = tour_->tutorial_prediction();
+    source = speedup ? "the tutorial's figure" : "skipped: the tutorial did not measure this step";
+  }
+  tour_->predict(speedup, source, editor_, simulation_);
+}
+
+void Lab::set_predicting(bool on) {
+  if (!tour_) throw Error("no guided tour is open: open one with --tour or a \"tour\" entry before \"predict\"");
+  tour_->set_predicting(on);
+}
+
+void Lab::export_predictions(const std::filesystem::path& file) {
+  if (!tour_) throw Error("no guided tour is open, so there are no predictions to export");
+  const std::string heading = "Predict, then measure: " + tour_->tour().title + " (" + simulation_.backend().name() + ", " +
+                              with_commas(static_cast<std::int64_t>(simulation_.body_count())) + " bodies)";
+  tour_->predictions().write(file, heading);
+  status_ = "Predictions written to " + file.string();
 }
 
 double Lab::seconds_since_start() const {

@@ -101,6 +101,11 @@ class Lab : public ScriptTarget {
   void ab_make_current() override;
   // A script's tour step: moves the open tour, or opens it; a tour that cannot open fails the entry.
   void tour(TourKind kind, std::size_t step) override;
+  // Predict, then measure: the open tour's next step (or the one it waits on) gets the prediction and runs;
+  // the session's table is written. Without an open tour both fail the entry.
+  void predict(std::optional<double> speedup, bool tutorial) override;
+  void set_predicting(bool on) override;
+  void export_predictions(const std::filesystem::path& file) override;
 
   // The guided tour (app/core/teaching/tour.hpp): opens `kind` at `step` (0-based), replacing a tour that is open.
   // A tour file that cannot be read is shown as the lab's error, and nothing opens.

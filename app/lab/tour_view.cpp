@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "sim/ladder.hpp"
 #include "sim/measured_figures.hpp"
@@ -110,24 +112,57 @@ void code_section(const StepCode& code, bool first_step) {
   }
 }
 
+// The force loop in both compilers' counts, each row labelled with the code it counts, and the machine
+// code's verdict: what a class should believe about instructions per interaction.
+void hot_loop_section(const HotLoopChange& loop, bool first_step) {
+  ImGui::TextColored(kMuted, "The hot loop, per interaction (static counts: the instructions in the loop's code)");
+  if (ImGui::BeginTable("loop", first_step ? 3 : 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+    ImGui::TableSetupColumn("code");
+    ImGui::TableSetupColumn("");
+    if (!first_step) ImGui::TableSetupColumn("before");
+    ImGui::TableSetupColumn("this step");
+    ImGui::TableHeadersRow();
+    for (const HotLoopRow& r : hot_loop_rows(loop)) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextColored(r.code == "SASS" ? kAccent : kMuted, "%s", r.code.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.label.c_str());
+      if (!first_step) {
+        ImGui::TableNextColumn();
+        ImGui::TextColored(kMuted, "%s", r.before.empty() ? "-" : r.before.c_str());
+      }
+      ImGui::TableNextColumn();
+      const bool differs = !first_step && r.before != r.after;
+      ImGui::TextColored(differs ? kWarning : ImVec4(1, 1, 1, 1), "%s", r.after.empty() ? "-" : r.after.c_str());
+    }
+    ImGui::EndTable();
+  }
+  if (!first_step) wrapped(kWarning, loop.verdict());
+}
+
 void mix_section(const StepCode& code, bool first_step) {
   if (!code.mix_problem.empty()) {
     wrapped(kMuted, code.mix_problem);
     return;
   }
   if (!code.mix_ready) {
-    wrapped(kMuted, "Compiling both sides with NVRTC (no GPU needed)...");
+    wrapped(kMuted, "Compiling both sides with NVRTC and reading their machine code (no GPU needed)...");
     return;
   }
+  wrapped(kMuted, "PTX is NVRTC's intermediate code; SASS is the machine code ptxas makes of it, what the SM runs. "
+                  "The two can disagree, so both are shown.");
   for (std::size_t k = 0; k < code.mix.size(); ++k) {
     const EntryMix& m = code.mix[k];
     const auto rows = mix_rows(m);
     ImGui::TextColored(kAccent, "%s (%s kernel)", m.entry.c_str(), m.kernel.c_str());
     ImGui::PushID(static_cast<int>(k));
+    if (m.loop) hot_loop_section(*m.loop, first_step);
+    ImGui::TextColored(kMuted, "The whole kernel (PTX counts from NVRTC, registers from ptxas)");
     if (ImGui::BeginTable("mix", first_step ? 2 : 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
       ImGui::TableSetupColumn("");
       if (!first_step) ImGui::TableSetupColumn("before");
-      ImGui::TableSetupColumn(first_step ? "this step" : "this step");
+      ImGui::TableSetupColumn("this step");
       ImGui::TableHeadersRow();
       for (const MixRow& r : rows) {
         ImGui::TableNextRow();
@@ -148,13 +183,90 @@ void mix_section(const StepCode& code, bool first_step) {
   if (code.mix.empty()) wrapped(kMuted, "No kernel's code changed.");
 }
 
+std::string speedup_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, v >= 100 ? "%.0fx" : "%.2fx", v);
+  return text;
+}
+
 }  // namespace
+
+std::optional<double> TourView::typed_prediction() const {
+  const std::string text(prediction_text_);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == text.c_str()) return std::nullopt;
+  while (*end == ' ' || *end == 'x' || *end == 'X') ++end;  // "1.5x" is read as 1.5
+  if (*end != '\0' || !std::isfinite(v) || !(v > 0)) return std::nullopt;
+  return v;
+}
+
+// The step waits for the class: what it will change, and the question.
+void TourView::prediction_card(const TourFacts& f) {
+  const TourSession& session = *f.session;
+  const TourStep& step = session.tour().steps[*session.awaiting()];
+  label("Predict, then measure");
+  wrapped(ImVec4(1, 1, 1, 1), "How much faster will this step run than step " + std::to_string(*step.previous + 1) +
+                                  "? Enter the speed-up you expect (above 1 is faster, below 1 slower), then run the step.");
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  const bool entered = ImGui::InputText("expected speed-up##prediction", prediction_text_, sizeof prediction_text_,
+                                        ImGuiInputTextFlags_CharsDecimal | ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool valid = typed_prediction().has_value();
+  ImGui::BeginDisabled(!valid);
+  if (ImGui::Button("Run the step") || (entered && valid)) commands_.push_back(LabCommand::tour_run_step);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button("Skip the prediction")) commands_.push_back(LabCommand::tour_skip_prediction);
+  wrapped(kMuted, "The running kernels stay those of step " + std::to_string(session.step() + 1) +
+                      " until you run this step. Right / Page Down runs it too; Left / Page Up goes back.");
+  if (f.live.state == LiveSpeedup::State::no_gpu)
+    wrapped(kWarning, "This lab runs on the CPU backend: A/B cannot run here, so the step will not be measured live. "
+                      "Predictions are still recorded, beside the tutorial's figures.");
+}
+
+// A predicted step: the class's figure, this machine's and the tutorial's, side by side.
+void TourView::prediction_result(const TourFacts& f, const PredictionRow& row) {
+  label("Predicted, measured, and the tutorial");
+  if (ImGui::BeginTable("prediction", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchSame)) {
+    ImGui::TableSetupColumn("predicted");
+    ImGui::TableSetupColumn("live on this machine");
+    ImGui::TableSetupColumn("the tutorial");
+    ImGui::TableHeadersRow();
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::SetWindowFontScale(1.3f);
+    ImGui::TextUnformatted(row.predicted ? speedup_text(*row.predicted).c_str() : "skipped");
+    ImGui::SetWindowFontScale(1.0f);
+    if (row.predicted && row.prediction_source != "the class") wrapped(kMuted, row.prediction_source);
+    ImGui::TableNextColumn();
+    if (row.live) {
+      ImGui::SetWindowFontScale(1.3f);
+      ImGui::TextColored(*row.live >= 1.0 ? kGood : kWarning, "%s", speedup_text(*row.live).c_str());
+      ImGui::SetWindowFontScale(1.0f);
+      if (row.live_low && row.live_high && (*row.live_low != *row.live || *row.live_high != *row.live)) {
+        char interval[64];
+        std::snprintf(interval, sizeof interval, "%.2f to %.2f", *row.live_low, *row.live_high);
+        wrapped(kMuted, std::string(interval) + " (95% interval)");
+      }
+    } else {
+      wrapped(kMuted, f.live.state == LiveSpeedup::State::no_gpu ? "needs a GPU: the CPU backend runs" : row.live_note.empty() ? "measuring..." : row.live_note);
+    }
+    ImGui::TableNextColumn();
+    wrapped(row.tutorial.empty() ? kMuted : ImVec4(1, 1, 1, 1), row.tutorial.empty() ? "not measured by the tutorial" : row.tutorial);
+    ImGui::EndTable();
+  }
+  if (!row.code.empty())
+    wrapped(kMuted, "Force loop, " + row.code + " instructions per interaction (" + row.count_kind + "): " +
+                        (row.per_interaction_before.empty() ? "-" : row.per_interaction_before) + " before, " + row.per_interaction_after +
+                        " now.");
+}
 
 std::vector<LabCommand> TourView::build(const TourFacts& f, float height) {
   commands_.clear();
   const TourSession& session = *f.session;
   const Tour& tour = session.tour();
-  const TourStep& step = session.current();
+  const std::size_t shown = session.awaiting().value_or(session.step());
+  const TourStep& step = tour.steps[shown];
   ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(width_, height), ImGuiCond_Always);
   ImGui::Begin("Tour", nullptr,
@@ -164,37 +276,61 @@ std::vector<LabCommand> TourView::build(const TourFacts& f, float height) {
   ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize("Close tour").x - ImGui::GetStyle().FramePadding.x * 2);
   if (ImGui::SmallButton("Close tour")) commands_.push_back(LabCommand::tour_close);
 
-  ImGui::TextColored(kMuted, "Step %zu of %zu", session.step() + 1, tour.steps.size());
+  ImGui::TextColored(kMuted, "Step %zu of %zu%s", shown + 1, tour.steps.size(), session.awaiting() ? "  (waiting for a prediction)" : "");
   ImGui::SetWindowFontScale(1.45f);
   wrapped(ImVec4(1, 1, 1, 1), step.title);
   ImGui::SetWindowFontScale(1.0f);
 
-  ImGui::BeginDisabled(!session.has_previous());
+  ImGui::BeginDisabled(!session.has_previous() && !session.awaiting());
   if (ImGui::Button("< Previous")) commands_.push_back(LabCommand::tour_previous);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::BeginDisabled(!session.has_next());
+  ImGui::BeginDisabled(!session.has_next() || session.awaiting());
   if (ImGui::Button("Next >")) commands_.push_back(LabCommand::tour_next);
   ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::SetNextItemWidth(-1);
   char current[160];
-  std::snprintf(current, sizeof current, "%zu. %s", session.step() + 1, step.title.c_str());
+  std::snprintf(current, sizeof current, "%zu. %s", shown + 1, step.title.c_str());
   if (ImGui::BeginCombo("##steps", current)) {
     for (std::size_t i = 0; i < tour.steps.size(); ++i) {
       char item[160];
       std::snprintf(item, sizeof item, "%zu. %s", i + 1, tour.steps[i].title.c_str());
-      if (ImGui::Selectable(item, i == session.step())) jump_ = i;
+      if (ImGui::Selectable(item, i == shown)) jump_ = i;
     }
     ImGui::EndCombo();
+  }
+  bool predicting = session.predicting();
+  if (ImGui::Checkbox("Predict, then measure", &predicting)) commands_.push_back(LabCommand::tour_toggle_predicting);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Before each step runs, the class enters the speed-up it expects; the step then shows the prediction "
+                      "beside the live measurement and the tutorial's figure, and the table exports as CSV and Markdown.");
+  if (!session.predictions().empty()) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Export table")) commands_.push_back(LabCommand::tour_export_predictions);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Writes tour-%s-predictions.csv and .md beside the screenshots: per step the prediction, the live "
+                        "speed-up with its interval, the tutorial's figure and the force loop's instructions per interaction.",
+                        std::string(to_string(tour.kind)).c_str());
   }
   ImGui::Separator();
 
   ImGui::BeginChild("step", ImVec2(0, 0), false);
+  if (session.awaiting()) {
+    prediction_card(f);
+    ImGui::Spacing();
+    wrapped(ImVec4(0.93f, 0.94f, 0.97f, 1.0f), teaching_text(step.text));
+    ImGui::Spacing();
+    if (ImGui::CollapsingHeader("What this step changes in the code", ImGuiTreeNodeFlags_DefaultOpen)) code_section(session.awaiting_code(), false);
+    ImGui::EndChild();
+    ImGui::End();
+    return commands_;
+  }
   if (!step.previous && !tour.intro.empty()) {  // the first step: what the whole tour does
     wrapped(kMuted, teaching_text(tour.intro));
     ImGui::Spacing();
   }
+  if (const PredictionRow* row = session.predictions().find(session.step())) prediction_result(f, *row);
   wrapped(ImVec4(0.93f, 0.94f, 0.97f, 1.0f), teaching_text(step.text));
 
   label("The tutorial measured");
@@ -211,6 +347,15 @@ std::vector<LabCommand> TourView::build(const TourFacts& f, float height) {
     wrapped(live_color, f.live.text.substr(0, f.live.text.find(" (")));
     ImGui::SetWindowFontScale(1.0f);
     wrapped(kMuted, f.live.text.find(" (") == std::string::npos ? f.live.label : f.live.text.substr(f.live.text.find(" (") + 1));
+    // A step that reads about as fast as the one before: what the machine code says about it.
+    const bool level = (f.live.low <= 1.0 && f.live.high >= 1.0) || std::abs(f.live.median - 1.0) < 0.03;
+    if (level && step.previous) {
+      const std::string verdict = session.machine_code_verdict();
+      wrapped(kWarning, "Why it reads about as fast as step " + std::to_string(*step.previous + 1) + ": " +
+                            (verdict.empty() ? "this step does not change the force kernel's code (its other kernels are "
+                                               "in the code view below)."
+                                             : verdict));
+    }
   } else {
     wrapped(live_color, f.live.text);
   }

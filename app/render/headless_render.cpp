@@ -220,6 +220,9 @@ std::string render_cannot(ScriptAction action) {
     case ScriptAction::ab_swap:
     case ScriptAction::ab_make_current:
       return "render runs one variant; A/B comparison is the lab's (nbodylab --offscreen --script FILE)";
+    case ScriptAction::predict:
+    case ScriptAction::export_predictions:
+      return "predict, then measure is the guided tour's, in the lab (nbodylab --offscreen --tour allpairs --script FILE)";
     default: return "";
   }
 }

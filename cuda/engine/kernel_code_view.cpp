@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -479,6 +481,149 @@ std::vector<KernelCodeChange> kernel_code_changes(const KernelEngine& engine, Al
     }
     c.diff = diff_lines(lx, ly);
     out.push_back(std::move(c));
+  }
+  return out;
+}
+
+bool is_force_entry(std::string_view entry) { return entry == "allpairs_force" || entry == "bh_force"; }
+
+namespace {
+
+std::string per_interaction_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", v);
+  return text;
+}
+
+double per_interaction_of(const HotLoop& loop, const std::string& cls) {
+  for (const auto& [name, count] : loop.mix)
+    if (name == cls) return loop.interactions ? static_cast<double>(count) / loop.interactions : 0.0;
+  return 0.0;
+}
+
+// A change per interaction smaller than this is the loop's own bookkeeping (its counter, compare and
+// branch, spread over the unrolled bodies: 0.01 per interaction at 128 of them), not the interaction's code.
+constexpr double kBookkeeping = 0.05;
+
+// PTX's "ftz" class counts instructions that carry the .ftz flag: a modifier, not instructions of its own.
+bool is_modifier(const std::string& cls) { return cls == "ftz"; }
+
+// Two loops differ when an interaction's instructions do: their count or the count of a class.
+bool differ(const HotLoop& a, const HotLoop& b) {
+  if (std::abs(a.per_interaction() - b.per_interaction()) >= kBookkeeping) return true;
+  for (const auto* side : {&a, &b})
+    for (const auto& [cls, count] : side->mix)
+      if (!is_modifier(cls) && std::abs(per_interaction_of(a, cls) - per_interaction_of(b, cls)) >= kBookkeeping) return true;
+  return false;
+}
+
+bool modifiers_differ(const HotLoop& a, const HotLoop& b) {
+  for (const auto* side : {&a, &b})
+    for (const auto& [cls, count] : side->mix)
+      if (is_modifier(cls) && std::abs(per_interaction_of(a, cls) - per_interaction_of(b, cls)) >= kBookkeeping) return true;
+  return false;
+}
+
+void add_rows(std::vector<HotLoopRow>& rows, const char* code, const std::optional<HotLoop>& before, const std::optional<HotLoop>& after,
+              bool has_before) {
+  if (!before && !after) return;
+  auto value = [](const std::optional<HotLoop>& l, double v) { return l ? per_interaction_text(v) : std::string(); };
+  rows.push_back({code, "instructions per interaction (hot loop, static)", has_before ? value(before, before ? before->per_interaction() : 0) : "",
+                  value(after, after ? after->per_interaction() : 0)});
+  std::vector<std::string> classes;
+  for (const auto* side : {&after, &before})
+    if (*side)
+      for (const auto& [cls, count] : (*side)->mix)
+        if (std::find(classes.begin(), classes.end(), cls) == classes.end()) classes.push_back(cls);
+  for (const std::string& cls : classes) {
+    const double b = before ? per_interaction_of(*before, cls) : 0, a = after ? per_interaction_of(*after, cls) : 0;
+    if (b < 0.005 && a < 0.005) continue;  // a loop's counter, a fraction of an instruction per interaction either way
+    rows.push_back({code, (is_modifier(cls) ? "." + cls + " flag (not an instruction)" : cls) + " per interaction", has_before && before ? per_interaction_text(b) : "", after ? per_interaction_text(a) : ""});
+  }
+}
+
+}  // namespace
+
+bool HotLoopChange::ptx_changed() const {
+  if (!ptx_before || !ptx_after) return ptx_before.has_value() != ptx_after.has_value();
+  return differ(*ptx_before, *ptx_after);
+}
+
+bool HotLoopChange::sass_changed() const { return sass_before && sass_after && differ(*sass_before, *sass_after); }
+
+std::string HotLoopChange::verdict() const {
+  const auto ptx = [&](const std::optional<HotLoop>& l) { return l ? per_interaction_text(l->per_interaction()) : std::string("none"); };
+  if (!sass_after || (has_before && !sass_before)) {
+    return "No SASS to compare (" + sass_missing + "): the PTX count is NVRTC's intermediate code, and ptxas can add or drop "
+           "instructions it does not show (around rsqrt without -ftz, it adds three per interaction).";
+  }
+  if (!has_before) return "";
+  const double b = sass_before->per_interaction(), a = sass_after->per_interaction();
+  if (!sass_changed()) {
+    const bool same = per_interaction_text(a) == per_interaction_text(b);
+    std::string s = "No SASS instruction of an interaction changed in the hot loop (" +
+                    (same ? per_interaction_text(a) : per_interaction_text(b) + " -> " + per_interaction_text(a)) +
+                    " per interaction, static count" + (same ? "" : ", the difference is the loop's own counting") + ")";
+    if (ptx_changed())
+      s += ", although the PTX goes from " + ptx(ptx_before) + " to " + ptx(ptx_after) +
+           " per interaction: ptxas made the same machine code of both";
+    return s + ". A speed-up here cannot come from fewer instructions in the loop.";
+  }
+  std::string s = "The SASS hot loop goes from " + per_interaction_text(b) + " to " + per_interaction_text(a) +
+                  " instructions per interaction (static count)";
+  std::string moved;
+  std::vector<std::string> classes;
+  for (const auto* side : {&*sass_before, &*sass_after})
+    for (const auto& [cls, count] : side->mix)
+      if (std::find(classes.begin(), classes.end(), cls) == classes.end()) classes.push_back(cls);
+  for (const std::string& cls : classes) {
+    const double x = per_interaction_of(*sass_before, cls), y = per_interaction_of(*sass_after, cls);
+    if (std::abs(x - y) >= kBookkeeping)
+      moved += (moved.empty() ? "" : ", ") + cls + " " + per_interaction_text(x) + " -> " + per_interaction_text(y);
+  }
+  if (!moved.empty()) s += ": " + moved;
+  if (!ptx_changed() && ptx_before && ptx_after)
+    s += "; the PTX does not show it (" + ptx(ptx_after) + " per interaction both ways" +
+         (modifiers_differ(*ptx_before, *ptx_after) ? ", only the .ftz flag on its instructions changed" : "") + ")";
+  return s + ".";
+}
+
+std::vector<HotLoopRow> hot_loop_rows(const HotLoopChange& change) {
+  std::vector<HotLoopRow> rows;
+  add_rows(rows, "PTX", change.ptx_before, change.ptx_after, change.has_before);
+  if (!change.sass_missing.empty() && !change.sass_after)
+    rows.push_back({"SASS", "not read: " + change.sass_missing, "", ""});
+  else
+    add_rows(rows, "SASS", change.sass_before, change.sass_after, change.has_before);
+  return rows;
+}
+
+HotLoopChange hot_loop_change(const CompiledProgram* before, const CompiledProgram& after, std::string_view entry) {
+  HotLoopChange c;
+  c.entry = std::string(entry);
+  c.has_before = before && before->entry(entry);
+  c.ptx_after = ptx_hot_loop(after, entry);
+  std::string why_after, why_before;
+  c.sass_after = machine_code_hot_loop(after, entry, &why_after);
+  if (c.has_before) {
+    c.ptx_before = ptx_hot_loop(*before, entry);
+    c.sass_before = machine_code_hot_loop(*before, entry, &why_before);
+  }
+  c.sass_missing = !why_after.empty() ? why_after : why_before;
+  return c;
+}
+
+std::vector<HotLoopChange> hot_loop_changes(KernelEngine& engine, Algorithm algorithm, const ToggleValues& before,
+                                            const ToggleValues& after, double softening) {
+  std::vector<HotLoopChange> out;
+  const auto a = kernel_sources(algorithm, before, softening), b = kernel_sources(algorithm, after, softening);
+  for (const auto& [stage, source] : b) {
+    const auto then = std::find_if(a.begin(), a.end(), [&](const auto& s) { return s.first == stage; });
+    if (then != a.end() && then->second.same_code(source)) continue;  // the step does not change this kernel
+    const auto now = engine.compile(source);
+    const auto previous = then != a.end() ? engine.compile(then->second) : nullptr;
+    for (const PtxEntryStats& e : now->entries)
+      if (is_force_entry(e.name)) out.push_back(hot_loop_change(previous.get(), *now, e.name));
   }
   return out;
 }

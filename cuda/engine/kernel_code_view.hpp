@@ -3,13 +3,19 @@
 // the kernel source as the compiler sees it after conditional inclusion (#if / #ifdef / #elif / #else
 // evaluated with the variant's -D macros, "..." includes expanded from the same snapshot NVRTC compiles),
 // and every source line that names a changed macro (the #if lines themselves, #pragma unroll NBL_UNROLL,
-// constants set from a macro). Text only: no GPU and no NVRTC needed.
+// constants set from a macro). Text only: no GPU and no NVRTC needed. And what the compilers made of the
+// hot loop on both sides (hot_loop_change): NVRTC's PTX and the machine code (SASS) side by side, each
+// labelled, because the two can disagree: -ftz changes no PTX instruction of the all-pairs loop and three
+// SASS ones per interaction, float4 three PTX ones and no SASS one. That part needs NVRTC, not a GPU.
 #pragma once
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "cuda/engine/kernel_engine.hpp"
+#include "cuda/engine/sass_analysis.hpp"
 #include "sim/settings.hpp"
 
 namespace nbl {
@@ -54,5 +60,42 @@ std::vector<KernelCodeChange> kernel_code_changes(const KernelEngine& engine, Al
 
 // The kernel sources of one variant, by stage, as the switchboard gives them.
 std::vector<std::pair<std::string, KernelSource>> kernel_sources(Algorithm algorithm, const ToggleValues& toggles, double softening);
+
+// Whether `entry` evaluates interactions in its hot loop (one reciprocal square root each): the force
+// kernels. Other loops with a square root (bh_pull_scale's sum of one body's pull) are no interactions.
+bool is_force_entry(std::string_view entry);
+
+// A kernel's hot loop before and after a step, in PTX and in SASS. The counts are static: instructions in
+// the loop's code per interaction, each issued once per pass through the loop; what an SM issued in a run
+// is a measurement (Nsight Compute's), which this view does not have.
+struct HotLoopChange {
+  std::string entry;
+  bool has_before = false;                           // the entry exists before the step
+  std::optional<HotLoop> ptx_before, ptx_after;      // NVRTC's PTX
+  std::optional<HotLoop> sass_before, sass_after;    // the machine code, when it could be read
+  std::string sass_missing;  // why a side has no SASS count ("" when both have one)
+
+  bool ptx_changed() const;   // per interaction or in its mix
+  bool sass_changed() const;  // both sides read and different
+  // What the machine code says about the step, in a sentence: "No SASS instruction changed in the hot
+  // loop (14.03 per interaction, static count), although the PTX dropped from 17.05 to 14.03: ...".
+  std::string verdict() const;
+};
+
+// One row of the hot loop's table: which code it counts ("PTX" or "SASS"), what, and both sides' values
+// per interaction ("" where a side has none).
+struct HotLoopRow {
+  std::string code, label, before, after;
+};
+// Instructions per interaction first, then the mix per interaction (the classes on either side), PTX's
+// rows then SASS's; a missing SASS count is a row that says why.
+std::vector<HotLoopRow> hot_loop_rows(const HotLoopChange& change);
+
+// `entry`'s hot loops in `after` and in `before` (null: the entry is new).
+HotLoopChange hot_loop_change(const CompiledProgram* before, const CompiledProgram& after, std::string_view entry);
+// The force kernels' hot loops of `algorithm` built from `before` and from `after`, compiled by `engine`
+// (NVRTC; no GPU needed); none when the step leaves the force kernel's code as it was.
+std::vector<HotLoopChange> hot_loop_changes(KernelEngine& engine, Algorithm algorithm, const ToggleValues& before,
+                                            const ToggleValues& after, double softening);
 
 }  // namespace nbl

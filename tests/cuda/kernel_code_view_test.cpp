@@ -1,12 +1,14 @@
 // The tour's "what changed in the code" view (cuda/engine/kernel_code_view.hpp): conditional inclusion as the
 // compiler does it, a line diff, and for every step of both tours a non-empty view that shows the lines
-// naming the step's macros. Text only: no GPU, no NVRTC.
+// naming the step's macros. Text only: no GPU, no NVRTC. And the generated code's view of the hot loop,
+// PTX and SASS side by side (NVRTC and the cubin reader; no GPU, no cuobjdump needed).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "cuda/engine/kernel_code_view.hpp"
 #include "sim/error.hpp"
+#include "sim/ladder.hpp"
 #include "sim/tour.hpp"
 
 namespace nbl {
@@ -115,6 +117,91 @@ TEST(KernelCodeView, TheRsqrtfStepShowsTheMacroAndTheSharedTilesStepTheNewKernel
   EXPECT_TRUE(std::any_of(softening[0].diff.begin(), softening[0].diff.end(), [](const DiffLine& l) {
     return l.kind == '-' && l.line.text.find("interact_all_but_self") != std::string::npos;
   }));
+}
+
+// The all-pairs tour's step that runs ladder rung `rung_name`, its force kernel's hot loop against the step
+// before it, compiled by NVRTC for sm_90 (no disk cache: the test reads what NVRTC makes now).
+HotLoopChange force_loop_of_step(const char* rung_name) {
+  const Tour tour = load_tour(TourKind::allpairs);
+  const auto step = std::find_if(tour.steps.begin(), tour.steps.end(),
+                                 [&](const TourStep& s) { return s.rung && std::string(kLadder[*s.rung].name) == rung_name; });
+  if (step == tour.steps.end() || !step->previous) {
+    ADD_FAILURE() << "the all-pairs tour has no step for rung " << rung_name;
+    return {};
+  }
+  KernelEngine::Config config;
+  config.arch = "sm_90";
+  config.cache_dir = std::filesystem::path();
+  KernelEngine engine(config);
+  const auto changes = hot_loop_changes(engine, Algorithm::allpairs, tour.steps[*step->previous].toggles, step->toggles, 0.01);
+  if (changes.size() != 1) {
+    ADD_FAILURE() << "one force kernel expected, got " << changes.size();
+    return {};
+  }
+  return changes.front();
+}
+
+const HotLoopRow* row(const std::vector<HotLoopRow>& rows, const std::string& code, const std::string& label) {
+  const auto it = std::find_if(rows.begin(), rows.end(), [&](const HotLoopRow& r) { return r.code == code && r.label == label; });
+  return it == rows.end() ? nullptr : &*it;
+}
+
+// -ftz: the PTX is as long as before (NVRTC only adds .ftz to the instructions' names); the machine code
+// loses the compare and two multiplies ptxas puts around each rsqrt with IEEE flags. The view shows
+// both, each labelled, and says the PTX does not show the change.
+TEST(KernelCodeView, TheFtzStepShowsASassDifferenceAndNoPtxDifference) {
+  const HotLoopChange c = force_loop_of_step("-ftz");
+  ASSERT_TRUE(c.sass_before && c.sass_after) << c.sass_missing;
+  EXPECT_EQ(c.sass_after->source, kSassFromCubin);
+  EXPECT_FALSE(c.ptx_changed());
+  EXPECT_TRUE(c.sass_changed());
+  const auto rows = hot_loop_rows(c);
+  const HotLoopRow* ptx = row(rows, "PTX", "instructions per interaction (hot loop, static)");
+  const HotLoopRow* sass = row(rows, "SASS", "instructions per interaction (hot loop, static)");
+  ASSERT_TRUE(ptx && sass);
+  EXPECT_EQ(ptx->before, ptx->after);
+  EXPECT_NE(sass->before, sass->after);
+  EXPECT_NEAR(std::stod(sass->before) - std::stod(sass->after), 3.0, 0.02) << "a compare and two multiplies per interaction";
+  const HotLoopRow* compare = row(rows, "SASS", "FSETP per interaction");
+  ASSERT_TRUE(compare);
+  EXPECT_EQ(compare->before, "1.00");
+  EXPECT_EQ(compare->after, "0.00");
+  const std::string verdict = c.verdict();
+  EXPECT_EQ(verdict.rfind("The SASS hot loop goes from " + sass->before + " to " + sass->after, 0), 0u) << verdict;
+  EXPECT_NE(verdict.find("FSETP 1.00 -> 0.00"), std::string::npos) << verdict;
+  EXPECT_NE(verdict.find("static count"), std::string::npos) << verdict;
+  EXPECT_NE(verdict.find("the PTX does not show it"), std::string::npos) << verdict;
+}
+
+// float4: the PTX reads each body in one 16-byte load instead of four, but ptxas had already made one
+// LDS.128 of the four: the machine code does not change, and the view says so.
+TEST(KernelCodeView, TheFloat4StepShowsAPtxDifferenceAndNoSassDifference) {
+  const HotLoopChange c = force_loop_of_step("float4");
+  ASSERT_TRUE(c.sass_before && c.sass_after) << c.sass_missing;
+  EXPECT_TRUE(c.ptx_changed());
+  EXPECT_FALSE(c.sass_changed());
+  const auto rows = hot_loop_rows(c);
+  const HotLoopRow* ptx = row(rows, "PTX", "instructions per interaction (hot loop, static)");
+  const HotLoopRow* sass = row(rows, "SASS", "instructions per interaction (hot loop, static)");
+  ASSERT_TRUE(ptx && sass);
+  EXPECT_NE(ptx->before, ptx->after);
+  EXPECT_NEAR(std::stod(sass->before), std::stod(sass->after), 0.05);
+  EXPECT_EQ(c.verdict().rfind("No SASS instruction of an interaction changed in the hot loop", 0), 0u) << c.verdict();
+  EXPECT_NE(c.verdict().find("although the PTX goes from"), std::string::npos) << c.verdict();
+}
+
+// Without SASS the view says so rather than showing PTX alone as if it were the machine code.
+TEST(KernelCodeView, AMissingSassCountIsARowThatSaysWhy) {
+  HotLoopChange c;
+  c.entry = "allpairs_force";
+  c.has_before = true;
+  c.ptx_before = c.ptx_after = HotLoop{170, 10, std::string(kFromPtx), {{"fma.f32", 60}}};
+  c.sass_missing = "cuobjdump (CUDA Toolkit) is not installed and the cubin reader knows sm_70 to sm_90, not sm_100";
+  const auto rows = hot_loop_rows(c);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows.back().code, "SASS");
+  EXPECT_NE(rows.back().label.find("not read: cuobjdump"), std::string::npos);
+  EXPECT_NE(c.verdict().find("No SASS to compare"), std::string::npos) << c.verdict();
 }
 
 }  // namespace

@@ -1,12 +1,14 @@
 #include "app/core/teaching/tour.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 
 #include "app/core/text_format.hpp"
 #include "sim/error.hpp"
+#include "sim/file_util.hpp"
 #include "sim/ladder.hpp"
 
 namespace nbl {
@@ -56,6 +58,7 @@ std::vector<EntryMix> compile_mix(std::vector<std::pair<std::string, KernelSourc
       m.kernel = stage;
       m.entry = e.name;
       m.after = now->kernel_info(e.name);
+      if (is_force_entry(e.name)) m.loop = hot_loop_change(then.get(), *now, e.name);
       if (then && then->entry(e.name)) {
         m.before = then->kernel_info(e.name);
         m.before_exists = true;
@@ -77,10 +80,6 @@ std::vector<EntryMix> compile_mix(std::vector<std::pair<std::string, KernelSourc
 std::vector<MixRow> mix_rows(const EntryMix& m) {
   std::vector<MixRow> rows;
   auto side = [&](bool exists, const std::string& text) { return exists ? text : std::string(); };
-  const double ipi_b = per_interaction(m.before, m.entry), ipi_a = per_interaction(m.after, m.entry);
-  if (m.kernel == "force" && (!std::isnan(ipi_a) || !std::isnan(ipi_b)))  // a force loop: one square root per interaction
-    rows.push_back({"PTX instructions per interaction (hot loop)", std::isnan(ipi_b) || !m.before_exists ? "" : number("%.2f", ipi_b),
-                    std::isnan(ipi_a) ? "" : number("%.2f", ipi_a)});
   rows.push_back({"registers per thread", side(m.before_exists && m.before.registers >= 0, std::to_string(m.before.registers)),
                   m.after.registers >= 0 ? std::to_string(m.after.registers) : ""});
   const struct {
@@ -165,6 +164,7 @@ void TourSession::sync(SettingsEditor& editor, const Simulation& simulation) {
       code_.mix_problem = e.what();
     }
     code_.mix_ready = true;
+    fill_code_counts();
   }
   if (ready(sampled_job_)) {
     try {
@@ -260,6 +260,221 @@ LiveSpeedup TourSession::live(const Simulation& simulation, const ComparisonHist
       l.text += "; " + s.kernel + " alone " + number("%.2fx", 1.0 / stage->speedup.median);
   }
   return l;
+}
+
+// ---- Predict, then measure ----------------------------------------------------------------------------
+
+namespace {
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string markdown_cell(std::string text) {
+  for (std::size_t at = 0; (at = text.find('|', at)) != std::string::npos; at += 2) text.replace(at, 1, "\\|");
+  for (char& c : text)
+    if (c == '\n') c = ' ';
+  return text;
+}
+
+std::string optional_number(const std::optional<double>& v) { return v ? number("%.6g", *v) : std::string(); }
+
+std::string extension_of(const std::filesystem::path& file) {
+  std::string e = file.extension().string();
+  for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+// A speed-up as the table shows it: "1.23x".
+std::string times(double v) { return number(v >= 100 ? "%.0fx" : "%.2fx", v); }
+
+}  // namespace
+
+PredictionRow& PredictionTable::row(std::size_t step) {
+  auto it = std::find_if(rows_.begin(), rows_.end(), [&](const PredictionRow& r) { return r.step >= step; });
+  if (it != rows_.end() && it->step == step) return *it;
+  PredictionRow r;
+  r.step = step;
+  return *rows_.insert(it, r);
+}
+
+const PredictionRow* PredictionTable::find(std::size_t step) const {
+  for (const PredictionRow& r : rows_)
+    if (r.step == step) return &r;
+  return nullptr;
+}
+
+std::string PredictionTable::csv() const {
+  std::string out =
+      "step,title,predicted_speedup,prediction_source,live_speedup,live_low,live_high,live_note,tutorial,code,"
+      "per_interaction_before,per_interaction_after,count,machine_code\n";
+  for (const PredictionRow& r : rows_) {
+    const std::vector<std::string> fields = {std::to_string(r.step + 1), r.title, optional_number(r.predicted), r.prediction_source,
+                                             optional_number(r.live), optional_number(r.live_low), optional_number(r.live_high),
+                                             r.live_note, r.tutorial, r.code, r.per_interaction_before, r.per_interaction_after,
+                                             r.count_kind, r.machine_code};
+    for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string PredictionTable::markdown(std::string_view heading) const {
+  std::string out = "## " + std::string(heading) + "\n\n";
+  out += "| step | title | predicted | live on this machine (95% interval) | the tutorial | instructions per interaction, force loop |\n";
+  out += "| --- | --- | --- | --- | --- | --- |\n";
+  for (const PredictionRow& r : rows_) {
+    std::string predicted = r.predicted ? times(*r.predicted) : std::string("skipped");
+    if (r.predicted && !r.prediction_source.empty() && r.prediction_source != "the class") predicted += " (" + r.prediction_source + ")";
+    std::string live = r.live ? times(*r.live) : std::string("-");
+    if (r.live && r.live_low && r.live_high && (*r.live_low != *r.live || *r.live_high != *r.live))
+      live += " (" + number("%.2f", *r.live_low) + " to " + number("%.2f", *r.live_high) + ")";
+    if (!r.live_note.empty()) live = r.live ? live + "; " + r.live_note : r.live_note;
+    std::string code = "-";
+    if (!r.code.empty())
+      code = r.code + ", " + r.count_kind + ": " + (r.per_interaction_before.empty() ? "-" : r.per_interaction_before) + " -> " +
+             (r.per_interaction_after.empty() ? "-" : r.per_interaction_after);
+    else if (!r.machine_code.empty())
+      code = r.machine_code;
+    out += "| " + std::to_string(r.step + 1) + " | " + markdown_cell(r.title) + " | " + markdown_cell(predicted) + " | " +
+           markdown_cell(live) + " | " + markdown_cell(r.tutorial.empty() ? "-" : r.tutorial) + " | " + markdown_cell(code) + " |\n";
+  }
+  return out;
+}
+
+void check_prediction_table_path(const std::filesystem::path& file, std::string_view what) {
+  const std::string e = extension_of(file);
+  if (e != ".csv" && e != ".md")
+    throw InputError(std::string(what) + ": \"" + file.string() + "\" must end in .csv (a table for a spreadsheet) or .md (Markdown)");
+  check_output_file(file, what);
+}
+
+void PredictionTable::write(const std::filesystem::path& file, std::string_view heading) const {
+  check_prediction_table_path(file, "the predictions table");
+  write_file_atomically(file, extension_of(file) == ".csv" ? csv() : markdown(heading));
+}
+
+bool TourSession::asks_prediction(std::size_t index) const {
+  return predicting_ && index < tour_.steps.size() && tour_.steps[index].previous.has_value();
+}
+
+void TourSession::set_predicting(bool on) {
+  predicting_ = on;
+  if (!on) cancel_prediction();
+}
+
+void TourSession::cancel_prediction() {
+  awaiting_.reset();
+  preview_ = StepCode{};
+}
+
+void TourSession::request(std::size_t index, SettingsEditor& editor, const Simulation& simulation) {
+  index = std::min(index, tour_.steps.size() - 1);
+  if (!asks_prediction(index)) {
+    cancel_prediction();
+    go(index, editor, simulation);
+    return;
+  }
+  awaiting_ = index;
+  // What the step will change in the source, for the class to reason from (the generated code, which
+  // tells the answer away, comes once the step runs).
+  preview_ = StepCode{};
+  const TourStep& s = tour_.steps[index];
+  try {
+    const double softening = simulation.effective_settings().softening.value_or(simulation.softening());
+    auto engine = shared_kernel_engine();
+    for (const auto& [stage, source] : kernel_sources(tour_.algorithm(), s.toggles, softening)) preview_.kernels.emplace_back(stage, source.file);
+    preview_.changes = kernel_code_changes(*engine, tour_.algorithm(), tour_.steps[*s.previous].toggles, s.toggles, softening);
+  } catch (const std::exception& e) {
+    preview_.problem = e.what();
+  }
+}
+
+std::optional<double> TourSession::tutorial_prediction() const {
+  const std::size_t index = awaiting_ ? *awaiting_ : step_ + 1;
+  if (index >= tour_.steps.size()) return std::nullopt;
+  const std::vector<double> values = tutorial_speedups(tour_, tour_.steps[index]);
+  if (values.empty()) return std::nullopt;
+  return values.back();  // the ladder's GeForce GTX 680, the Barnes-Hut switches' 5,000,000 bodies
+}
+
+void TourSession::predict(std::optional<double> speedup, const std::string& source, SettingsEditor& editor, const Simulation& simulation) {
+  predicting_ = true;
+  if (!awaiting_) {
+    std::size_t next = step_ + 1;
+    while (next < tour_.steps.size() && !tour_.steps[next].previous) ++next;
+    if (next >= tour_.steps.size())
+      throw Error("the tour is at its last step (" + std::to_string(step_ + 1) + " of " + std::to_string(tour_.steps.size()) +
+                  "): there is no step left to predict");
+    awaiting_ = next;
+  }
+  const std::size_t index = *awaiting_;
+  const TourStep& s = tour_.steps[index];
+  PredictionRow& r = predictions_.row(index);
+  r = PredictionRow{};
+  r.step = index;
+  r.title = s.title;
+  r.predicted = speedup;
+  r.prediction_source = speedup ? source : (source.empty() ? "skipped" : source);
+  r.tutorial = tutorial_speedup(tour_, s);
+  if (!r.tutorial.empty()) r.tutorial += " (" + tutorial_reference(tour_, s) + ")";
+  cancel_prediction();
+  go(index, editor, simulation);
+}
+
+void TourSession::note_live(const LiveSpeedup& live) {
+  if (awaiting_) return;  // the running kernels are still the previous step's
+  if (!predictions_.find(step_)) return;  // a step opened without a prediction
+  PredictionRow* r = &predictions_.row(step_);
+  switch (live.state) {
+    case LiveSpeedup::State::measured:
+      r->live = live.median;
+      r->live_low = live.low;
+      r->live_high = live.high;
+      r->live_note = live.label;
+      break;
+    case LiveSpeedup::State::no_gpu:
+      r->live_note = "no live A/B: the CPU backend runs, and A/B needs a GPU";
+      break;
+    case LiveSpeedup::State::not_applicable: r->live_note = live.text; break;
+    case LiveSpeedup::State::waiting:
+      if (!r->live) r->live_note = "not measured: the step's A/B had not finished when the session moved on";
+      break;
+  }
+}
+
+void TourSession::fill_code_counts() {
+  if (!predictions_.find(step_)) return;
+  PredictionRow& r = predictions_.row(step_);
+  r.code.clear();
+  r.per_interaction_before.clear();
+  r.per_interaction_after.clear();
+  r.count_kind.clear();
+  r.machine_code = machine_code_verdict();
+  for (const EntryMix& m : code_.mix) {
+    if (!m.loop) continue;
+    const HotLoopChange& c = *m.loop;
+    const bool sass = c.sass_after && (!c.has_before || c.sass_before);
+    const std::optional<HotLoop>& before = sass ? c.sass_before : c.ptx_before;
+    const std::optional<HotLoop>& after = sass ? c.sass_after : c.ptx_after;
+    if (!after) continue;
+    r.code = sass ? "SASS" : "PTX (SASS not read: " + c.sass_missing + ")";
+    r.per_interaction_before = before ? number("%.2f", before->per_interaction()) : "";
+    r.per_interaction_after = number("%.2f", after->per_interaction());
+    r.count_kind = "static";  // the loop's code; no measurement of issued instructions in this view
+    return;
+  }
+  if (r.machine_code.empty() && code_.mix_problem.empty())
+    r.machine_code = "the step does not change the force kernel's code";
+}
+
+std::string TourSession::machine_code_verdict() const {
+  for (const EntryMix& m : code_.mix)
+    if (m.loop) return m.loop->verdict();
+  return "";
 }
 
 }  // namespace nbl
