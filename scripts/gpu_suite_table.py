@@ -706,9 +706,16 @@ def teach_part(ctx):
     tour = "timeout 300 {nbodylab} --offscreen --size 1920x1080 --backend gpu --algo {algo} -n {n} " \
            "--script tour-{algo}-live.json --trace {out}/tour-{algo}.csv"
     baseline = dict(only=lambda c: c.has_baseline(), only_text="with a baseline bundled")
+    def predictions(algo):  # the live scripts export the predict-then-measure table where the lab started
+        def move(c, rc):
+            for ext in (".csv", ".md"):
+                made = c.root / f"tour-{algo}-predictions{ext}"
+                if made.exists():
+                    shutil.move(str(made), c.out / made.name)
+        return move
     return [
-        Run("tour-allpairs", "teach", ctx.cmd(tour, algo="allpairs", n=65536)),
-        Run("tour-barneshut", "teach", ctx.cmd(tour, algo="barneshut", n=ctx.big)),
+        Run("tour-allpairs", "teach", ctx.cmd(tour, algo="allpairs", n=65536), after=predictions("allpairs")),
+        Run("tour-barneshut", "teach", ctx.cmd(tour, algo="barneshut", n=ctx.big), after=predictions("barneshut")),
         Run("picture-10m", "teach",
             ctx.cmd("{nbodylab} render --scene collision --algo barneshut -n {huge} --steps-per-frame 10 --frames 61 "
                     "--size 1920x1080 --check-picture --benchmark --warmup 2 --report {out}/picture-10m.json "

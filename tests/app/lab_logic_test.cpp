@@ -39,11 +39,13 @@ TEST(ToggleState, DefaultsAreLiveOnTheGpu) {
   for (Algorithm a : {Algorithm::allpairs, Algorithm::barneshut}) {
     Settings s;
     s.algorithm = a;
-    // With the defaults (Morton build, relative opening) exactly the insertion build's three toggles
-    // are inert.
+    // With the defaults (Morton build, group walk, relative opening) exactly the insertion build's
+    // toggles (its throttle, combined fence, wait-free summarize, sort throttle and early out) and the
+    // warp walk's vote are inert.
     for (const auto& t : kToggles)
       if (t.algorithm == a) {
-        const bool inert = t.key == "bh_throttle" || t.key == "bh_combined_fence" || t.key == "bh_waitfree";
+        const bool inert = t.key == "bh_throttle" || t.key == "bh_combined_fence" || t.key == "bh_waitfree" ||
+                           t.key == "bh_sort_throttle" || t.key == "bh_early_out" || t.key == "bh_vote";
         EXPECT_EQ(toggle_inert_reason(t, s, true).empty(), !inert) << t.key;
       }
   }
