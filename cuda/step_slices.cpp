@@ -11,10 +11,12 @@ namespace {
 constexpr int kMaxSlices = 1024;
 }  // namespace
 
-int force_slice_count(const StepControl& control, double last_force_ms, int items) {
-  if (control.slice_ms <= 0 || last_force_ms <= control.slice_ms || items < 2) return 1;
-  const double wanted = std::ceil(last_force_ms / control.slice_ms);
-  return static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(std::min(items, kMaxSlices))));
+int force_slice_count(const StepControl& control, double whole_ms, int items, int fill_items) {
+  if (control.slice_ms <= 0 || whole_ms <= control.slice_ms || items < 2) return 1;
+  const int per_slice = control.fill_each_slice ? std::max(fill_items, 1) : 1;
+  const int most = std::max(1, std::min(items / per_slice, kMaxSlices));
+  const double wanted = std::ceil(whole_ms / control.slice_ms);
+  return static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(most)));
 }
 
 bool next_slice(const StepControl& control, cudaStream_t stream) {

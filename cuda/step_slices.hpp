@@ -6,7 +6,9 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -15,9 +17,29 @@
 
 namespace nbl {
 
-// Launches for a force pass over `items` work items (blocks, warps or groups) that took `last_force_ms`
-// last time: 1 unless the control asks for slices and the pass is slower than one.
-int force_slice_count(const StepControl& control, double last_force_ms, int items);
+// Launches for a force pass over `items` work items (blocks or warps) whose whole pass takes `whole_ms`:
+// 1 unless the control asks for slices and the pass is slower than one; each slice keeps at least
+// `fill_items` of them when the control asks for full launches (StepControl::fill_each_slice).
+int force_slice_count(const StepControl& control, double whole_ms, int items, int fill_items);
+
+// A variant's whole force pass in milliseconds, for its next step's slice count. Another variant starts
+// from nothing (its first step runs whole and is timed), and a sliced step, which also pays a wait per
+// slice and may keep fewer items in flight, raises the figure by at most a quarter: slicing must not
+// feed on its own cost.
+class ForcePassClock {
+ public:
+  double whole_ms(const std::string& variant) {
+    if (variant != variant_) variant_ = variant, whole_ms_ = 0;
+    return whole_ms_;
+  }
+  void record(int slices, double force_ms) {
+    whole_ms_ = slices <= 1 || whole_ms_ <= 0 ? force_ms : std::min(force_ms, 1.25 * whole_ms_);
+  }
+
+ private:
+  std::string variant_;
+  double whole_ms_ = 0;
+};
 
 // Between two slices (on the stepping thread): waits for the slice, then whether to go on.
 bool next_slice(const StepControl& control, cudaStream_t stream);

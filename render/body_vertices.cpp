@@ -40,9 +40,13 @@ void BodyVertices::update(Backend& backend, ColorMode mode) {
   if (interop_) {
     path_ = VertexPath::interop;
     host_.clear();
-    writer_stream_ = backend.cuda_stream();
-    auto mapping = interop_->map(backend.cuda_stream());
-    backend.write_vertices({mapping.device_pointer(), true}, mode);
+    {
+      auto mapping = interop_->map(backend.cuda_stream());
+      backend.write_vertices({mapping.device_pointer(), true}, mode);
+    }
+    // A CUDA reader (the splat) waits for this write alone: the lab's next step may already be queued
+    // behind it on the backend's stream, and a frame must not wait for it.
+    interop_->mark_written(backend.cuda_stream());
   } else {
     path_ = VertexPath::host_copy;
     host_.resize(vertex_buffer_bytes(n) / sizeof(float));

@@ -37,10 +37,9 @@ class BodyVertices {
   std::vector<float> read_positions() const;
   // The host copy the last update uploaded (empty on the interop path): free to read.
   const std::vector<float>& host_copy() const { return host_; }
-  // On the interop path: the registered buffer and the stream the backend wrote it on (the splatting
-  // renderer reads it there); null otherwise.
+  // On the interop path: the registered buffer, its last write marked (InteropBuffer::mark_written) for
+  // the splatting renderer to wait for; null otherwise.
   InteropBuffer* interop() const { return path_ == VertexPath::interop ? interop_.get() : nullptr; }
-  void* writer_stream() const { return writer_stream_; }
 
  private:
   void resize(std::size_t n, bool want_interop);
@@ -54,7 +53,6 @@ class BodyVertices {
   std::size_t count_ = 0;
   VertexPath path_ = VertexPath::host_copy;
   double update_ms_ = 0;
-  void* writer_stream_ = nullptr;
 };
 
 }  // namespace nbl

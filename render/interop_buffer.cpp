@@ -34,7 +34,25 @@ InteropBuffer::InteropBuffer(GLuint gl_buffer, InteropUse use, std::string what)
 }
 
 InteropBuffer::~InteropBuffer() {
+  if (written_) cudaEventDestroy(static_cast<cudaEvent_t>(written_));
   if (resource_) cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_));
+}
+
+void InteropBuffer::mark_written(void* stream) {
+  if (!written_) {
+    cudaEvent_t event = nullptr;
+    const cudaError_t status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+    if (status != cudaSuccess) throw Error("CUDA cannot make an event for " + what_ + " (" + cuda_message(status) + ")");
+    written_ = event;
+  }
+  const cudaError_t status = cudaEventRecord(static_cast<cudaEvent_t>(written_), static_cast<cudaStream_t>(stream));
+  if (status != cudaSuccess) throw Error("CUDA cannot mark the write of " + what_ + " (" + cuda_message(status) + ")");
+}
+
+void InteropBuffer::wait_for_write(void* stream) const {
+  if (!written_) return;
+  const cudaError_t status = cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(written_), 0);
+  if (status != cudaSuccess) throw Error("CUDA cannot order a read of " + what_ + " after its write (" + cuda_message(status) + ")");
 }
 
 InteropBuffer::Mapping InteropBuffer::map(void* stream) {

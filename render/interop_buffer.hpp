@@ -52,8 +52,15 @@ class InteropBuffer {
   // mapping goes out of scope). Nothing waits for the whole device. Throws Error.
   Mapping map(void* stream);
 
+  // The point in `stream`'s order where the last write of the buffer ended (after its mapping went out of
+  // scope): a reader on another stream waits for that write alone (wait_for_write), not for what the
+  // writer's stream does next, such as the lab's next simulation step. Throws Error.
+  void mark_written(void* stream);
+  void wait_for_write(void* stream) const;  // a no-op before the first mark_written
+
  private:
   void* resource_ = nullptr;  // cudaGraphicsResource_t
+  void* written_ = nullptr;   // cudaEvent_t, made by the first mark_written
   std::string what_;
 };
 

@@ -291,7 +291,6 @@ void SceneRenderer::splat_bodies(const SceneFrame& frame, const glm::mat4& view_
   bodies.draw_count = frame.draw_count;
   bodies.host = frame.host_vertices;
   bodies.device = frame.device_vertices;
-  bodies.writer_stream = frame.writer_stream;
   bodies.buffer = frame.vertex_buffer;
   splatter_->draw(bodies, v, splat_palettes_, hdr_->texture(), quarter_->texture());
 }

@@ -43,7 +43,6 @@ struct SceneFrame {
   // registration and the stream that wrote them.
   const float* host_vertices = nullptr;
   InteropBuffer* device_vertices = nullptr;
-  void* writer_stream = nullptr;
   std::span<const LineVertex> lines;   // overlays, GL_LINES pairs
   // Galaxy-of-origin colouring: the first body index of every group of stars after the first, and of
   // the dark halos (sim/scenes.hpp; SIZE_MAX: none). The halos, when drawn, take the last palette.

@@ -136,7 +136,6 @@ void SceneView::draw(const OrbitCamera& camera, const ViewSettings& view, const 
   frame.mean_mass = drawn_.mean_mass;
   if (!vertices_.host_copy().empty()) frame.host_vertices = vertices_.host_copy().data();
   frame.device_vertices = vertices_.interop();
-  frame.writer_stream = vertices_.writer_stream();
   frame.lines = overlay_.vertices;
   frame.group_starts = group_starts_;
   frame.dark_start = dark_start_;

@@ -53,7 +53,7 @@ __global__ void quarter_density_kernel(const float4* __restrict__ accum, int wid
 
 struct SplatDevice::State {
   CudaStream stream;
-  CudaEvent ready, start, stop;
+  CudaEvent start, stop;
   DeviceBuffer<float> palettes;
   DeviceBuffer<float4> accum;
   DeviceBuffer<float> density;
@@ -80,7 +80,7 @@ void SplatDevice::set_palettes(const std::vector<float>& rgb) {
 }
 
 void SplatDevice::splat(const SplatView& view_in, const float* vertices, std::size_t n, std::size_t drawn,
-                        void* target_array, void* after_stream) {
+                        void* target_array) {
   State& s = *state_;
   cudaStream_t stream = s.stream.get();
   last_ms();  // keep the previous figure before the events are reused
@@ -88,10 +88,6 @@ void SplatDevice::splat(const SplatView& view_in, const float* vertices, std::si
   view.density_stride = 1;
   view.density_valid = view.density_valid && density_ready_ && s.density_width == view.density_width &&
                        s.density_height == view.density_height;
-  if (after_stream) {
-    s.ready.record(static_cast<cudaStream_t>(after_stream));
-    NBL_CUDA_CHECK(cudaStreamWaitEvent(stream, s.ready.get(), 0));
-  }
   s.start.record(stream);
   const std::size_t pixels = static_cast<std::size_t>(view.width) * static_cast<std::size_t>(view.height);
   s.accum.resize(pixels);

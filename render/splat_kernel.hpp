@@ -24,13 +24,12 @@ class SplatDevice {
   void set_palettes(const std::vector<float>& rgb);
 
   // Adds every body into a cleared view.width x view.height buffer and copies it into `target_array` (a
-  // cudaArray_t of RGBA32F, the same size), in stream order after the work enqueued so far on
-  // `after_stream` (the vertices' writer; null: none). vertices: n float4 (x, y, z, mass) then n colour
+  // cudaArray_t of RGBA32F, the same size), in the order of stream() (the caller makes it wait for the
+  // vertices' write: InteropBuffer::wait_for_write). vertices: n float4 (x, y, z, mass) then n colour
   // keys (sim/render_vertices.hpp), a device pointer. Bodies are sized by the density this object took
   // from its previous splat when view.density_valid and that density has the view's quarter size.
   // vertices: n bodies (sim/render_vertices.hpp layout), of which the first `drawn` are splatted.
-  void splat(const SplatView& view, const float* vertices, std::size_t n, std::size_t drawn, void* target_array,
-             void* after_stream);
+  void splat(const SplatView& view, const float* vertices, std::size_t n, std::size_t drawn, void* target_array);
   void forget_density() { density_ready_ = false; }  // the next splat sizes bodies as lone stars
 
   // Makes `stream`'s later work wait for the last splat's reads (the vertex buffer is rewritten next).

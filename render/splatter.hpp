@@ -25,7 +25,6 @@ struct SplatBodies {
   std::size_t draw_count = 0;            // the first this many are splatted
   const float* host = nullptr;           // sim/render_vertices.hpp layout, or null
   InteropBuffer* device = nullptr;       // the vertex buffer, when the backend writes it through CUDA
-  void* writer_stream = nullptr;         // the cudaStream_t the backend wrote it on
   GLuint buffer = 0;                     // the same vertices as a GL buffer (read back when CUDA cannot splat)
 };
 

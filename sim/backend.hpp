@@ -59,6 +59,10 @@ struct StepControl {
   // long, each finished before the next starts, so that the display's GL work gets the GPU in between
   // and `abandon` is looked at. The result is bit-identical to the whole pass. 0: never split.
   double slice_ms = 0;
+  // On the GPU each launch keeps enough work to fill the GPU, so a long pass gets fewer and longer slices:
+  // a launch that leaves SMs idle makes no walk shorter and the whole pass slower. Tests turn it off to
+  // slice as finely as the items allow.
+  bool fill_each_slice = true;
   bool abandoned() const { return abandon && abandon->load(std::memory_order_relaxed); }
 };
 

@@ -177,6 +177,7 @@ class Lab : public ScriptTarget {
   void simulate();
   void render_scene();
   void update_vertices();  // the vertex buffer from the current state, when it is stale
+  ViewSettings drawn_path(ViewSettings view) const;  // the renderer a frame uses (sprites behind a slow step)
   void build_panel();
   void run_commands();
   void finish_frame();

@@ -51,7 +51,7 @@ struct AllPairsBackend::Impl {
   // ---- A/B: B's kernels and its own copy of the state (cuda/allpairs/comparison.hpp) ----
   ComparisonSlot<AllPairsBuild, AllPairsComparison> comparison{shared_build_queue(), stream.get()};
   std::vector<StageTime> last_force;  // A's force stage of the last step
-  double last_force_ms = 0;           // ... its time: how many slices the next one takes
+  ForcePassClock force_clock;         // the variant's whole force pass: how many slices the next one takes
   StateSnapshot snapshot;             // the state a step that may be abandoned started from
 
   DeviceEnergy energy;            // the exact energy, a slice at a time
@@ -293,7 +293,7 @@ StepStats AllPairsBackend::step() {
     // Under the lab's StepControl a slow force pass runs in slices (cuda/step_slices.hpp), and a step that
     // may be abandoned copies aside the state it changes first.
     const AllPairsLaunch plan = s.plan(n);
-    const int slices = pass.slice_count(plan, n, step_control_, s.last_force_ms);
+    const int slices = pass.slice_count(plan, n, step_control_, s.force_clock.whole_ms(s.variant.description), s.device.sm_count);
     if (slices > 1 && step_control_.abandon) s.snapshot.take(s.state.regions(), stream);
     s.timer.begin(stream);
     // Both halves of the leapfrog add up under one name, as on the CPU.
@@ -309,7 +309,7 @@ StepStats AllPairsBackend::step() {
     s.stream.synchronize();
     s.last_force.clear();
     for (const StageTime& t : stats.stages)
-      if (t.name == "force") s.last_force.push_back(t), s.last_force_ms = t.ms;
+      if (t.name == "force") s.last_force.push_back(t), s.force_clock.record(slices, t.ms);
     if (s.status_host.data()[0] != 0) {
       stats.non_finite = true;
       s.state.status.fill_bytes(0, stream);

@@ -131,17 +131,20 @@ void AllPairsPass::force(AllPairsState& s, std::size_t i_end, const AllPairsLaun
           using Args = std::decay_t<decltype(args)>;
           launch(module_, ap::kForceKernel<Args>, LaunchShape{dim3(l.grid_i, l.j_splits), dim3(l.block_size)}, stream,
                  args);
-          if (l.j_splits > 1) launch(module_, ap::kSumSlicesKernel<Args>, advance_shape(i_end), stream, args, l.j_splits);
+          if (l.j_splits > 1)
+            launch(module_, ap::kSumSlicesKernel<Args>, advance_shape(i_end - i_first), stream, args, l.j_splits);
         });
       },
       i_first);
 }
 
-int AllPairsPass::slice_count(const AllPairsLaunch& plan, std::size_t n, const StepControl& control,
-                              double last_force_ms) const {
-  if (plan.j_splits > 1) return 1;
+int AllPairsPass::slice_count(const AllPairsLaunch& plan, std::size_t n, const StepControl& control, double whole_ms,
+                              int sm_count) const {
+  // Slices are ranges of whole blocks of targets (each with all its source splits); a slice keeps a block
+  // per SM. The single thread's items are bodies, in one block.
   const std::size_t per_block = variant_.single_thread ? 1 : static_cast<std::size_t>(variant_.bodies_per_block());
-  return force_slice_count(control, last_force_ms, static_cast<int>((n + per_block - 1) / per_block));
+  const int fill = variant_.single_thread ? 1 : std::max(1, sm_count / std::max(plan.j_splits, 1));
+  return force_slice_count(control, whole_ms, static_cast<int>((n + per_block - 1) / per_block), fill);
 }
 
 bool AllPairsPass::force_in_slices(AllPairsState& s, const AllPairsLaunch& plan, int slices, const StepControl& control,

@@ -55,7 +55,7 @@ struct BarnesHutBackend::Impl {
   // ---- A/B: B's pipeline with its own buffers (cuda/barneshut/comparison.hpp) ----
   ComparisonSlot<BarnesHutBuild, BarnesHutComparison> comparison{shared_build_queue(), stream.get()};
   std::vector<StageTime> last_force;  // A's force computation (every stage but integrate) of the last step
-  double last_force_ms = 0;           // the last step's force stage: how many slices the next one takes
+  ForcePassClock force_clock;         // the variant's whole force pass: how many slices the next one takes
   StateSnapshot snapshot;             // the state a step that may be abandoned started from
 
   DeviceEnergy energy;  // the exact energy, a slice at a time
@@ -300,7 +300,9 @@ StepStats BarnesHutBackend::step() {
     }
     // Under the lab's StepControl a slow force pass runs in slices, and a step that may be abandoned copies
     // aside the state it changes first (cuda/step_slices.hpp).
-    const int slices = force_slice_count(step_control_, s.last_force_ms, static_cast<int>(s.buffers.size() + 31) / 32);
+    // Items are warps of bodies; a slice keeps 16 of them per SM.
+    const int slices = force_slice_count(step_control_, s.force_clock.whole_ms(s.variant.label),
+                                         static_cast<int>(s.buffers.size() + 31) / 32, 16 * s.device.sm_count);
     if (slices > 1 && step_control_.abandon) s.snapshot.take(s.buffers.state_regions(), s.stream.get());
     s.timer.begin(s.stream.get());
     s.timer.stage(Stage::integrate, [&] { s.pipeline->kick_drift(s.buffers, s.physics, s.stream.get()); });
@@ -310,7 +312,7 @@ StepStats BarnesHutBackend::step() {
     s.last_force.clear();
     for (const StageTime& t : stats.stages)
       if (t.name != "integrate") s.last_force.push_back(t);
-    s.last_force_ms = stats.stage_ms("force");
+    s.force_clock.record(slices, stats.stage_ms("force"));
   }
   stats.notices.insert(stats.notices.begin(), s.notices.begin(), s.notices.end());
   s.notices.clear();

@@ -75,7 +75,7 @@ extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize) allpairs_kick(co
 extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize) allpairs_sum_slices(const KernelArgs args,
                                                                                   int slices) {
   const KernelParams& p = params(args);
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int i = p.i_first + blockIdx.x * blockDim.x + threadIdx.x;  // the targets of this launch
   if (i >= p.i_end) return;
   real sx = 0, sy = 0, sz = 0;
   for (int s = 0; s < slices; ++s) {

@@ -231,6 +231,7 @@ TEST_F(AllPairsGpu, SlicedStepsAreBitIdenticalAndAnAbandonedOneChangesNothing) {
     StepControl control;
     control.abandon = &abandon;
     control.slice_ms = 1e-6;  // every pass is slower than this: as many slices as there are blocks, at most 1024
+    control.fill_each_slice = false;
     sliced.set_step_control(control);
     for (int step = 0; step < 3; ++step) {
       const StepStats a = whole.step(), b = sliced.step();

@@ -1,0 +1,54 @@
+// How the GPU backends cut a slow force pass for the lab (cuda/step_slices.hpp), without a GPU: how many
+// launches a pass gets, that each launch keeps enough work to fill the GPU, and that the time the count
+// is made from belongs to the variant that steps and is not inflated by slicing itself.
+#include <gtest/gtest.h>
+
+#include "cuda/step_slices.hpp"
+
+namespace nbl {
+namespace {
+
+StepControl control(double slice_ms, bool fill = true) {
+  StepControl c;
+  c.slice_ms = slice_ms;
+  c.fill_each_slice = fill;
+  return c;
+}
+
+TEST(ForceSlices, AFastPassOrNoSliceTargetRunsWhole) {
+  EXPECT_EQ(force_slice_count(control(8), 7.9, 10000, 100), 1);
+  EXPECT_EQ(force_slice_count(control(0), 1000, 10000, 100), 1);
+  EXPECT_EQ(force_slice_count(control(8), 1000, 1, 1), 1);
+}
+
+TEST(ForceSlices, ASlowPassGetsSlicesOfAboutTheTarget) {
+  EXPECT_EQ(force_slice_count(control(8), 80, 100000, 100), 10);
+  EXPECT_EQ(force_slice_count(control(8), 81, 100000, 100), 11);
+}
+
+TEST(ForceSlices, EachSliceKeepsEnoughItemsToFillTheGpu) {
+  // A one-second pass over 32,768 warps with 2,112 warps to fill the GPU: 15 slices, not 125 launches
+  // that would leave most SMs idle.
+  EXPECT_EQ(force_slice_count(control(8), 1000, 32768, 2112), 15);
+  EXPECT_EQ(force_slice_count(control(8, false), 1000, 32768, 2112), 125);
+  EXPECT_EQ(force_slice_count(control(8), 1000, 1000, 2112), 1);  // fewer items than one full launch
+  EXPECT_EQ(force_slice_count(control(1e-9, false), 1000, 100000, 1), 1024);  // at most 1024 launches
+}
+
+TEST(ForcePassClock, AnotherVariantStartsFromNothingAndSlicingDoesNotFeedOnItself) {
+  ForcePassClock clock;
+  EXPECT_EQ(clock.whole_ms("sorted"), 0);
+  clock.record(1, 3.0);
+  EXPECT_EQ(clock.whole_ms("sorted"), 3.0);
+  EXPECT_EQ(clock.whole_ms("unsorted"), 0) << "another variant's figure would cut its first step wrongly";
+  clock.record(1, 1000);
+  EXPECT_EQ(clock.whole_ms("unsorted"), 1000);
+  clock.record(15, 5000);  // the sliced pass, waits and idle SMs included
+  EXPECT_EQ(clock.whole_ms("unsorted"), 1250) << "a sliced step raises the figure by a quarter at most";
+  clock.record(15, 900);
+  EXPECT_EQ(clock.whole_ms("unsorted"), 900);
+  EXPECT_EQ(clock.whole_ms("sorted"), 0) << "back to the first variant: timed afresh";
+}
+
+}  // namespace
+}  // namespace nbl
