@@ -790,7 +790,7 @@ def pace_part(ctx):
     offscreen at 1920x1080 on the 1M collision with Sort bodies off (a step of over a second), and with
     all-pairs at 1M (half a second), the camera dragged meanwhile; bench's step time for each variant in
     the same run. scripts/lab_pace.py reads each trace against the targets."""
-    lab = "{nbodylab} --offscreen --size 1920x1080 --backend gpu --scene collision -n {big} "
+    lab = "{nbodylab} --offscreen --size 1920x1080 --refresh 60 --backend gpu --scene collision -n {big} "
     def bench_ms_of(file):
         return lambda c: "--bench-ms=" + table_figure(c.out / file, "Per stage", "stage", "total", "ms")
     runs = [

@@ -25,7 +25,7 @@ Command add_window_command(CLI::App& root) {
     ViewOptions view;
     std::string size = "1600x900";
     bool fullscreen = false, no_interop = false, paused = false, offscreen = false;
-    double slice_ms = LabOptions{}.slice_ms;
+    double slice_ms = LabOptions{}.slice_ms, refresh_hz = 0;
     int frames = 0;
     std::string screenshot, screenshot_dir = ".", script, trace, tour;
     RecordOptions record;
@@ -64,6 +64,12 @@ Command add_window_command(CLI::App& root) {
       ->check(CLI::Range(0.0, 1000.0))
       ->capture_default_str()
       ->group(group);
+  root.add_option("--refresh", state->refresh_hz,
+                  "Offscreen: hand frames over at most at this display refresh rate while vsync is on, as a "
+                  "window's swap does (0: as fast as they are drawn)")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->type_name("HZ")
+      ->group(group);
   root.add_option("--frames", state->frames, "Close after this many frames (scripts, tests)")->group(group);
   root.add_option("--screenshot", state->screenshot, "With --frames: save the last frame (panel included) as this PNG")
       ->type_name("FILE.png")
@@ -100,6 +106,9 @@ Command add_window_command(CLI::App& root) {
             options.load_file = state->run.load_file();
             options.allow_interop = !state->no_interop;
             options.slice_ms = state->slice_ms;
+            if (state->refresh_hz > 0 && !state->offscreen)
+              throw InputError("--refresh paces the offscreen lab; a window's refresh rate is its display's");
+            options.refresh_hz = state->refresh_hz;
             options.frames = state->frames;
             options.final_screenshot = state->screenshot;
             options.screenshot_dir = state->screenshot_dir;

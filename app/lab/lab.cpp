@@ -26,7 +26,6 @@ constexpr std::size_t kForceErrorBudget = std::size_t(1) << 28;  // sample x n i
 constexpr std::size_t kLadderBodies = std::size_t(1) << 16;  // as `nbodylab bench ladder` by default
 constexpr std::size_t kTourBarnesHutBodies = std::size_t(1) << 18;
 constexpr double kSlowStepMs = 100;  // a step slower than this is said to be slow, at the top of the panel
-constexpr double kSpritesBehindMs = 25;  // a step slower than this: the automatic renderer draws sprites
 
 double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -67,7 +66,7 @@ std::optional<ScriptRunner> checked_runner(const LabOptions& o, const Simulation
 }
 
 std::unique_ptr<Surface> open_surface(const LabOptions& o) {
-  if (o.offscreen) return std::make_unique<OffscreenSurface>(FrameSize{o.window.width, o.window.height});
+  if (o.offscreen) return std::make_unique<OffscreenSurface>(FrameSize{o.window.width, o.window.height}, o.refresh_hz);
   return std::make_unique<Window>(window_options(o));
 }
 
@@ -306,20 +305,10 @@ void Lab::render_scene() {
   }
   scene_.follow(camera_, view);
   const Viewport viewport = scene_viewport();
-  if (viewport.width > 0 && viewport.height > 0) scene_.draw(camera_, drawn_path(view), viewport, surface_->draw_framebuffer());
+  if (viewport.width > 0 && viewport.height > 0) scene_.draw(camera_, view, viewport, surface_->draw_framebuffer());
   glFlush();  // the GPU starts drawing now, while the next steps are enqueued
   render_cpu_ms_ = ms_since(start) - times_.vertices_ms;
   times_.render_ms = scene_.render_gpu_ms() > 0 ? scene_.render_gpu_ms() : render_cpu_ms_;
-}
-
-ViewSettings Lab::drawn_path(ViewSettings view) const {
-  // The automatic renderer splats with a CUDA kernel, which must wait for free SMs behind a step's long
-  // launches; the sprites are GL's, which the GPU time-slices with CUDA's work. While a step is slow the
-  // frame draws the same picture with the sprites, so that the display does not wait for the step.
-  if (view.render_path == RenderPath::automatic && session_.stepping() &&
-      std::max(session_.last_step_ms(), session_.running_ms()) > kSpritesBehindMs)
-    view.render_path = RenderPath::sprites;
-  return view;
 }
 
 void Lab::update_vertices() {

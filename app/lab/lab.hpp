@@ -56,6 +56,9 @@ struct LabOptions {
   // the display's GL work gets the GPU between them; 0: whole launches, leaving it to the GPU's own
   // time-slicing between the CUDA and GL contexts (`--slice-ms`), and a job is abandoned only between steps.
   double slice_ms = 8;
+  // Offscreen only: hand frames over at this display refresh rate while vsync is on (`--refresh`), as a
+  // window does; 0: as fast as they are drawn.
+  double refresh_hz = 0;
 };
 
 // The presenter caption: a title and a live figure over the picture, large enough for the back of a
@@ -177,7 +180,6 @@ class Lab : public ScriptTarget {
   void simulate();
   void render_scene();
   void update_vertices();  // the vertex buffer from the current state, when it is stale
-  ViewSettings drawn_path(ViewSettings view) const;  // the renderer a frame uses (sprites behind a slow step)
   void build_panel();
   void run_commands();
   void finish_frame();

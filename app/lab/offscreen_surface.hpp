@@ -4,6 +4,7 @@
 // loop draws the scene and the panel into it exactly as into a window; screenshots read it back. Its
 // swap lets the CPU run one frame ahead of the GPU, as a window's does.
 #pragma once
+#include <chrono>
 #include <string>
 
 #include "app/core/interrupt.hpp"
@@ -16,7 +17,9 @@ namespace nbl {
 
 class OffscreenSurface : public Surface {
  public:
-  explicit OffscreenSurface(FrameSize size);  // throws Error when no EGL context can be made
+  // refresh_hz > 0: with vsync on, a frame is handed over no sooner than a display of that refresh rate
+  // would take it (the swap waits for its next refresh), as a window's swap with vsync does.
+  explicit OffscreenSurface(FrameSize size, double refresh_hz = 0);  // throws Error when no EGL context can be made
 
   bool should_close() const override { return close_requested_ || interrupt_requested(); }  // Ctrl-C ends the session
   void request_close() override { close_requested_ = true; }
@@ -37,6 +40,8 @@ class OffscreenSurface : public Surface {
   EglContext context_;  // first: every GL object below needs it, and goes before it
   FrameSize size_;
   GlRenderTarget target_;
+  double refresh_hz_ = 0;
+  std::chrono::steady_clock::time_point next_refresh_{};
   GlFence previous_frame_;  // placed at the last swap: the GPU's end of the frame before this one
   bool close_requested_ = false;
   bool vsync_ = false;
