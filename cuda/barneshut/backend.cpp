@@ -300,9 +300,10 @@ StepStats BarnesHutBackend::step() {
     }
     // Under the lab's StepControl a slow force pass runs in slices, and a step that may be abandoned copies
     // aside the state it changes first (cuda/step_slices.hpp).
-    // Items are warps of bodies; a slice keeps 16 of them per SM.
+    // Items are warps of bodies; a slice keeps 64 of them per SM (a group walk's warp takes three: about
+    // 21 walking warps per SM), fewer leave the SMs waiting on the walks' loads.
     const int slices = force_slice_count(step_control_, s.force_clock.whole_ms(s.variant.label),
-                                         static_cast<int>(s.buffers.size() + 31) / 32, 16 * s.device.sm_count);
+                                         static_cast<int>(s.buffers.size() + 31) / 32, 64 * s.device.sm_count);
     if (slices > 1 && step_control_.abandon) s.snapshot.take(s.buffers.state_regions(), s.stream.get());
     s.timer.begin(s.stream.get());
     s.timer.stage(Stage::integrate, [&] { s.pipeline->kick_drift(s.buffers, s.physics, s.stream.get()); });
