@@ -54,7 +54,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEXTS = ["README.md", "BENCHMARKS.md", "CHANGELOG.md", "docs/*.md"]
 STRICT = {"README.md", "BENCHMARKS.md", "CHANGELOG.md", "docs/performance.md"}
 # The table scripts/measured_figures.py writes into BENCHMARKS.md: its own --check regenerates it.
-GENERATED_BEGIN, GENERATED_END = "<!-- measured-figures:begin", "<!-- measured-figures:end -->"
+# Tables a script writes from the logs and regenerates under its own --check (measured_figures.py:
+# measured-figures, relative-opening, tour-figures; tour_table.py: tour-predictions): not read here.
+GENERATED_BEGIN = re.compile(r"<!-- (measured-figures|relative-opening|tour-figures|tour-predictions):begin")
 LOG_SUFFIXES = (".log", ".txt", ".json", ".csv", ".md")  # what a cited folder contributes
 
 SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
@@ -169,6 +171,7 @@ def blocks_of(file, text):
     lines = text.split("\n")
     blocks, headings = [], {}
     fenced = generated = False
+    generated_end = ""
     current = None
     last_para = None       # the paragraph just above a table or list (its caption)
     list_stack = []        # open list items, outermost first
@@ -195,10 +198,11 @@ def blocks_of(file, text):
             fenced = not fenced
             i += 1
             continue
-        if GENERATED_BEGIN in stripped:
-            generated = True
+        begun = GENERATED_BEGIN.search(stripped)
+        if begun:
+            generated, generated_end = True, f"<!-- {begun.group(1)}:end -->"
         if generated:
-            generated = GENERATED_END not in stripped
+            generated = generated_end not in stripped
             i += 1
             continue
         if fenced or stripped.startswith("<!--"):

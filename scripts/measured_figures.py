@@ -584,6 +584,8 @@ def markdown_section(data):
     as the panel shows them), then the notes."""
     rows, notes = {}, {}
     for f in data["figures"]:
+        if TOUR_STEP_LOG.search(f["log"]):
+            continue  # the tour's steps have their own table (docs/window.md, written from the same data)
         key = (f["toggle"], f["what"], f["gpu"], f["commit"], f["config"]["scene"], f["config"]["algorithm"],
                json.dumps(f["config"]["toggles"], sort_keys=True))
         row = rows.setdefault(key, {"values": [], "logs": [], "configs": []})

@@ -3,7 +3,8 @@
 
     scripts/tour_table.py allpairs|barneshut LOG   the live speed-up of each step, from a scripted tour's log
     scripts/tour_table.py --write                  the tables in docs/window.md, from the tours and the
-                                                   measured-figures data
+                                                   measured-figures data, and the predict-then-measure
+                                                   tables from the kept sessions (PREDICTIONS)
     scripts/tour_table.py --check                  compare them with docs/window.md, write nothing (ctest)
 
 Live: the log is what `nbodylab --offscreen --script tour-allpairs-live.json` prints (scripts/gpu-suite.sh,
@@ -19,6 +20,7 @@ figures are its ladder rung's, a Barnes-Hut step's those of its `bench --compare
 scripts/measured_figures.py --tour-commands lists), or that it has not been measured in it yet.
 Python 3 standard library only.
 """
+import csv
 import json
 import re
 import sys
@@ -31,6 +33,13 @@ BEGIN = ("<!-- tour-figures:begin (written by scripts/tour_table.py from the tou
          "scripts/measured_figures.py writes them with; do not edit by hand) -->")
 END = "<!-- tour-figures:end -->"
 NOT_YET = "not measured in this configuration yet"
+# The predict-then-measure sessions the docs show: each tour's live script run offscreen on a GPU
+# (scripts/gpu-suite.sh, part teach), its exported table kept beside its log.
+PREDICTIONS = ["benchmarks/h100/2026-11-27/tours/tour-allpairs-predictions.csv",
+               "benchmarks/h100/2026-11-27/tours/tour-barneshut-predictions.csv"]
+PREDICTIONS_BEGIN = ("<!-- tour-predictions:begin (written by scripts/tour_table.py from the kept sessions it names; "
+                     "do not edit by hand) -->")
+PREDICTIONS_END = "<!-- tour-predictions:end -->"
 
 
 def live_table(kind, log):
@@ -89,6 +98,40 @@ def written_tables(figures):
     return "\n".join(out)
 
 
+def prediction_tables():
+    """The kept predict-then-measure sessions as Markdown: per step the prediction, the live speed-up with its
+    interval, the tutorial's figure and the force loop's instructions per interaction."""
+    out = []
+    for rel in PREDICTIONS:
+        rows = list(csv.DictReader((ROOT / rel).open(encoding="utf-8")))
+        log = rel.replace("-predictions.csv", ".log")
+        first = (ROOT / log).read_text(encoding="utf-8").splitlines()[0].lstrip("# ")
+        out += [f"`{rel}` ({first}; its log `{log}`):", "",
+                "| step | title | predicted | live (95% interval) | the tutorial | instructions per interaction |",
+                "| --- | --- | --- | --- | --- | --- |"]
+        for r in rows:
+            if r["live_speedup"] and r["live_low"] and r["live_low"] != r["live_high"]:
+                live = f"{float(r['live_speedup']):.2f}x ({float(r['live_low']):.2f} to {float(r['live_high']):.2f})"
+            elif r["live_speedup"]:
+                live = f"{float(r['live_speedup']):.2f}x ({r['live_note']})"
+            else:
+                live = r["live_note"] or "-"
+            tutorial = r["tutorial"].split(" (Burtscher")[0] if r["tutorial"] else "-"
+            code = (f"{r['code']}, {r['count']}: {r['per_interaction_before']} -> {r['per_interaction_after']}"
+                    if r["per_interaction_after"] else "the force loop's code does not change")
+            predicted = f"{float(r['predicted_speedup']):.2f}x" if r["predicted_speedup"] else r["prediction_source"]
+            out.append(f"| {r['step']} | {r['title']} | {predicted} | {live} | {tutorial} | {code} |")
+        out.append("")
+    return "\n".join(out).rstrip("\n")
+
+
+def with_predictions(text):
+    begin, end = text.find("<!-- tour-predictions:begin"), text.find(PREDICTIONS_END)
+    if begin < 0 or end < begin:
+        raise ValueError(f"{DOC}: no tables between the markers\n  {PREDICTIONS_BEGIN}\n  {PREDICTIONS_END}")
+    return text[:begin] + PREDICTIONS_BEGIN + "\n\n" + prediction_tables() + "\n\n" + text[end:]
+
+
 def with_tables(text, figures):
     begin, end = text.find("<!-- tour-figures:begin"), text.find(END)
     if begin < 0 or end < begin:
@@ -102,11 +145,11 @@ def main() -> int:
         if args in (["--write"], ["--check"]):
             path = ROOT / DOC
             text = path.read_text(encoding="utf-8")
-            new = with_tables(text, committed_figures())
+            new = with_predictions(with_tables(text, committed_figures()))
             if args == ["--check"]:
                 if new != text:
-                    print(f"{DOC}: the tour tables differ from the tours and assets/measured/figures.json: run "
-                          "scripts/tour_table.py --write", file=sys.stderr)
+                    print(f"{DOC}: the tour tables differ from the tours, assets/measured/figures.json or the kept "
+                          "predict-then-measure sessions: run scripts/tour_table.py --write", file=sys.stderr)
                     return 1
                 print(f"{DOC}: the tour tables match the tours and the measured figures")
                 return 0
