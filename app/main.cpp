@@ -35,7 +35,8 @@ void hand_window_options_to_subcommand(CLI::App& root) {
     if (!same)
       throw nbl::InputError(names + " is an option of the window, and `nbodylab " + command + "` does not take it (" +
                             "`nbodylab " + command + " --help` lists what it takes)");
-    if (same->count() > 0) throw nbl::InputError(names + " is given both before and after `" + command + "`: give it once");
+    if (same->count() > 0)
+      throw nbl::InputError(names + " is given both before and after `" + command + "`: give it once");
     same->add_result(option->results());
     same->run_callback();  // its checks and its variable, as if it had been given after the name
   }

@@ -22,11 +22,10 @@ class CudaError : public Error {
 
 }  // namespace nbl
 
-#define NBL_CUDA_CHECK(call)                                                 \
-  do {                                                                       \
-    const cudaError_t nbl_status_ = (call);                                  \
-    if (nbl_status_ != cudaSuccess)                                          \
-      ::nbl::throw_cuda_error(nbl_status_, #call, __FILE__, __LINE__);       \
+#define NBL_CUDA_CHECK(call)                                                                         \
+  do {                                                                                               \
+    const cudaError_t nbl_status_ = (call);                                                          \
+    if (nbl_status_ != cudaSuccess) ::nbl::throw_cuda_error(nbl_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // After a kernel launch: catches bad launch configurations at once (not at the next sync).

@@ -4,9 +4,9 @@
 
 namespace nbl {
 
-ComparisonSample ForceDifference::measure(comparison::AccelerationView a, comparison::AccelerationView b,
-                                          std::size_t n, std::vector<StageTime> a_stages,
-                                          std::vector<StageTime> b_stages, cudaStream_t stream) {
+ComparisonSample ForceDifference::measure(comparison::AccelerationView a, comparison::AccelerationView b, std::size_t n,
+                                          std::vector<StageTime> a_stages, std::vector<StageTime> b_stages,
+                                          cudaStream_t stream) {
   per_body_.resize(n);
   const comparison::DifferenceSums sums = pass_.run(a, b, n, per_body_.data(), stream);
   ComparisonSample sample;

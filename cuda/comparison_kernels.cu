@@ -16,7 +16,8 @@ __device__ double component(const void* base, bool fp64, long long at) {
   return fp64 ? static_cast<const double*>(base)[at] : static_cast<double>(static_cast<const float*>(base)[at]);
 }
 
-__global__ void difference_kernel(AccelerationView a, AccelerationView b, long long n, float* per_body, double* partials) {
+__global__ void difference_kernel(AccelerationView a, AccelerationView b, long long n, float* per_body,
+                                  double* partials) {
   __shared__ double s_d2[kThreads], s_a2[kThreads], s_max[kThreads];
   double d2 = 0, a2 = 0, dmax = 0;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
@@ -67,8 +68,8 @@ DifferenceSums DifferencePass::run(AccelerationView a, AccelerationView b, std::
   host_.resize(3 * static_cast<std::size_t>(kMaxBlocks));
   difference_kernel<<<blocks, kThreads, 0, stream>>>(a, b, static_cast<long long>(n), per_body, partials_.data());
   NBL_CUDA_CHECK_LAUNCH();
-  NBL_CUDA_CHECK(cudaMemcpyAsync(host_.data(), partials_.data(), 3 * sizeof(double) * blocks, cudaMemcpyDeviceToHost,
-                                 stream));
+  NBL_CUDA_CHECK(
+      cudaMemcpyAsync(host_.data(), partials_.data(), 3 * sizeof(double) * blocks, cudaMemcpyDeviceToHost, stream));
   NBL_CUDA_CHECK(cudaStreamSynchronize(stream));
   const double* host = host_.data();
   for (int k = 0; k < blocks; ++k) {
@@ -82,8 +83,8 @@ DifferenceSums DifferencePass::run(AccelerationView a, AccelerationView b, std::
 
 void write_difference_keys(const float* per_body, float* keys, std::size_t n, float scale, cudaStream_t stream) {
   if (n == 0) return;
-  keys_kernel<<<static_cast<int>((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(per_body, keys,
-                                                                                        static_cast<long long>(n), scale);
+  keys_kernel<<<static_cast<int>((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+      per_body, keys, static_cast<long long>(n), scale);
   NBL_CUDA_CHECK_LAUNCH();
 }
 

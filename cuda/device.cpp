@@ -10,8 +10,8 @@ namespace nbl {
 
 void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
   std::ostringstream msg;
-  msg << "CUDA error " << cudaGetErrorName(code) << " (" << cudaGetErrorString(code) << ") in " << call
-      << " at " << file << ":" << line;
+  msg << "CUDA error " << cudaGetErrorName(code) << " (" << cudaGetErrorString(code) << ") in " << call << " at "
+      << file << ":" << line;
   throw CudaError(code, msg.str());
 }
 
@@ -21,10 +21,8 @@ namespace {
 void fill_lanes(DeviceInfo& d) {
   const int cc = d.compute_major * 10 + d.compute_minor;
   d.sfu_lanes_per_sm = 16;
-  if (cc == 60 || cc == 70 || cc == 72 || cc == 75 || cc == 80)
-    d.fp32_lanes_per_sm = 64;
-  else
-    d.fp32_lanes_per_sm = 128;  // 5.x, 6.1, 8.6, 8.7, 8.9, 9.0, 10.x, 12.x
+  if (cc == 60 || cc == 70 || cc == 72 || cc == 75 || cc == 80) d.fp32_lanes_per_sm = 64;
+  else d.fp32_lanes_per_sm = 128;  // 5.x, 6.1, 8.6, 8.7, 8.9, 9.0, 10.x, 12.x
 }
 
 int attribute(cudaDeviceAttr attr, int device) {
@@ -80,9 +78,7 @@ std::pair<std::size_t, std::size_t> device_memory_free_total() {
   return {free_bytes, total_bytes};
 }
 
-static std::string version_string(int v) {
-  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
+static std::string version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
 
 std::string describe(const DeviceInfo& d) {
   std::ostringstream s;
@@ -90,9 +86,8 @@ std::string describe(const DeviceInfo& d) {
     << "  SMs: " << d.sm_count << ", peak clock " << d.clock_mhz << " MHz, " << d.fp32_lanes_per_sm
     << " FP32 lanes/SM, " << d.sfu_lanes_per_sm << " SFU lanes/SM\n"
     << "  FP32 ceiling: " << d.fp32_peak_flops() / 1e12 << " TFLOP/s (2 flops x lanes x SMs x clock)\n"
-    << "  memory: " << d.memory_bytes / (1024.0 * 1024 * 1024) << " GiB, " << d.memory_bus_bits
-    << "-bit bus, " << d.dram_bandwidth_bytes_per_s() / 1e9 << " GB/s peak, L2 " << d.l2_bytes / (1024 * 1024)
-    << " MiB\n"
+    << "  memory: " << d.memory_bytes / (1024.0 * 1024 * 1024) << " GiB, " << d.memory_bus_bits << "-bit bus, "
+    << d.dram_bandwidth_bytes_per_s() / 1e9 << " GB/s peak, L2 " << d.l2_bytes / (1024 * 1024) << " MiB\n"
     << "  driver " << version_string(d.driver_version) << ", runtime " << version_string(d.runtime_version);
   return s.str();
 }

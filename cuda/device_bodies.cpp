@@ -112,7 +112,8 @@ void DeviceBodies::convert(BodyLayout to, cudaStream_t stream, RetiredObjects* o
   if (layout_ != BodyLayout::float4) {
     pos_mass_.resize(n_);
     vel_.resize(n_);
-    if (layout_ == BodyLayout::aos) layout_kernels::aos_to_float4(aos_.data(), pos_mass_.data(), vel_.data(), n_, stream);
+    if (layout_ == BodyLayout::aos)
+      layout_kernels::aos_to_float4(aos_.data(), pos_mass_.data(), vel_.data(), n_, stream);
     else layout_kernels::soa_to_float4(soa(), pos_mass_.data(), vel_.data(), n_, stream);
   }
   if (to == BodyLayout::aos) {
@@ -152,7 +153,8 @@ void DeviceBodies::copy_from(const DeviceBodies& other, BodyLayout layout, cudaS
 allpairs::AosBodies DeviceBodies::aos() { return {aos_.data()}; }
 
 allpairs::SoaBodies DeviceBodies::soa() {
-  return {soa_[0].data(), soa_[1].data(), soa_[2].data(), soa_[3].data(), soa_[4].data(), soa_[5].data(), soa_[6].data()};
+  return {soa_[0].data(), soa_[1].data(), soa_[2].data(), soa_[3].data(),
+          soa_[4].data(), soa_[5].data(), soa_[6].data()};
 }
 
 allpairs::Float4Bodies DeviceBodies::float4_pair() {

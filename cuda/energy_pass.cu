@@ -93,8 +93,8 @@ __global__ void sum_kernel(const double* __restrict__ values, long long n, doubl
 
 }  // namespace
 
-void DeviceEnergy::begin(const float4* pos_mass, const float4* vel, std::size_t n, double softening,
-                         std::uint64_t seed, cudaStream_t stream) {
+void DeviceEnergy::begin(const float4* pos_mass, const float4* vel, std::size_t n, double softening, std::uint64_t seed,
+                         cudaStream_t stream) {
   n_ = n;
   next_row_ = 0;
   slices_ = 0;
@@ -119,26 +119,28 @@ void DeviceEnergy::begin(const float4* pos_mass, const float4* vel, std::size_t 
   // chunks, at least 4,096 sources each.
   chunk_ = std::max<std::size_t>(4096, ((n + 255) / 256 + kThreads - 1) / kThreads * kThreads);
   chunks_ = static_cast<int>((n + chunk_ - 1) / chunk_);
-  partial_rows_.resize(std::max<std::size_t>(kThreads, kPartialEntries / static_cast<std::size_t>(chunks_) / kThreads * kThreads) *
-                       static_cast<std::size_t>(chunks_));
+  partial_rows_.resize(
+      std::max<std::size_t>(kThreads, kPartialEntries / static_cast<std::size_t>(chunks_) / kThreads * kThreads) *
+      static_cast<std::size_t>(chunks_));
   const long long blocks = (static_cast<long long>(n) + kThreads - 1) / kThreads;
   kinetic_terms<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(pos_.data(), vel_.data(),
-                                                                          static_cast<long long>(n), kinetic_.data());
+                                                                        static_cast<long long>(n), kinetic_.data());
   NBL_CUDA_CHECK_LAUNCH();
 }
 
 void DeviceEnergy::enqueue_rows(std::size_t count, cudaStream_t stream) {
   // At most kPartialEntries partial sums in flight: longer requests go in several launches.
   while (count > 0) {
-    const std::size_t now = std::min(count, std::max<std::size_t>(kThreads, kPartialEntries / chunks_ / kThreads * kThreads));
+    const std::size_t now =
+        std::min(count, std::max<std::size_t>(kThreads, kPartialEntries / chunks_ / kThreads * kThreads));
     const unsigned row_blocks = static_cast<unsigned>((now + kThreads - 1) / kThreads);
     potential_chunks<<<dim3(row_blocks, static_cast<unsigned>(chunks_)), kThreads, 0, stream>>>(
         pos_.data(), static_cast<long long>(n_), sampled_ ? sample_.data() : nullptr, static_cast<long long>(next_row_),
         static_cast<long long>(now), static_cast<long long>(chunk_), eps2_, partial_rows_.data());
     NBL_CUDA_CHECK_LAUNCH();
     potential_rows<<<row_blocks, kThreads, 0, stream>>>(pos_.data(), sampled_ ? sample_.data() : nullptr,
-                                                         static_cast<long long>(next_row_), static_cast<long long>(now),
-                                                         chunks_, partial_rows_.data(), terms_.data());
+                                                        static_cast<long long>(next_row_), static_cast<long long>(now),
+                                                        chunks_, partial_rows_.data(), terms_.data());
     NBL_CUDA_CHECK_LAUNCH();
     next_row_ += now;
     count -= now;

@@ -44,7 +44,7 @@ class DeviceEnergy {
   std::optional<EnergyReport> advance(double budget_ms, cudaStream_t stream);
   // The whole measurement at once (bench, tests): waits for the device.
   EnergyReport run_all(cudaStream_t stream);
-  double progress() const;             // rows enqueued / rows, 0..1
+  double progress() const;                         // rows enqueued / rows, 0..1
   double device_ms() const { return device_ms_; }  // device time of the slices timed so far
   std::size_t rows() const { return rows_; }
   std::size_t slices() const { return slices_; }
@@ -59,12 +59,12 @@ class DeviceEnergy {
   float eps2_ = 0;
   bool sampled_ = false;
   DeviceBuffer<float4> pos_, vel_;
-  DeviceBuffer<long long> sample_;  // the sampled rows' body indices
-  DeviceBuffer<double> terms_;      // m_i phi_i per row
-  DeviceBuffer<double> kinetic_;    // 1/2 m v^2 per body
-  DeviceBuffer<double> partials_;   // block sums of the final reduction
+  DeviceBuffer<long long> sample_;     // the sampled rows' body indices
+  DeviceBuffer<double> terms_;         // m_i phi_i per row
+  DeviceBuffer<double> kinetic_;       // 1/2 m v^2 per body
+  DeviceBuffer<double> partials_;      // block sums of the final reduction
   DeviceBuffer<double> partial_rows_;  // per row of a launch, one sum per chunk of sources
-  std::size_t chunk_ = 0;             // sources per chunk
+  std::size_t chunk_ = 0;              // sources per chunk
   int chunks_ = 1;
   PinnedBuffer<double> host_;
   // The slice in flight, timed with events so the next one can size itself without a host wait.

@@ -48,8 +48,8 @@ void launch(const KernelModule& module, const KernelSignature<Params...>& kernel
                 "an argument's type differs from the kernel's parameter (cuda/kernels/*.h declares them)");
   static_assert((std::is_trivially_copyable_v<Params> && ...), "kernel parameters are copied byte for byte");
   void* pointers[] = {const_cast<void*>(static_cast<const void*>(&args))..., nullptr};
-  NBL_CUDA_CHECK(cudaLaunchKernel(module.kernel(kernel.name), shape.grid, shape.block, pointers, shape.shared_bytes,
-                                  stream));
+  NBL_CUDA_CHECK(
+      cudaLaunchKernel(module.kernel(kernel.name), shape.grid, shape.block, pointers, shape.shared_bytes, stream));
 }
 
 // Blocks of `threads` threads (with `shared_bytes` of dynamic shared memory) that one SM keeps resident

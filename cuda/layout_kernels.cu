@@ -46,8 +46,9 @@ __global__ void float4_to_soa_kernel(const float4* p, const float4* v, allpairs:
 
 void load() {
   cudaFuncAttributes a{};
-  for (const void* k : {reinterpret_cast<const void*>(aos_to_float4_kernel), reinterpret_cast<const void*>(float4_to_aos_kernel),
-                        reinterpret_cast<const void*>(soa_to_float4_kernel), reinterpret_cast<const void*>(float4_to_soa_kernel)})
+  for (const void* k :
+       {reinterpret_cast<const void*>(aos_to_float4_kernel), reinterpret_cast<const void*>(float4_to_aos_kernel),
+        reinterpret_cast<const void*>(soa_to_float4_kernel), reinterpret_cast<const void*>(float4_to_soa_kernel)})
     if (cudaFuncGetAttributes(&a, k) != cudaSuccess) cudaGetLastError();  // best effort: the launch says what is wrong
 }
 
@@ -56,7 +57,8 @@ void aos_to_float4(const allpairs::BodyRecord* aos, float4* pos_mass, float4* ve
   aos_to_float4_kernel<<<blocks(n), kThreads, 0, s>>>(aos, pos_mass, vel, static_cast<int>(n));
   NBL_CUDA_CHECK_LAUNCH();
 }
-void float4_to_aos(const float4* pos_mass, const float4* vel, allpairs::BodyRecord* aos, std::size_t n, cudaStream_t s) {
+void float4_to_aos(const float4* pos_mass, const float4* vel, allpairs::BodyRecord* aos, std::size_t n,
+                   cudaStream_t s) {
   if (!n) return;
   float4_to_aos_kernel<<<blocks(n), kThreads, 0, s>>>(pos_mass, vel, aos, static_cast<int>(n));
   NBL_CUDA_CHECK_LAUNCH();

@@ -47,8 +47,9 @@ struct Quadrupole {
 template <typename T>
 NBL_HD inline Quadrupole quadrupole_from_second_moments(T sxx, T syy, T szz, T sxy, T sxz, T syz) {
   const T trace = sxx + syy + szz;
-  return {static_cast<float>(T(3) * sxx - trace), static_cast<float>(T(3) * syy - trace), static_cast<float>(T(3) * sxy),
-          static_cast<float>(T(3) * sxz), static_cast<float>(T(3) * syz), static_cast<float>(trace)};
+  return {static_cast<float>(T(3) * sxx - trace), static_cast<float>(T(3) * syy - trace),
+          static_cast<float>(T(3) * sxy),         static_cast<float>(T(3) * sxz),
+          static_cast<float>(T(3) * syz),         static_cast<float>(trace)};
 }
 
 // Acceleration that a cell (mass m at its centre of mass, quadrupole Q and trace tr(S) about it) adds
@@ -237,10 +238,14 @@ NBL_HD inline T opening_size(T size, T reach) {
 // Kick-drift-kick leapfrog (second order, symplectic, time reversible). One step of length dt:
 //   v += a(x) dt/2;  x += v dt;  a = a(x);  v += a(x) dt/2
 template <typename T>
-NBL_HD inline void kick(T& v, T a, T half_dt) { v += a * half_dt; }
+NBL_HD inline void kick(T& v, T a, T half_dt) {
+  v += a * half_dt;
+}
 
 template <typename T>
-NBL_HD inline void drift(T& x, T v, T dt) { x += v * dt; }
+NBL_HD inline void drift(T& x, T v, T dt) {
+  x += v * dt;
+}
 
 // Flops per body-body interaction, the convention every public n-body benchmark quotes (the tutorial,
 // Part I, "CC 2.0 absolute performance": 3 sub, 3 fma, 1 rsqrt, 3 mul, 3 fma counted as 20 flops).

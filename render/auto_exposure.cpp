@@ -14,7 +14,7 @@ constexpr std::size_t kStateBytes = 5 * sizeof(float);
 
 AutoExposure::AutoExposure() {
   bins_.allocate(sizeof(exposure::Histogram), GL_DYNAMIC_COPY);  // shaders/histogram.comp: uint bins[256]
-  state_.allocate(kStateBytes, GL_DYNAMIC_COPY);  // written and read by the GPU alone: device memory
+  state_.allocate(kStateBytes, GL_DYNAMIC_COPY);                 // written and read by the GPU alone: device memory
   const std::uint32_t zero = 0;
   glClearNamedBufferData(bins_.id(), GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
   glClearNamedBufferData(readback_.id(), GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);

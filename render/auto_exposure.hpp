@@ -13,15 +13,15 @@
 namespace nbl {
 
 struct ExposureParameters {
-  float reference = 1;       // a lone star's peak: the histogram's bins are stops relative to it
-  float percentile = 0.995f;  // of the texels that show bodies
-  float min_white = 16;       // in units of reference: a frame of lone stars is not stretched to white
-  float adapt = 1;            // the fraction of the way (in stops) to this frame's value; 1: at once
-  float snap_stops = 3;       // a larger jump is taken at once (a new scene, another colour mode)
-  bool density_mode = false;  // measure bodies per pixel (alpha) instead of light (rgb)
-  bool automatic = true;      // false: white = fixed_white, nothing measured
-  float fixed_white = 2000;   // in units of reference
-  float star_display = 0.35f; // the display value a lone star's peak maps to
+  float reference = 1;         // a lone star's peak: the histogram's bins are stops relative to it
+  float percentile = 0.995f;   // of the texels that show bodies
+  float min_white = 16;        // in units of reference: a frame of lone stars is not stretched to white
+  float adapt = 1;             // the fraction of the way (in stops) to this frame's value; 1: at once
+  float snap_stops = 3;        // a larger jump is taken at once (a new scene, another colour mode)
+  bool density_mode = false;   // measure bodies per pixel (alpha) instead of light (rgb)
+  bool automatic = true;       // false: white = fixed_white, nothing measured
+  float fixed_white = 2000;    // in units of reference
+  float star_display = 0.35f;  // the display value a lone star's peak maps to
 };
 
 class AutoExposure {
@@ -37,7 +37,7 @@ class AutoExposure {
   void histogram(GLuint quarter_texture, int width, int height, const ExposureParameters& p);
   void update(const ExposureParameters& p);
   void bind_uniform(GLuint uniform_binding) const;  // for the tone map: the state as a uniform block
-  void restart();                           // the next measure() takes its value at once
+  void restart();                                   // the next measure() takes its value at once
   // The adapted white point as of a recent frame (0 before the first); never waits for the GPU.
   float white() const;
   // The state buffer as a recent frame left it (shaders/exposure.comp); never waits for the GPU.

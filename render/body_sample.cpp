@@ -16,7 +16,8 @@ void BodySampler::gather(GLuint vertex_buffer, std::size_t body_count, double ti
   if (plan.count == 0) return;
   Slot& slot = slots_[static_cast<std::size_t>(next_)];
   next_ = (next_ + 1) % kRing;
-  glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 3, vertex_buffer, 0, static_cast<GLsizeiptr>(body_count * sizeof(glm::vec4)));
+  glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 3, vertex_buffer, 0,
+                    static_cast<GLsizeiptr>(body_count * sizeof(glm::vec4)));
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, slot.buffer.id());
   gather_.set("u_count", static_cast<unsigned>(plan.count));
   gather_.set("u_stride", static_cast<unsigned>(plan.stride));

@@ -16,9 +16,9 @@
 namespace nbl {
 
 struct BodySample {
-  double time = 0;             // simulation time of the positions
-  std::size_t body_count = 0;  // N of the run they came from
-  std::size_t stride = 1;      // bodies 0, stride, 2 stride, ...
+  double time = 0;                   // simulation time of the positions
+  std::size_t body_count = 0;        // N of the run they came from
+  std::size_t stride = 1;            // bodies 0, stride, 2 stride, ...
   std::vector<glm::vec4> positions;  // x, y, z, mass
 };
 

@@ -53,7 +53,8 @@ std::optional<BoundEstimate> estimate_bound_centre(const BodySample& earlier, co
   for (int iteration = 1; iteration <= kBoundIterations; ++iteration) {
     double r2_sum = 0, r2_mass = 0;
     for (std::size_t i = 0; i < bodies.size(); ++i)
-      if (bound[i]) r2_sum += bodies[i].m * glm::dot(bodies[i].r - centre, bodies[i].r - centre), r2_mass += bodies[i].m;
+      if (bound[i])
+        r2_sum += bodies[i].m * glm::dot(bodies[i].r - centre, bodies[i].r - centre), r2_mass += bodies[i].m;
     const double eps2 = r2_mass > 0 ? r2_sum / r2_mass / 400.0 : 0.0;  // (RMS radius / 20)^2
     bool changed = false;
     for (std::size_t i = 0; i < bodies.size(); ++i) {

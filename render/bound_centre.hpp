@@ -23,7 +23,7 @@
 namespace nbl {
 
 struct BoundEstimate {
-  glm::dvec3 centre{0.0};    // of the bound bodies, at the later sample's time
+  glm::dvec3 centre{0.0};     // of the bound bodies, at the later sample's time
   double bound_fraction = 0;  // of the sample's mass
   int iterations = 0;
 };

@@ -53,8 +53,8 @@ void OrbitCamera::orbit(float dx_px, float dy_px) {
 
 void OrbitCamera::pan(float dx_px, float dy_px, int viewport_height) {
   // Move the target so the point under the cursor follows it (exact at the target's depth).
-  const float world_per_px = 2.0f * distance_ * std::tan(glm::radians(fov_y_deg_) / 2) /
-                             static_cast<float>(std::max(viewport_height, 1));
+  const float world_per_px =
+      2.0f * distance_ * std::tan(glm::radians(fov_y_deg_) / 2) / static_cast<float>(std::max(viewport_height, 1));
   const glm::mat4 v = view();
   const glm::vec3 right(v[0][0], v[1][0], v[2][0]);
   const glm::vec3 up(v[0][1], v[1][1], v[2][1]);

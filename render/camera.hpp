@@ -31,7 +31,7 @@ class OrbitCamera {
   // Mouse drags, in pixels of a viewport `viewport_height` tall.
   void orbit(float dx_px, float dy_px);
   void pan(float dx_px, float dy_px, int viewport_height);
-  void zoom(float wheel_steps);  // positive: closer
+  void zoom(float wheel_steps);         // positive: closer
   void fit(const SceneExtent& extent);  // frame the bodies, keep the viewing direction
 
   void set_angles(float yaw_deg, float pitch_deg);

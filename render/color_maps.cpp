@@ -25,10 +25,19 @@ ColorMap sample_stops(const std::string& name, std::vector<Stop> stops, bool dis
   for (int i = 0; i < kColorMapTexels; ++i) {
     const float t = static_cast<float>(i) / (kColorMapTexels - 1);
     auto hi = std::find_if(stops.begin(), stops.end(), [t](const Stop& s) { return s.at >= t; });
-    if (hi == stops.begin()) { map.texels[i] = hi->rgb; continue; }
-    if (hi == stops.end()) { map.texels[i] = stops.back().rgb; continue; }
+    if (hi == stops.begin()) {
+      map.texels[i] = hi->rgb;
+      continue;
+    }
+    if (hi == stops.end()) {
+      map.texels[i] = stops.back().rgb;
+      continue;
+    }
     const auto lo = hi - 1;
-    if (discrete) { map.texels[i] = (hi->at <= t) ? hi->rgb : lo->rgb; continue; }
+    if (discrete) {
+      map.texels[i] = (hi->at <= t) ? hi->rgb : lo->rgb;
+      continue;
+    }
     const float f = (t - lo->at) / std::max(hi->at - lo->at, 1e-6f);
     for (int c = 0; c < 3; ++c) map.texels[i][c] = lo->rgb[c] + f * (hi->rgb[c] - lo->rgb[c]);
   }
@@ -61,7 +70,8 @@ ColorMapSet parse_color_maps(const std::string& text, const std::string& origin)
       throw fail("color_modes." + mode + " must name a map, or list 1 to " + std::to_string(kMaxPalettes) +
                  " maps (one palette per group of bodies)");
     for (const std::string& name : names) {
-      if (!maps.contains(name)) throw fail("color_modes." + mode + " names \"" + name + "\", which maps does not define");
+      if (!maps.contains(name))
+        throw fail("color_modes." + mode + " names \"" + name + "\", which maps does not define");
       const json& map = maps[name];
       if (!map.contains("stops") || !map["stops"].is_array() || map["stops"].size() < 2)
         throw fail("maps." + name + ".stops must list at least two [position, [r, g, b]] stops");

@@ -99,20 +99,37 @@ EglContext::EglContext(int cuda_device) {
   } else {
     log += "\n  surfaceless platform: not offered by this EGL (EGL_MESA_platform_surfaceless)";
   }
-  if (EGLDisplay d = eglGetDisplay(EGL_DEFAULT_DISPLAY); d != EGL_NO_DISPLAY) candidates.push_back({"default EGL display", d});
+  if (EGLDisplay d = eglGetDisplay(EGL_DEFAULT_DISPLAY); d != EGL_NO_DISPLAY)
+    candidates.push_back({"default EGL display", d});
 
   for (const auto& candidate : candidates) {
     EGLDisplay display = candidate.display;
-    auto fail = [&](const std::string& what) { log += "\n  " + candidate.label + ": " + what + " (" + egl_error_name(eglGetError()) + ")"; };
+    auto fail = [&](const std::string& what) {
+      log += "\n  " + candidate.label + ": " + what + " (" + egl_error_name(eglGetError()) + ")";
+    };
     EGLint major = 0, minor = 0;
-    if (!eglInitialize(display, &major, &minor)) { fail("eglInitialize failed"); continue; }
+    if (!eglInitialize(display, &major, &minor)) {
+      fail("eglInitialize failed");
+      continue;
+    }
     gladLoaderLoadEGL(display);  // the display's extensions (surfaceless context, create_context)
-    if (!eglBindAPI(EGL_OPENGL_API)) { fail("no desktop OpenGL"); eglTerminate(display); continue; }
+    if (!eglBindAPI(EGL_OPENGL_API)) {
+      fail("no desktop OpenGL");
+      eglTerminate(display);
+      continue;
+    }
 
     const bool surfaceless = GLAD_EGL_KHR_surfaceless_context != 0;
-    const EGLint config_attribs[] = {EGL_SURFACE_TYPE, surfaceless ? 0 : EGL_PBUFFER_BIT,
-                                     EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
-                                     EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8,
+    const EGLint config_attribs[] = {EGL_SURFACE_TYPE,
+                                     surfaceless ? 0 : EGL_PBUFFER_BIT,
+                                     EGL_RENDERABLE_TYPE,
+                                     EGL_OPENGL_BIT,
+                                     EGL_RED_SIZE,
+                                     8,
+                                     EGL_GREEN_SIZE,
+                                     8,
+                                     EGL_BLUE_SIZE,
+                                     8,
                                      EGL_NONE};
     EGLConfig config = nullptr;
     EGLint configs = 0;
@@ -121,8 +138,13 @@ EglContext::EglContext(int cuda_device) {
       eglTerminate(display);
       continue;
     }
-    const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, kGlMajorNeeded, EGL_CONTEXT_MINOR_VERSION, kGlMinorNeeded,
-                                      EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+    const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                      kGlMajorNeeded,
+                                      EGL_CONTEXT_MINOR_VERSION,
+                                      kGlMinorNeeded,
+                                      EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                      EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                      EGL_NONE};
     EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
     if (context == EGL_NO_CONTEXT) {
       fail("no OpenGL " + std::to_string(kGlMajorNeeded) + "." + std::to_string(kGlMinorNeeded) + " core context");
@@ -160,8 +182,8 @@ EglContext::EglContext(int cuda_device) {
     return;
   }
   gladLoaderUnloadEGL();
-  throw Error("cannot create a headless OpenGL " + std::to_string(kGlMajorNeeded) + "." + std::to_string(kGlMinorNeeded) +
-              " core context through EGL. Tried:" + log +
+  throw Error("cannot create a headless OpenGL " + std::to_string(kGlMajorNeeded) + "." +
+              std::to_string(kGlMinorNeeded) + " core context through EGL. Tried:" + log +
               "\nOn an NVIDIA machine without a display, check that the driver's EGL library is installed "
               "(__EGL_VENDOR_LIBRARY_FILENAMES=/usr/share/glvnd/egl_vendor.d/10_nvidia.json); without a GPU, "
               "install Mesa (libegl-mesa0, libgl1-mesa-dri) and try EGL_PLATFORM=surfaceless.");

@@ -18,7 +18,8 @@ bool FrameCapture::capture(GLuint framebuffer, const Viewport& region, std::int6
   if (framebuffer == 0) glReadBuffer(GL_BACK);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   glBindBuffer(GL_PIXEL_PACK_BUFFER, slot.buffer.id());
-  glReadPixels(region.x, region.y, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);  // into the buffer: returns at once
+  glReadPixels(region.x, region.y, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE,
+               nullptr);  // into the buffer: returns at once
   glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   slot.fence.place();
   slot.index = index;
@@ -43,7 +44,9 @@ std::vector<CapturedFrame> FrameCapture::finished(bool wait) {
   return out;
 }
 
-void FrameCapture::release(int slot) { slots_[static_cast<std::size_t>(slot)]->state.store(kFree, std::memory_order_release); }
+void FrameCapture::release(int slot) {
+  slots_[static_cast<std::size_t>(slot)]->state.store(kFree, std::memory_order_release);
+}
 
 int FrameCapture::busy_slots() const {
   int busy = 0;

@@ -14,7 +14,8 @@ thread_local std::string t_driver_message;  // the last error the driver explain
 void GLAD_API_PTR record_debug_message(GLenum, GLenum type, GLuint, GLenum severity, GLsizei length,
                                        const GLchar* message, const void*) {
   if (type != GL_DEBUG_TYPE_ERROR && severity != GL_DEBUG_SEVERITY_HIGH) return;
-  t_driver_message.assign(message, length >= 0 ? static_cast<std::size_t>(length) : std::char_traits<char>::length(message));
+  t_driver_message.assign(message,
+                          length >= 0 ? static_cast<std::size_t>(length) : std::char_traits<char>::length(message));
 }
 
 std::string describe(GLenum code) {

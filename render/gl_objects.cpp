@@ -43,14 +43,12 @@ void GlBuffer::download(std::size_t offset, std::size_t bytes, void* data) const
   glGetNamedBufferSubData(name_.id(), static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes), data);
 }
 
-GlVertexArray::GlVertexArray()
-    : name_(create_name([](GLuint* id) { glCreateVertexArrays(1, id); }, "vertex array")) {}
+GlVertexArray::GlVertexArray() : name_(create_name([](GLuint* id) { glCreateVertexArrays(1, id); }, "vertex array")) {}
 
 GlTexture::GlTexture(GLenum target)
     : name_(create_name([target](GLuint* id) { glCreateTextures(target, 1, id); }, "texture")) {}
 
-GlFramebuffer::GlFramebuffer()
-    : name_(create_name([](GLuint* id) { glCreateFramebuffers(1, id); }, "framebuffer")) {}
+GlFramebuffer::GlFramebuffer() : name_(create_name([](GLuint* id) { glCreateFramebuffers(1, id); }, "framebuffer")) {}
 
 GlQuery::GlQuery(GLenum target)
     : name_(create_name([target](GLuint* id) { glCreateQueries(target, 1, id); }, "query")) {}

@@ -37,13 +37,27 @@ class GlName {
 };
 
 namespace gl_delete {
-struct Buffer { void operator()(GLuint id) const { glDeleteBuffers(1, &id); } };
-struct VertexArray { void operator()(GLuint id) const { glDeleteVertexArrays(1, &id); } };
-struct Texture { void operator()(GLuint id) const { glDeleteTextures(1, &id); } };
-struct Framebuffer { void operator()(GLuint id) const { glDeleteFramebuffers(1, &id); } };
-struct Query { void operator()(GLuint id) const { glDeleteQueries(1, &id); } };
-struct Shader { void operator()(GLuint id) const { glDeleteShader(id); } };
-struct Program { void operator()(GLuint id) const { glDeleteProgram(id); } };
+struct Buffer {
+  void operator()(GLuint id) const { glDeleteBuffers(1, &id); }
+};
+struct VertexArray {
+  void operator()(GLuint id) const { glDeleteVertexArrays(1, &id); }
+};
+struct Texture {
+  void operator()(GLuint id) const { glDeleteTextures(1, &id); }
+};
+struct Framebuffer {
+  void operator()(GLuint id) const { glDeleteFramebuffers(1, &id); }
+};
+struct Query {
+  void operator()(GLuint id) const { glDeleteQueries(1, &id); }
+};
+struct Shader {
+  void operator()(GLuint id) const { glDeleteShader(id); }
+};
+struct Program {
+  void operator()(GLuint id) const { glDeleteProgram(id); }
+};
 }  // namespace gl_delete
 
 // A buffer object with immutable-size-on-demand storage (glNamedBufferData on resize).
@@ -131,10 +145,10 @@ class GlFence {
   GlFence(const GlFence&) = delete;
   GlFence& operator=(const GlFence&) = delete;
 
-  void place();         // replaces an earlier fence
+  void place();  // replaces an earlier fence
   bool placed() const { return sync_ != nullptr; }
-  bool signaled();      // the commands before it have finished (flushes once so that it can finish)
-  void wait();          // blocks until signaled
+  bool signaled();  // the commands before it have finished (flushes once so that it can finish)
+  void wait();      // blocks until signaled
   void reset();
 
  private:

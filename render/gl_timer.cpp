@@ -51,7 +51,8 @@ void GlPassTimer::collect(Frame& frame, bool wait) {
     glGetQueryObjectui64v(frame.queries[static_cast<std::size_t>(k)].id(), GL_QUERY_RESULT, &t);
     if (k == 0) first = t;
     else if (t > previous)
-      times.ms[static_cast<std::size_t>(frame.pass[static_cast<std::size_t>(k)])] += static_cast<double>(t - previous) * 1e-6;
+      times.ms[static_cast<std::size_t>(frame.pass[static_cast<std::size_t>(k)])] +=
+          static_cast<double>(t - previous) * 1e-6;
     previous = t;
   }
   times.frame_ms = previous > first ? static_cast<double>(previous - first) * 1e-6 : 0.0;

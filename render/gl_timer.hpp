@@ -30,7 +30,7 @@ struct PassTimes {
 
 class GlPassTimer {
  public:
-  void begin_frame();             // collects finished frames, then the frame's first timestamp
+  void begin_frame();              // collects finished frames, then the frame's first timestamp
   void end_pass(RenderPass pass);  // the GPU time since the previous timestamp counts to `pass`
   void end_frame();
   const PassTimes& last() const { return last_; }

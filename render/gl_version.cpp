@@ -37,7 +37,8 @@ std::optional<GlVersion> parse_gl_version(std::string_view s) {
 }
 
 std::string gl_version_problem(std::string_view version_string, std::string_view renderer) {
-  const std::string needed = "OpenGL " + std::to_string(kGlMajorNeeded) + "." + std::to_string(kGlMinorNeeded) + " core";
+  const std::string needed =
+      "OpenGL " + std::to_string(kGlMajorNeeded) + "." + std::to_string(kGlMinorNeeded) + " core";
   std::string found(version_string);
   found.insert(found.begin(), '"');
   found.push_back('"');

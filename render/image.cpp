@@ -45,7 +45,9 @@ std::string encode_png(const Image& image) {
 Image read_png(const std::filesystem::path& file) {
   int w = 0, h = 0, channels = 0;
   unsigned char* data = stbi_load(file.c_str(), &w, &h, &channels, 4);
-  if (!data) throw Error("cannot read " + file.string() + " as a PNG: " + (stbi_failure_reason() ? stbi_failure_reason() : "unknown"));
+  if (!data)
+    throw Error("cannot read " + file.string() +
+                " as a PNG: " + (stbi_failure_reason() ? stbi_failure_reason() : "unknown"));
   Image image;
   image.width = w;
   image.height = h;

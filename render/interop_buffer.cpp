@@ -42,7 +42,8 @@ void InteropBuffer::mark_written(void* stream) {
   if (!written_) {
     cudaEvent_t event = nullptr;
     const cudaError_t status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
-    if (status != cudaSuccess) throw Error("CUDA cannot make an event for " + what_ + " (" + cuda_message(status) + ")");
+    if (status != cudaSuccess)
+      throw Error("CUDA cannot make an event for " + what_ + " (" + cuda_message(status) + ")");
     written_ = event;
   }
   const cudaError_t status = cudaEventRecord(static_cast<cudaEvent_t>(written_), static_cast<cudaStream_t>(stream));
@@ -51,8 +52,10 @@ void InteropBuffer::mark_written(void* stream) {
 
 void InteropBuffer::wait_for_write(void* stream) const {
   if (!written_) return;
-  const cudaError_t status = cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(written_), 0);
-  if (status != cudaSuccess) throw Error("CUDA cannot order a read of " + what_ + " after its write (" + cuda_message(status) + ")");
+  const cudaError_t status =
+      cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(written_), 0);
+  if (status != cudaSuccess)
+    throw Error("CUDA cannot order a read of " + what_ + " after its write (" + cuda_message(status) + ")");
 }
 
 InteropBuffer::Mapping InteropBuffer::map(void* stream) {

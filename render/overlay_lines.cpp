@@ -9,8 +9,8 @@ namespace {
 
 // A hue per depth, cycling, fading with depth so the fine levels do not drown the coarse ones.
 glm::vec4 depth_color(int depth) {
-  static const glm::vec3 palette[] = {{0.35f, 0.55f, 1.0f}, {0.3f, 1.0f, 0.7f}, {1.0f, 0.85f, 0.3f},
-                                      {1.0f, 0.45f, 0.3f}, {0.85f, 0.4f, 1.0f}, {0.4f, 0.9f, 1.0f}};
+  static const glm::vec3 palette[] = {{0.35f, 0.55f, 1.0f}, {0.3f, 1.0f, 0.7f},  {1.0f, 0.85f, 0.3f},
+                                      {1.0f, 0.45f, 0.3f},  {0.85f, 0.4f, 1.0f}, {0.4f, 0.9f, 1.0f}};
   const glm::vec3 rgb = palette[static_cast<std::size_t>(depth) % std::size(palette)];
   return {rgb, 0.16f * std::pow(0.8f, static_cast<float>(depth))};
 }

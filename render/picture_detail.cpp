@@ -92,9 +92,9 @@ std::string describe(const PictureDetail& d) {
   std::snprintf(text, sizeof text,
                 "local contrast %.4f (needs >= %.3f; boxes 3/7/15: %.4f %.4f %.4f), structure (box 15) %.4f (needs >= "
                 "%.3f), content %.1f%% of the frame (needs >= %.0f%%): %s",
-                d.local_contrast, kMinLocalContrast, d.contrast_by_scale[0], d.contrast_by_scale[1], d.contrast_by_scale[2],
-                d.contrast_by_scale[2], kMinStructureContrast, 100 * d.content_share, 100 * kMinContentShare,
-                passes(d) ? "PASS" : "FAIL");
+                d.local_contrast, kMinLocalContrast, d.contrast_by_scale[0], d.contrast_by_scale[1],
+                d.contrast_by_scale[2], d.contrast_by_scale[2], kMinStructureContrast, 100 * d.content_share,
+                100 * kMinContentShare, passes(d) ? "PASS" : "FAIL");
   return text;
 }
 

@@ -12,7 +12,7 @@ namespace nbl {
 
 namespace {
 
-constexpr int kQuarter = 4;  // the copy that feeds glow, exposure and density: a quarter in each direction
+constexpr int kQuarter = 4;             // the copy that feeds glow, exposure and density: a quarter in each direction
 constexpr GLuint kExposureBinding = 2;  // shaders/tonemap.comp's uniform block
 constexpr int kGroupSize = 16;          // the compute passes' local_size_x and _y
 constexpr int kMaxGroups = kSplatMaxGroups;  // shaders/bodies.vert: u_group_starts[8]
@@ -62,8 +62,8 @@ void SceneRenderer::bind_bodies(GLuint vertex_buffer, std::size_t body_count) {
   if (vertex_buffer == bound_buffer_ && body_count == bound_count_) return;
   // The colour keys follow all n positions, so their offset moves with n.
   glVertexArrayVertexBuffer(body_layout_.id(), 0, vertex_buffer, 0, kVertexPositionBytes);
-  glVertexArrayVertexBuffer(body_layout_.id(), 1, vertex_buffer, static_cast<GLintptr>(vertex_color_key_offset(body_count)),
-                            kVertexColorKeyBytes);
+  glVertexArrayVertexBuffer(body_layout_.id(), 1, vertex_buffer,
+                            static_cast<GLintptr>(vertex_color_key_offset(body_count)), kVertexColorKeyBytes);
   bound_buffer_ = vertex_buffer;
   bound_count_ = body_count;
 }
@@ -83,7 +83,8 @@ void SceneRenderer::select_color_map(ColorMode mode) {
 
 float SceneRenderer::reference_level(const SceneFrame& frame) const {
   // As bodies.vert draws a lone star: never below the smallest sprite (small viewports, small point sizes).
-  const float sigma = std::max(star_sigma_px(frame.view.point_size, frame.viewport.height), PictureConstants::kMinSigmaPx);
+  const float sigma =
+      std::max(star_sigma_px(frame.view.point_size, frame.viewport.height), PictureConstants::kMinSigmaPx);
   const float peak_density = 1.0f / (2.0f * 3.14159265f * sigma * sigma * 0.98889f);
   return frame.view.color_mode == ColorMode::density ? peak_density : kTypicalColorMean * peak_density;
 }
@@ -91,7 +92,8 @@ float SceneRenderer::reference_level(const SceneFrame& frame) const {
 float SceneRenderer::adapt_fraction(const SceneFrame& frame) {
   const auto now = std::chrono::steady_clock::now();
   double seconds = frame.frame_seconds;
-  if (seconds <= 0) seconds = last_frame_.time_since_epoch().count() ? std::chrono::duration<double>(now - last_frame_).count() : 0.0;
+  if (seconds <= 0)
+    seconds = last_frame_.time_since_epoch().count() ? std::chrono::duration<double>(now - last_frame_).count() : 0.0;
   last_frame_ = now;
   return static_cast<float>(1.0 - std::exp(-std::clamp(seconds, 0.0, 0.5) / PictureConstants::kAdaptSeconds));
 }

@@ -33,17 +33,17 @@ namespace nbl {
 struct SceneFrame {
   const OrbitCamera* camera = nullptr;
   ViewSettings view;
-  Viewport viewport;                   // where in the target, in framebuffer pixels
-  GLuint target_framebuffer = 0;       // 0: the window
-  GLuint vertex_buffer = 0;            // sim/render_vertices.hpp layout
-  std::size_t body_count = 0;          // the buffer's bodies (its layout)
-  std::size_t draw_count = 0;          // the first this many are drawn (dark halos come after the stars)
-  float mean_mass = 0;                 // of the drawn bodies: a body of this mass is a lone star; 0: 1/body_count
+  Viewport viewport;              // where in the target, in framebuffer pixels
+  GLuint target_framebuffer = 0;  // 0: the window
+  GLuint vertex_buffer = 0;       // sim/render_vertices.hpp layout
+  std::size_t body_count = 0;     // the buffer's bodies (its layout)
+  std::size_t draw_count = 0;     // the first this many are drawn (dark halos come after the stars)
+  float mean_mass = 0;            // of the drawn bodies: a body of this mass is a lone star; 0: 1/body_count
   // The same vertices for the splatting renderer (view.render_path): the host copy, or the interop
   // registration and the stream that wrote them.
   const float* host_vertices = nullptr;
   InteropBuffer* device_vertices = nullptr;
-  std::span<const LineVertex> lines;   // overlays, GL_LINES pairs
+  std::span<const LineVertex> lines;  // overlays, GL_LINES pairs
   // Galaxy-of-origin colouring: the first body index of every group of stars after the first, and of
   // the dark halos (sim/scenes.hpp; SIZE_MAX: none). The halos, when drawn, take the last palette.
   std::span<const std::size_t> group_starts;
@@ -54,11 +54,11 @@ struct SceneFrame {
 
 // The look's constants, in one place (docs/window.md, "The picture").
 struct PictureConstants {
-  static constexpr float kStarSigmaPx = 0.75f;  // a lone body: Gaussian sigma at 1080 rows, point size 1
-  static constexpr float kMinSigmaPx = 0.45f;   // crowded bodies shrink to this: about a pixel, not aliased
-  static constexpr float kOverlap = 0.6f;       // bodies per sigma-disc the sizing aims at in crowds
-  static constexpr float kPercentile = 0.995f;  // the white point, of the texels that show bodies
-  static constexpr float kAdaptSeconds = 0.3f;  // time constant of the white point's adaptation
+  static constexpr float kStarSigmaPx = 0.75f;        // a lone body: Gaussian sigma at 1080 rows, point size 1
+  static constexpr float kMinSigmaPx = 0.45f;         // crowded bodies shrink to this: about a pixel, not aliased
+  static constexpr float kOverlap = 0.6f;             // bodies per sigma-disc the sizing aims at in crowds
+  static constexpr float kPercentile = 0.995f;        // the white point, of the texels that show bodies
+  static constexpr float kAdaptSeconds = 0.3f;        // time constant of the white point's adaptation
   static constexpr float kFixedWhiteStars = 2000.0f;  // without auto exposure: white = this many lone stars
   static constexpr float kGlowStrength = 0.12f;
   static constexpr float kStarDisplay = 0.35f;  // the display value (0..1) of a lone star's peak

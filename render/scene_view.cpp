@@ -39,7 +39,8 @@ DrawnBodies drawn_bodies(const std::vector<BodyGroup>& groups, std::size_t body_
 void SceneView::update(Backend& backend, const ViewSettings& view, const BodyFacts& facts) {
   // The last frame's CUDA splat may still be reading the vertex buffer on its own stream: the backend's
   // writes wait for it on the GPU (the overlapped frame: nothing here waits on the CPU).
-  if (const Splatter* splatter = renderer_.splatter(); splatter && backend.on_gpu()) splatter->order_before(backend.cuda_stream());
+  if (const Splatter* splatter = renderer_.splatter(); splatter && backend.on_gpu())
+    splatter->order_before(backend.cuda_stream());
   vertices_.update(backend, backend_color_mode(view.color_mode));
   drawn_ = drawn_bodies(facts.groups, vertices_.count(), view.show_dark_matter);
   group_starts_.clear();
@@ -60,7 +61,8 @@ void SceneView::update(Backend& backend, const ViewSettings& view, const BodyFac
   if (view.show_bounding_box || view.show_axes) {
     update_bounds(vertices_.path() == VertexPath::host_copy);
   }
-  if (view.show_bounding_box && bounds_) append_box(overlay_.vertices, bounds_->min, bounds_->max, {0.9f, 0.9f, 1.0f, 0.5f});
+  if (view.show_bounding_box && bounds_)
+    append_box(overlay_.vertices, bounds_->min, bounds_->max, {0.9f, 0.9f, 1.0f, 0.5f});
   if (view.show_axes) append_axes(overlay_.vertices, glm::vec3(0.0f), bounds_ ? bounds_->radius : 1.0f);
 }
 

@@ -80,7 +80,7 @@ class SceneView {
   std::optional<BodySample> last_sample_;
   std::optional<BoundEstimate> bound_;
   std::future<std::optional<BoundEstimate>> estimating_;  // on a worker thread (std::async)
-  std::optional<glm::dvec3> followed_centre_;  // the centre the camera target last moved with
+  std::optional<glm::dvec3> followed_centre_;             // the centre the camera target last moved with
   double follow_cpu_ms_ = 0;
   double follow_wait_ms_ = 0;
 };

@@ -38,8 +38,7 @@ GlName<gl_delete::Shader> compile_shader(GLenum stage, const std::string& source
   return shader;
 }
 
-GlProgram::GlProgram(std::string_view vertex_file, std::string_view fragment_file)
-    : name_(glCreateProgram()) {
+GlProgram::GlProgram(std::string_view vertex_file, std::string_view fragment_file) : name_(glCreateProgram()) {
   const auto vertex_path = find_resource(vertex_file);
   const auto fragment_path = find_resource(fragment_file);
   const auto vertex = compile_shader(GL_VERTEX_SHADER, read_text_file(vertex_path), vertex_path.string());

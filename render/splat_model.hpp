@@ -22,12 +22,12 @@ struct SplatView {
   float target_depth = 1, mean_mass = 1;
   int density_valid = 0;  // the previous frame's quarter copy holds bodies per pixel
   int density_width = 0, density_height = 0;
-  int density_stride = 4;  // floats per quarter texel, the bodies per pixel last (4: RGBA, 1: alone)
+  int density_stride = 4;                  // floats per quarter texel, the bodies per pixel last (4: RGBA, 1: alone)
   int group_starts[kSplatMaxGroups] = {};  // origin colouring: the first index of groups 1..7
   int group_count = 1;
   int palette_count = 1;
-  int color_texels = 256;   // per palette: linear RGB, evenly spaced over [0, 1]
-  int color_linear = 1;     // 0: discrete maps, nearest texel
+  int color_texels = 256;  // per palette: linear RGB, evenly spaced over [0, 1]
+  int color_linear = 1;    // 0: discrete maps, nearest texel
 };
 
 // The body's footprint: its centre in pixels, Gaussian sigma, and the light and bodies per pixel at the
@@ -97,8 +97,8 @@ NBL_HD inline SplatBody splat_body(const SplatView& v, const float* position_mas
   const float depth_scale = clampf(sqrtf(v.target_depth / fmaxf(cw, 1e-6f)), 0.3f, 5.0f);
   float sigma = v.star_sigma_px * mass_scale * depth_scale;
   if (v.density_valid && density) {
-    const float bodies_per_px =
-        density_at(density, v.density_stride, v.density_width, v.density_height, ndc_x * 0.5f + 0.5f, ndc_y * 0.5f + 0.5f);
+    const float bodies_per_px = density_at(density, v.density_stride, v.density_width, v.density_height,
+                                           ndc_x * 0.5f + 0.5f, ndc_y * 0.5f + 0.5f);
     const float crowded = sqrtf(v.overlap / (3.14159265f * fmaxf(bodies_per_px, 1e-6f)));
     sigma = fminf(sigma, fmaxf(crowded, v.min_sigma_px));
   }
@@ -121,8 +121,10 @@ NBL_HD inline float quarter_density(const float* full_rgba, int width, int heigh
   const float u = (static_cast<float>(x) + 0.5f) / static_cast<float>(qw);
   const float v = (static_cast<float>(y) + 0.5f) / static_cast<float>(qh);
   const float du = 1.0f / static_cast<float>(width), dv = 1.0f / static_cast<float>(height);
-  return 0.25f * (density_at(full_rgba, 4, width, height, u - du, v - dv) + density_at(full_rgba, 4, width, height, u + du, v - dv) +
-                  density_at(full_rgba, 4, width, height, u - du, v + dv) + density_at(full_rgba, 4, width, height, u + du, v + dv));
+  return 0.25f * (density_at(full_rgba, 4, width, height, u - du, v - dv) +
+                  density_at(full_rgba, 4, width, height, u + du, v - dv) +
+                  density_at(full_rgba, 4, width, height, u - du, v + dv) +
+                  density_at(full_rgba, 4, width, height, u + du, v + dv));
 }
 
 // bodies.frag over the sprite's square: every pixel whose centre lies within 3 sigma of the body gets

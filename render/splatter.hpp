@@ -21,11 +21,11 @@ class SplatDevice;
 
 // Where the bodies are: a host copy, or a GL buffer registered with CUDA (and the stream that wrote it).
 struct SplatBodies {
-  std::size_t count = 0;                 // the vertices' bodies (their layout)
-  std::size_t draw_count = 0;            // the first this many are splatted
-  const float* host = nullptr;           // sim/render_vertices.hpp layout, or null
-  InteropBuffer* device = nullptr;       // the vertex buffer, when the backend writes it through CUDA
-  GLuint buffer = 0;                     // the same vertices as a GL buffer (read back when CUDA cannot splat)
+  std::size_t count = 0;            // the vertices' bodies (their layout)
+  std::size_t draw_count = 0;       // the first this many are splatted
+  const float* host = nullptr;      // sim/render_vertices.hpp layout, or null
+  InteropBuffer* device = nullptr;  // the vertex buffer, when the backend writes it through CUDA
+  GLuint buffer = 0;                // the same vertices as a GL buffer (read back when CUDA cannot splat)
 };
 
 class Splatter {
@@ -61,8 +61,8 @@ class Splatter {
  private:
   void draw_on_device(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes,
                       GLuint target, GLuint density);
-  void draw_on_host(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes,
-                    GLuint target, GLuint density);
+  void draw_on_host(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes, GLuint target,
+                    GLuint density);
   bool ensure_device(GLuint target);
 
   std::unique_ptr<SplatDevice> device_;

@@ -41,7 +41,7 @@ struct KernelInfo {
   int spill_bytes = -1;  // spill stores + loads, bytes
   int shared_bytes = -1;
   std::vector<std::pair<std::string, int>> instruction_mix;  // PTX opcode class -> count
-  std::string compile_log;    // the compiler's messages (the error after a failed hot reload)
+  std::string compile_log;     // the compiler's messages (the error after a failed hot reload)
   bool reload_failed = false;  // the file on disk does not compile; the previous module still runs
   // The hot loop's issued instructions per interaction (0: the kernel has no loop of interactions),
   // and where the count comes from: "SASS (cuobjdump)", or "PTX" with the reason SASS was not read.
@@ -108,15 +108,24 @@ class Backend {
   virtual std::vector<BuildProgress> comparison_builds() const { return {}; }
   virtual bool comparison_ready() const { return false; }
   // B's accelerations from the last compare() (for its error against the direct sum); false when none.
-  virtual bool comparison_accelerations(Accelerations& out) { (void)out; return false; }
+  virtual bool comparison_accelerations(Accelerations& out) {
+    (void)out;
+    return false;
+  }
 
   // The energy of the state measured on the device in slices spread across frames (cuda/energy_pass.hpp:
   // every pair up to 4M bodies, a sample of rows above, accumulated in double). begin_energy() snapshots
   // the current state and returns false on a backend without such a pass (the caller then measures a
   // host copy with sim/diagnostics.hpp); advance_energy() enqueues about `budget_ms` of device work and
   // returns the report with its last call; energy_progress() is the share enqueued so far.
-  virtual bool begin_energy(std::uint64_t seed) { (void)seed; return false; }
-  virtual std::optional<EnergyReport> advance_energy(double budget_ms) { (void)budget_ms; return std::nullopt; }
+  virtual bool begin_energy(std::uint64_t seed) {
+    (void)seed;
+    return false;
+  }
+  virtual std::optional<EnergyReport> advance_energy(double budget_ms) {
+    (void)budget_ms;
+    return std::nullopt;
+  }
   virtual double energy_progress() const { return 0; }
 
   virtual void set_bodies(const Bodies& bodies) = 0;
@@ -142,7 +151,10 @@ class Backend {
   virtual void* cuda_stream() const { return nullptr; }
 
   // Octree cells up to max_depth (Barnes-Hut backends; empty otherwise).
-  virtual std::vector<CellBox> tree_cells(int max_depth) { (void)max_depth; return {}; }
+  virtual std::vector<CellBox> tree_cells(int max_depth) {
+    (void)max_depth;
+    return {};
+  }
 
   // Generated-code report of the kernels this backend runs now (GPU backends).
   virtual std::vector<KernelInfo> kernel_info() const { return {}; }
@@ -152,7 +164,8 @@ class Backend {
 };
 
 inline void Backend::set_comparison(const std::optional<Settings>& b) {
-  if (b) throw InputError("A/B compares GPU kernel variants on the same state: it needs a GPU backend (" + name() + ")");
+  if (b)
+    throw InputError("A/B compares GPU kernel variants on the same state: it needs a GPU backend (" + name() + ")");
 }
 
 }  // namespace nbl

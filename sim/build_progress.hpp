@@ -21,13 +21,15 @@ inline const char* to_string(BuildState state) {
 
 // A build in one of its states as people see it, "float4 const rsqrt ... u8: compiling": the panel's
 // build line, and the NVTX range around that phase of the build on its worker thread (Nsight Systems).
-inline std::string build_phase_name(const std::string& label, BuildState state) { return label + ": " + to_string(state); }
+inline std::string build_phase_name(const std::string& label, BuildState state) {
+  return label + ": " + to_string(state);
+}
 
 // The NVTX range around a prefetch compile (cuda/engine/build_queue.cpp), which has no label of its own.
 inline constexpr const char* kPrefetchLabel = "prefetch";
 
 struct BuildProgress {
-  std::string label;   // the variant, in words
+  std::string label;  // the variant, in words
   BuildState state = BuildState::queued;
   std::string detail;  // the refusal's reason, or the check's figures
   double age_s = 0;    // seconds since it was requested
@@ -36,8 +38,8 @@ struct BuildProgress {
 // What an asynchronous reconfiguration came to (Backend::poll_configure).
 struct ConfigureOutcome {
   bool accepted = false;
-  std::string label;    // the build
-  std::string message;  // the check's figures, or why it was refused
+  std::string label;     // the build
+  std::string message;   // the check's figures, or why it was refused
   double latency_s = 0;  // from the request to the swap (or the refusal)
   // Of the swap call, the frame loop's time spent on the build it replaced: releasing it, or handing it
   // to the build queue's teardown worker (the trace's teardown_ms, app/core/frame_trace.hpp).

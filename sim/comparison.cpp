@@ -36,7 +36,8 @@ std::string Speedup::describe() const {
 Speedup paired_speedup(const std::vector<double>& a_ms, const std::vector<double>& b_ms) {
   std::vector<double> ratios;
   for (std::size_t i = 0; i < std::min(a_ms.size(), b_ms.size()); ++i)
-    if (a_ms[i] > 0 && b_ms[i] > 0 && std::isfinite(a_ms[i]) && std::isfinite(b_ms[i])) ratios.push_back(a_ms[i] / b_ms[i]);
+    if (a_ms[i] > 0 && b_ms[i] > 0 && std::isfinite(a_ms[i]) && std::isfinite(b_ms[i]))
+      ratios.push_back(a_ms[i] / b_ms[i]);
   Speedup s;
   s.pairs = ratios.size();
   if (ratios.empty()) return s;

@@ -47,7 +47,7 @@ class ComparisonHistory {
   struct StageRow {
     std::string stage;  // a stage name, or "total"
     Spread a_ms, b_ms;
-    Speedup speedup;    // a / b: above 1 when B is faster
+    Speedup speedup;  // a / b: above 1 when B is faster
   };
   // Every stage either side has, in A's order, then the total.
   std::vector<StageRow> rows() const;

@@ -173,20 +173,21 @@ void CpuBackendBase::write_vertices(VertexTarget target, ColorMode mode) {
 
   // The keys every backend computes the same way (physics/color_keys.hpp).
   switch (mode) {
-    case ColorMode::origin:   // the renderer's own modes: it asks for speed keys (render/scene_view.cpp)
+    case ColorMode::origin:  // the renderer's own modes: it asks for speed keys (render/scene_view.cpp)
     case ColorMode::density:
     case ColorMode::speed:
       for (std::size_t i = 0; i < n; ++i)
-        keys[i] = magnitude_key(std::sqrt(bodies_.vx[i] * bodies_.vx[i] + bodies_.vy[i] * bodies_.vy[i] +
-                                          bodies_.vz[i] * bodies_.vz[i]),
-                                color_scales_.speed);
+        keys[i] = magnitude_key(
+            std::sqrt(bodies_.vx[i] * bodies_.vx[i] + bodies_.vy[i] * bodies_.vy[i] + bodies_.vz[i] * bodies_.vz[i]),
+            color_scales_.speed);
       break;
     case ColorMode::acceleration: {
       StepStats ignored;
       ensure_accelerations(ignored);
       for (std::size_t i = 0; i < n; ++i)
-        keys[i] = magnitude_key(std::sqrt(accel_x_[i] * accel_x_[i] + accel_y_[i] * accel_y_[i] + accel_z_[i] * accel_z_[i]),
-                                color_scales_.acceleration);
+        keys[i] =
+            magnitude_key(std::sqrt(accel_x_[i] * accel_x_[i] + accel_y_[i] * accel_y_[i] + accel_z_[i] * accel_z_[i]),
+                          color_scales_.acceleration);
       break;
     }
     case ColorMode::mass:

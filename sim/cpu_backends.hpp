@@ -11,8 +11,8 @@
 namespace nbl {
 
 enum class CpuPrecision {
-  float32,             // float arithmetic, like the GPU fp32 kernels
-  double_accumulate,   // float inputs, every interaction and sum in double: the reference mode
+  float32,            // float arithmetic, like the GPU fp32 kernels
+  double_accumulate,  // float inputs, every interaction and sum in double: the reference mode
 };
 
 std::unique_ptr<Backend> make_cpu_allpairs(const Settings& settings, CpuPrecision precision = CpuPrecision::float32);
@@ -27,7 +27,7 @@ std::unique_ptr<Backend> make_cpu_barneshut(const Settings& settings);
 struct CpuOctreeCell {
   float mass;
   float com[3];
-  Quadrupole quadrupole;  // about com
+  Quadrupole quadrupole;            // about com
   std::vector<std::size_t> bodies;  // indices into `bodies`
 };
 std::vector<CpuOctreeCell> cpu_octree_cells(const Bodies& bodies);
@@ -36,7 +36,7 @@ std::vector<CpuOctreeCell> cpu_octree_cells(const Bodies& bodies);
 // takes effect at its next force evaluation. Every other toggle shapes only the GPU kernels; the
 // panel and the CLI's warnings ask cpu_backend_reads() which is which.
 inline constexpr std::array kCpuBarnesHutToggles = {ToggleId("bh_moments"), ToggleId("bh_opening"),
-                                                     ToggleId("bh_tolerance")};
+                                                    ToggleId("bh_tolerance")};
 inline bool cpu_backend_reads(const ToggleDef& toggle) {
   for (const ToggleId id : kCpuBarnesHutToggles)
     if (&id.def() == &toggle) return true;

@@ -181,8 +181,8 @@ class Octree {
       const double* m2 = mo.second;
       const double edge = 2 * g.half;
       // Rods and sheets count as larger than their cube, and no cell as smaller than its reach.
-      const double stretched = edge * opening_stretch(m2[0], m2[1], m2[2], m2[3], m2[4], m2[5], mo.mass,
-                                                      effective_count, edge);
+      const double stretched =
+          edge * opening_stretch(m2[0], m2[1], m2[2], m2[3], m2[4], m2[5], mo.mass, effective_count, edge);
       node.edge = static_cast<float>(opening_size(stretched, mo.reach));
       // From the double moments, rounded to float once: a few flops per cell, so every walk has them.
       quadrupoles_[k] = quadrupole_from_second_moments(m2[0], m2[1], m2[2], m2[3], m2[4], m2[5]);
@@ -255,7 +255,8 @@ class Octree {
     const float monopole_theta = kAdaptiveMonopoleShare * theta;
     const std::size_t g = group.end - group.begin;
     float px[kGroupSize], py[kGroupSize], pz[kGroupSize];
-    float lo[3] = {std::numeric_limits<float>::max(), std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
+    float lo[3] = {std::numeric_limits<float>::max(), std::numeric_limits<float>::max(),
+                   std::numeric_limits<float>::max()};
     float hi[3] = {-lo[0], -lo[1], -lo[2]};
     for (std::size_t b = 0; b < g; ++b) {
       const Item& it = items_[group.begin + b];
@@ -320,7 +321,7 @@ class Octree {
           }
           if (all_far) {
             as = Quadrupoles && !(Adaptive && cell_is_far(near2, node.edge, monopole_theta)) ? Acceptance::quadrupole
-                                                                                            : Acceptance::monopole;
+                                                                                             : Acceptance::monopole;
           }
         }
         if (as != Acceptance::open) {
@@ -460,7 +461,10 @@ class Octree {
     };
     if (largest <= half) shrink();
     nodes_.push_back(Node{0, 0, 0, 0, static_cast<float>(2 * half), 0, -1, -1});
-    geometry_.push_back({{center[0], center[1], center[2]}, half, depth, static_cast<std::uint32_t>(begin),
+    geometry_.push_back({{center[0], center[1], center[2]},
+                         half,
+                         depth,
+                         static_cast<std::uint32_t>(begin),
                          static_cast<std::uint32_t>(end)});
     max_depth_ = std::max(max_depth_, depth);
     const std::size_t count = end - begin;
@@ -493,7 +497,8 @@ class Octree {
       shrink();
       if (!count_octants()) throw Error("Barnes-Hut (CPU): an octree cell could not be split; this is a bug");
       nodes_[index].edge = static_cast<float>(2 * half);
-      geometry_[index].center[0] = center[0], geometry_[index].center[1] = center[1], geometry_[index].center[2] = center[2];
+      geometry_[index].center[0] = center[0], geometry_[index].center[1] = center[1],
+      geometry_[index].center[2] = center[2];
       geometry_[index].half = half;
     }
     std::size_t octant_begin[9];
@@ -513,8 +518,8 @@ class Octree {
       b.lo[1] = std::min(b.lo[1], it.y), b.hi[1] = std::max(b.hi[1], it.y);
       b.lo[2] = std::min(b.lo[2], it.z), b.hi[2] = std::max(b.hi[2], it.z);
     }
-    std::copy(scratch_.begin() + static_cast<std::ptrdiff_t>(begin), scratch_.begin() + static_cast<std::ptrdiff_t>(end),
-              items_.begin() + static_cast<std::ptrdiff_t>(begin));
+    std::copy(scratch_.begin() + static_cast<std::ptrdiff_t>(begin),
+              scratch_.begin() + static_cast<std::ptrdiff_t>(end), items_.begin() + static_cast<std::ptrdiff_t>(begin));
 
     const double child_half = 0.5 * half;
     for (int o = 0; o < 8; ++o) {
@@ -603,7 +608,8 @@ class Octree {
       const Item& first = items_[s];
       double mass = 0;
       std::size_t same = s;
-      for (; same < end && items_[same].x == first.x && items_[same].y == first.y && items_[same].z == first.z; ++same) {
+      for (; same < end && items_[same].x == first.x && items_[same].y == first.y && items_[same].z == first.z;
+           ++same) {
         mass += items_[same].mass;
       }
       append_point(first.x, first.y, first.z, static_cast<float>(mass));
@@ -664,8 +670,10 @@ class CpuBarnesHut final : public CpuBackendBase {
     for (const NodeGeometry& g : tree_.geometry()) {
       if (g.depth > max_depth) continue;
       // A hair larger, so the bodies on a face stay inside after rounding to float.
-      cells.push_back({{static_cast<float>(g.center[0]), static_cast<float>(g.center[1]), static_cast<float>(g.center[2])},
-                       static_cast<float>(g.half * (1 + 1e-6)), g.depth});
+      cells.push_back(
+          {{static_cast<float>(g.center[0]), static_cast<float>(g.center[1]), static_cast<float>(g.center[2])},
+           static_cast<float>(g.half * (1 + 1e-6)),
+           g.depth});
     }
     return cells;
   }
@@ -783,7 +791,8 @@ class CpuBarnesHut final : public CpuBackendBase {
     stats.tree.cells = static_cast<std::int64_t>(tree_.nodes().size());
     stats.tree.children_per_cell = tree_.children_per_cell();
     if (n > 0) {
-      stats.tree.nodes_touched = {static_cast<double>(touched_min), static_cast<double>(touched_sum) / static_cast<double>(n),
+      stats.tree.nodes_touched = {static_cast<double>(touched_min),
+                                  static_cast<double>(touched_sum) / static_cast<double>(n),
                                   static_cast<double>(touched_max)};
     }
   }

@@ -19,7 +19,9 @@ namespace {
 struct DoubleBodies {
   std::vector<double> x, y, z, mass;
   explicit DoubleBodies(const Bodies& b)
-      : x(b.x.begin(), b.x.end()), y(b.y.begin(), b.y.end()), z(b.z.begin(), b.z.end()),
+      : x(b.x.begin(), b.x.end()),
+        y(b.y.begin(), b.y.end()),
+        z(b.z.begin(), b.z.end()),
         mass(b.mass.begin(), b.mass.end()) {}
 };
 
@@ -208,7 +210,8 @@ ForceError force_error(const Accelerations& approx, const Accelerations& referen
     const double dy = approx.y[i] - reference.y[i];
     const double dz = approx.z[i] - reference.z[i];
     const double d2 = dx * dx + dy * dy + dz * dz;
-    const double r2 = reference.x[i] * reference.x[i] + reference.y[i] * reference.y[i] + reference.z[i] * reference.z[i];
+    const double r2 =
+        reference.x[i] * reference.x[i] + reference.y[i] * reference.y[i] + reference.z[i] * reference.z[i];
     diff_norm2 += d2;
     ref_norm2 += r2;
     // A body with no net force has no relative error to speak of.

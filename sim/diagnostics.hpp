@@ -23,8 +23,8 @@ struct EnergyReport {
 };
 
 // Exact O(n^2) when n <= exact_limit, else sampled over `samples` random bodies (seeded).
-EnergyReport energy(const Bodies& bodies, double softening, std::size_t exact_limit = 20000,
-                    std::size_t samples = 4096, std::uint64_t seed = 7);
+EnergyReport energy(const Bodies& bodies, double softening, std::size_t exact_limit = 20000, std::size_t samples = 4096,
+                    std::uint64_t seed = 7);
 
 std::array<double, 3> linear_momentum(const Bodies& bodies);
 std::array<double, 3> angular_momentum(const Bodies& bodies);

@@ -62,7 +62,8 @@ std::string read_text_file(const fs::path& file) {
 }
 
 fs::path temporary_path_for(const fs::path& target, std::string_view suffix) {
-  return folder_of(target) / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()) + std::string(suffix));
+  return folder_of(target) /
+         ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()) + std::string(suffix));
 }
 
 int remove_stale_temporaries(const fs::path& target) {
@@ -147,7 +148,8 @@ void check_distinct_outputs(const std::vector<std::pair<std::string, fs::path>>&
     for (std::size_t k = i + 1; k < outputs.size(); ++k) {
       if (outputs[k].second.empty() || !same(outputs[i].second, outputs[k].second)) continue;
       throw InputError(outputs[i].first + " " + outputs[i].second.string() + " and " + outputs[k].first + " " +
-                       outputs[k].second.string() + " name the same file, and one would overwrite the other: give each "
+                       outputs[k].second.string() +
+                       " name the same file, and one would overwrite the other: give each "
                        "its own");
     }
   }

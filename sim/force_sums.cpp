@@ -80,8 +80,8 @@ void sum_quadrupole_accelerations(const QuadrupoleCells& cells, std::size_t coun
   float sx = 0, sy = 0, sz = 0;
 #pragma omp simd reduction(+ : sx, sy, sz)
   for (std::size_t j = 0; j < count; ++j) {
-    accumulate_quadrupole(x[j] - xi, y[j] - yi, z[j] - zi, mass[j], qxx[j], qyy[j], qxy[j], qxz[j], qyz[j], trace[j], eps2, sx,
-                          sy, sz);
+    accumulate_quadrupole(x[j] - xi, y[j] - yi, z[j] - zi, mass[j], qxx[j], qyy[j], qxy[j], qxz[j], qyz[j], trace[j],
+                          eps2, sx, sy, sz);
   }
   ax += sx;
   ay += sy;

@@ -45,7 +45,8 @@ void add_ejecta(Bodies& b, std::size_t count, double r_min, double r_max, std::u
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (std::size_t i = n; i < n + count; ++i) {
     const double r = r_min * std::pow(r_max / r_min, unit(rng));
-    const double cos_t = 2 * unit(rng) - 1, sin_t = std::sqrt(1 - cos_t * cos_t), phi = 2 * std::numbers::pi * unit(rng);
+    const double cos_t = 2 * unit(rng) - 1, sin_t = std::sqrt(1 - cos_t * cos_t),
+                 phi = 2 * std::numbers::pi * unit(rng);
     b.x[i] = static_cast<float>(r * sin_t * std::cos(phi));
     b.y[i] = static_cast<float>(r * sin_t * std::sin(phi));
     b.z[i] = static_cast<float>(r * cos_t);
@@ -57,23 +58,16 @@ void add_ejecta(Bodies& b, std::size_t count, double r_min, double r_max, std::u
 Bodies make_geometry_case(GeometryCase c, std::size_t n, std::uint64_t seed) {
   Bodies b = make_scene(Scene::plummer, n, seed);
   switch (c) {
-    case GeometryCase::plummer:
-      break;
-    case GeometryCase::far_outlier:
-      add_at_rest(b, 1, 1e20f, 0, 0);
-      break;
-    case GeometryCase::coincident:
-      add_at_rest(b, n / 10, b.x[0], b.y[0], b.z[0]);
-      break;
+    case GeometryCase::plummer: break;
+    case GeometryCase::far_outlier: add_at_rest(b, 1, 1e20f, 0, 0); break;
+    case GeometryCase::coincident: add_at_rest(b, n / 10, b.x[0], b.y[0], b.z[0]); break;
     case GeometryCase::line:
       for (std::size_t i = 0; i < n; ++i) b.y[i] = b.z[i] = b.vy[i] = b.vz[i] = 0;
       break;
     case GeometryCase::plane:
       for (std::size_t i = 0; i < n; ++i) b.z[i] = b.vz[i] = 0;
       break;
-    case GeometryCase::ejecta:
-      add_ejecta(b, n / 100, 10.0, 10000.0, seed);
-      break;
+    case GeometryCase::ejecta: add_ejecta(b, n / 100, 10.0, 10000.0, seed); break;
   }
   return b;
 }

@@ -21,9 +21,9 @@ enum class GeometryCase {
   ejecta,       // the sphere plus n / 100 bodies at rest, evenly spread in log radius from 10 to 10,000
                 // in random directions: the stars a long collision run ejects, at every scale at once
 };
-inline constexpr GeometryCase kGeometryCases[] = {GeometryCase::plummer, GeometryCase::far_outlier,
+inline constexpr GeometryCase kGeometryCases[] = {GeometryCase::plummer,    GeometryCase::far_outlier,
                                                   GeometryCase::coincident, GeometryCase::line,
-                                                  GeometryCase::plane,   GeometryCase::ejecta};
+                                                  GeometryCase::plane,      GeometryCase::ejecta};
 
 std::string_view to_string(GeometryCase c);
 

@@ -475,10 +475,8 @@ void append_type(PhysicalBodies& out, const OpenFile& o, const Conventions& c, i
       out.mass_g.push_back((*masses)[i] * m_factor);
     }
   }
-  if (const auto ids = f.ids(g, path, count, count_source))
-    out.ids.insert(out.ids.end(), ids->begin(), ids->end());
-  else
-    out.all_ids = false;
+  if (const auto ids = f.ids(g, path, count, count_source)) out.ids.insert(out.ids.end(), ids->begin(), ids->end());
+  else out.all_ids = false;
   const std::string source = table_mass > 0 ? "MassTable" : "Masses";
   if (!out.types.empty() && out.types.back().type == type) {
     out.types.back().end = out.size();

@@ -36,9 +36,17 @@ struct LadderRung {
 
 namespace ladder_changes {
 using T = ToggleChange;
-inline constexpr std::array<T, 12> start{{{Choice{"parallelism", "single_thread"}}, {Choice{"layout", "aos"}}, {Choice{"params", "arguments"}}, {"rsqrt", 0},
-                                          {Choice{"self_interaction", "branch"}}, {Choice{"tiling", "none"}}, {"unroll", 1}, {"fma_order", 0},
-                                          {Choice{"fast_math", "off"}}, {"bodies_per_thread", 1}, {"block_size", 256},
+inline constexpr std::array<T, 12> start{{{Choice{"parallelism", "single_thread"}},
+                                          {Choice{"layout", "aos"}},
+                                          {Choice{"params", "arguments"}},
+                                          {"rsqrt", 0},
+                                          {Choice{"self_interaction", "branch"}},
+                                          {Choice{"tiling", "none"}},
+                                          {"unroll", 1},
+                                          {"fma_order", 0},
+                                          {Choice{"fast_math", "off"}},
+                                          {"bodies_per_thread", 1},
+                                          {"block_size", 256},
                                           {Choice{"precision", "fp32"}}}};
 inline constexpr std::array<T, 1> n_threads{{{Choice{"parallelism", "thread_per_body"}}}};
 inline constexpr std::array<T, 1> soa{{{Choice{"layout", "soa"}}}};

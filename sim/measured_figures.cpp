@@ -104,7 +104,8 @@ std::string describe_config(const MeasuredConfig& c) {
   const ToggleValues defaults;
   for (std::size_t i = 0; i < kToggleCount; ++i) {
     const ToggleDef& def = kToggles[i];
-    if (def.algorithm != algorithm_of(c) || std::find(c.varied.begin(), c.varied.end(), def.key) != c.varied.end()) continue;
+    if (def.algorithm != algorithm_of(c) || std::find(c.varied.begin(), c.varied.end(), def.key) != c.varied.end())
+      continue;
     const std::string* value = find_value(c.toggles, def.key);
     if (!value) missing += (missing.empty() ? "" : ", ") + std::string(def.key);
     else if (*value != "*" && *value != toggle_value_text(def, defaults.values[i]))
@@ -133,11 +134,16 @@ MeasuredFigures MeasuredFigures::parse(const std::string& text) {
     const auto& entry = j["figures"][i];
     const std::string where = "figure " + std::to_string(i);
     if (!entry.is_object()) throw InputError(where + " is not an object");
-    MeasuredFigure f{text_field(entry, "toggle", where, true), text_field(entry, "what", where, true),
-                     text_field(entry, "value", where, true),  text_field(entry, "gpu", where, true),
-                     text_field(entry, "commit", where, true), text_field(entry, "log", where, true),
-                     text_field(entry, "note", where, false),  text_field(entry, "kernel", where, false),
-                     config_field(entry, where),               std::nullopt};
+    MeasuredFigure f{text_field(entry, "toggle", where, true),
+                     text_field(entry, "what", where, true),
+                     text_field(entry, "value", where, true),
+                     text_field(entry, "gpu", where, true),
+                     text_field(entry, "commit", where, true),
+                     text_field(entry, "log", where, true),
+                     text_field(entry, "note", where, false),
+                     text_field(entry, "kernel", where, false),
+                     config_field(entry, where),
+                     std::nullopt};
     if (const auto baseline = entry.find("baseline"); baseline != entry.end()) {
       if (!baseline->is_object()) throw InputError(where + ": 'baseline' must be an object with 'toggles'");
       f.baseline = toggles_field(*baseline, where + " baseline");
@@ -168,7 +174,8 @@ std::vector<const MeasuredFigure*> MeasuredFigures::comparing(Algorithm algorith
   std::vector<const MeasuredFigure*> out;
   for (const auto& f : figures_) {
     if (algorithm_of(f.config) != algorithm || !f.config.varied.empty() || !f.baseline) continue;
-    if (measured_in(f.config.toggles, algorithm, after) && measured_in(*f.baseline, algorithm, before)) out.push_back(&f);
+    if (measured_in(f.config.toggles, algorithm, after) && measured_in(*f.baseline, algorithm, before))
+      out.push_back(&f);
   }
   return out;
 }
@@ -187,7 +194,8 @@ std::string MeasuredFigures::describe(std::string_view toggle) const {
     MeasuredConfig shape = f->config;  // the configuration without its size: 1M and 64k share a line
     shape.bodies = 0;
     const std::string key = describe_config(shape);
-    auto line = std::find_if(lines.begin(), lines.end(), [&](const Line& l) { return l.what == f->what && l.config == key; });
+    auto line =
+        std::find_if(lines.begin(), lines.end(), [&](const Line& l) { return l.what == f->what && l.config == key; });
     if (line == lines.end()) {
       lines.push_back({f->what, key, f->value, {}});
       line = lines.end() - 1;
@@ -195,7 +203,8 @@ std::string MeasuredFigures::describe(std::string_view toggle) const {
       line->values += ", " + f->value;
     }
     const std::string source = f->gpu + ", commit " + f->commit + ": " + f->log;
-    if (std::find(line->sources.begin(), line->sources.end(), source) == line->sources.end()) line->sources.push_back(source);
+    if (std::find(line->sources.begin(), line->sources.end(), source) == line->sources.end())
+      line->sources.push_back(source);
     if (!f->note.empty() && std::find(notes.begin(), notes.end(), f->note) == notes.end()) notes.push_back(f->note);
   }
   std::string text;

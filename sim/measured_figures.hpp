@@ -35,16 +35,16 @@ struct MeasuredConfig {
 };
 
 struct MeasuredFigure {
-  std::string toggle;  // the kToggles key it is about
-  std::string what;    // the comparison: "rsqrtf vs 1.0f / sqrtf (ladder rung 4)"
-  std::string value;   // the figure: "1.34x at n = 1M"
-  std::string gpu;     // the GPU, as the run's `nbodylab info` named it
-  std::string commit;  // the commit the run's binaries were built at
-  std::string log;     // the kept log it comes from, relative to the repository root
-  std::string note;    // anything the log itself does not record, and where it comes from ("" if none)
-  std::string kernel;  // the stage the comparison is about ("force", "tree build"; "" for the whole step)
-  MeasuredConfig config;                     // what was measured (with the change on)
-  std::optional<MeasuredToggles> baseline;   // a comparison: the toggles of the side it is compared with
+  std::string toggle;     // the kToggles key it is about
+  std::string what;       // the comparison: "rsqrtf vs 1.0f / sqrtf (ladder rung 4)"
+  std::string value;      // the figure: "1.34x at n = 1M"
+  std::string gpu;        // the GPU, as the run's `nbodylab info` named it
+  std::string commit;     // the commit the run's binaries were built at
+  std::string log;        // the kept log it comes from, relative to the repository root
+  std::string note;       // anything the log itself does not record, and where it comes from ("" if none)
+  std::string kernel;     // the stage the comparison is about ("force", "tree build"; "" for the whole step)
+  MeasuredConfig config;  // what was measured (with the change on)
+  std::optional<MeasuredToggles> baseline;  // a comparison: the toggles of the side it is compared with
 };
 
 class MeasuredFigures {

@@ -50,8 +50,9 @@ ResourceRoot locate_root() {
     if (holds_resources(*source)) return {*source, "build tree"};
     tried += "\n  " + source->string() + " (the source tree this build folder was made from)";
   }
-  throw Error("cannot find nbodylab's kernel sources and shaders; looked in:" + tried +
-              "\nreinstall it (cmake --install BUILD --prefix PREFIX), or set NBODYLAB_ROOT to the nbodylab source folder");
+  throw Error(
+      "cannot find nbodylab's kernel sources and shaders; looked in:" + tried +
+      "\nreinstall it (cmake --install BUILD --prefix PREFIX), or set NBODYLAB_ROOT to the nbodylab source folder");
 }
 
 }  // namespace
@@ -88,17 +89,20 @@ void check_kernels_workspace(const fs::path& dir) {
   if (!manifest)
     throw InputError("kernels folder " + dir.string() + " has no " + kKernelsManifest +
                      ", which a finished `nbodylab kernels --export` writes last: it is not an export, or one that did "
-                     "not finish (a full disk, an interrupted copy)" + make);
+                     "not finish (a full disk, an interrupted copy)" +
+                     make);
   int files = 0;
   for (std::string line; std::getline(manifest, line);) {
     if (line.empty() || line[0] == '#') continue;
     ++files;
     if (!fs::is_regular_file(dir / line, ec))
       throw InputError("kernels folder " + dir.string() + " lacks " + line + ", one of the files its export wrote (" +
-                       kKernelsManifest + " lists them); restore it, or make a new export with `nbodylab kernels "
+                       kKernelsManifest +
+                       " lists them); restore it, or make a new export with `nbodylab kernels "
                        "--export DIR`");
   }
-  if (files == 0) throw InputError("kernels folder " + dir.string() + ": its " + kKernelsManifest + " lists no files" + make);
+  if (files == 0)
+    throw InputError("kernels folder " + dir.string() + ": its " + kKernelsManifest + " lists no files" + make);
 }
 
 void copy_file_for_export(const fs::path& from, const fs::path& to) {
@@ -111,9 +115,11 @@ int export_kernel_sources(const fs::path& dir, const ExportFileCopier& copy) {
   std::error_code ec;
   const fs::path target = dir.has_filename() ? dir : dir.parent_path();  // "work/" -> "work"
   if (fs::exists(target, ec)) {
-    if (!fs::is_directory(target, ec)) throw InputError("--export " + dir.string() + " is a file; give a new or empty folder");
+    if (!fs::is_directory(target, ec))
+      throw InputError("--export " + dir.string() + " is a file; give a new or empty folder");
     if (!fs::is_empty(target, ec))
-      throw InputError("--export " + dir.string() + " is not empty; give a new or empty folder (nothing is overwritten)");
+      throw InputError("--export " + dir.string() +
+                       " is not empty; give a new or empty folder (nothing is overwritten)");
   }
   const fs::path kernels = find_resource("cuda/kernels");
   const fs::path physics = find_resource("physics");
@@ -145,7 +151,8 @@ int export_kernel_sources(const fs::path& dir, const ExportFileCopier& copy) {
     const auto* fs_error = dynamic_cast<const fs::filesystem_error*>(&e);
     const std::string file = fs_error ? fs_error->path2().filename().string() : std::string();
     throw Error("cannot export the kernel sources to " + dir.string() + ": " +
-                (fs_error ? fs_error->code().message() + (file.empty() ? "" : " (writing " + file + ")") : std::string(e.what())) +
+                (fs_error ? fs_error->code().message() + (file.empty() ? "" : " (writing " + file + ")")
+                          : std::string(e.what())) +
                 "; nothing was left there");
   }
   return static_cast<int>(written.size());

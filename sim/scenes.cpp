@@ -35,8 +35,8 @@ Random scene_random(Scene scene, std::uint64_t seed) {
 // In units a = M = 1: the cumulative mass M(<r) = r^3 / (1 + r^2)^(3/2) inverts to
 // r = 1 / sqrt(u^(-2/3) - 1); the speed is q times the local escape speed sqrt(2) (1 + r^2)^(-1/4),
 // with q drawn from g(q) = q^2 (1 - q^2)^(7/2) by von Neumann rejection (g < 0.1 on [0, 1]).
-void add_plummer_sphere(Random& random, std::size_t count, double body_mass, double total_mass,
-                        double scale_length, Particles& out) {
+void add_plummer_sphere(Random& random, std::size_t count, double body_mass, double total_mass, double scale_length,
+                        Particles& out) {
   const double velocity_scale = std::sqrt(total_mass / scale_length);
   for (std::size_t i = 0; i < count; ++i) {
     // 0.999 cuts the outermost 0.1% of the mass, whose radius diverges as u -> 1.
@@ -118,7 +118,8 @@ struct GalaxySplit {
 
 GalaxySplit galaxy_split(std::size_t count, double mass) {
   GalaxySplit s;
-  s.dark = count < kMinHaloGalaxy ? 0 : static_cast<std::size_t>(std::llround(kHaloBodyShare * static_cast<double>(count)));
+  s.dark =
+      count < kMinHaloGalaxy ? 0 : static_cast<std::size_t>(std::llround(kHaloBodyShare * static_cast<double>(count)));
   s.luminous = count - s.dark;
   s.dark_mass = s.dark == 0 ? 0.0 : mass * kHaloMassRatio / (1 + kHaloMassRatio);
   s.luminous_mass = mass - s.dark_mass;
@@ -321,7 +322,8 @@ GalaxyBodies make_disk_galaxy(Random& random, std::size_t count, double mass, do
   GalaxyBodies out;
   if (count == 0) return out;
   const GalaxySplit split = galaxy_split(count, mass);
-  const std::size_t bulge_count = static_cast<std::size_t>(std::llround(kBulgeFraction * static_cast<double>(split.luminous)));
+  const std::size_t bulge_count =
+      static_cast<std::size_t>(std::llround(kBulgeFraction * static_cast<double>(split.luminous)));
   const std::size_t disk_count = split.luminous - bulge_count;
   const double star_mass = split.luminous_mass / static_cast<double>(split.luminous);
   DiskGalaxy galaxy = galaxy_model(split);
@@ -355,7 +357,8 @@ GalaxyBodies make_disk_galaxy(Random& random, std::size_t count, double mass, do
                        galaxy.halo_scale_length, bodies);
   if (disk_count > 0) {
     // Out to where the halo's speeds still need the curve; beyond it the curve falls as Kepler's.
-    const double reach = split.dark > 0 ? std::max(galaxy.disk_radius, 4 * galaxy.halo_scale_length) : galaxy.disk_radius;
+    const double reach =
+        split.dark > 0 ? std::max(galaxy.disk_radius, 4 * galaxy.halo_scale_length) : galaxy.disk_radius;
     const RotationCurve curve(bodies, 0, reach, softening);
     warm_plummer(bodies, disk_count, disk_count + bulge_count, galaxy.bulge_mass, galaxy.bulge_scale_length, curve);
     warm_plummer(bodies, split.luminous, bodies.size(), galaxy.halo_mass, galaxy.halo_scale_length, curve);
@@ -588,7 +591,8 @@ std::vector<BodyGroup> scene_groups(Scene scene, std::size_t n) {
     const GalaxySplit b = galaxy_split(n - count1, body_mass * static_cast<double>(n - count1));
     std::vector<BodyGroup> groups = {{0, a.luminous, "larger galaxy", a.luminous_mass},
                                      {a.luminous, a.luminous + b.luminous, "smaller galaxy", b.luminous_mass}};
-    if (a.dark + b.dark > 0) groups.push_back({a.luminous + b.luminous, n, "dark halos", a.dark_mass + b.dark_mass, true});
+    if (a.dark + b.dark > 0)
+      groups.push_back({a.luminous + b.luminous, n, "dark halos", a.dark_mass + b.dark_mass, true});
     return groups;
   }
   if (scene == Scene::galaxy) {

@@ -16,8 +16,8 @@
 namespace nbl {
 
 struct SceneDefaults {
-  double dt;         // a time step that keeps energy drift small over a few hundred steps
-  double softening;  // Plummer softening length suited to n
+  double dt;           // a time step that keeps energy drift small over a few hundred steps
+  double softening;    // Plummer softening length suited to n
   double view_radius;  // radius that frames the scene (camera fit before the first frame)
 };
 

@@ -67,7 +67,8 @@ std::string default_body_count_rule() {
   return "what this kind of machine runs smoothly: on a GPU " + std::to_string(kGpuBarnesHutBodies) +
          " for Barnes-Hut and " + std::to_string(kGpuAllPairsBodies) + " for all-pairs, on the CPU " +
          std::to_string(kCpuBarnesHutBodies) + " and " + std::to_string(kCpuAllPairsBodies) + "; " +
-         std::to_string(kKeplerBodies) + " for kepler. The window then measures its first frames and lowers "
+         std::to_string(kKeplerBodies) +
+         " for kepler. The window then measures its first frames and lowers "
          "it (on the CPU also raises it) to hold 30 FPS";
 }
 

@@ -33,9 +33,9 @@ enum class RenderPath { sprites, splat, automatic };
 // What the renderer and panel show; the simulation ignores these except to fill the colour key.
 struct ViewSettings {
   ColorMode color_mode = ColorMode::speed;
-  float point_size = 1.0f;        // sprite size multiplier (sprites also grow with mass)
-  float exposure = 1.0f;          // tone-map exposure for the additive float framebuffer
-  int octree_depth = 0;           // draw octree cells up to this depth; 0 hides the overlay
+  float point_size = 1.0f;  // sprite size multiplier (sprites also grow with mass)
+  float exposure = 1.0f;    // tone-map exposure for the additive float framebuffer
+  int octree_depth = 0;     // draw octree cells up to this depth; 0 hides the overlay
   bool show_bounding_box = false;
   bool show_axes = false;
   bool vsync = true;
@@ -56,9 +56,9 @@ struct Settings {
   Scene scene = Scene::collision;
   std::optional<std::int64_t> body_count;  // unset: as many as this machine runs interactively
   std::uint64_t seed = 1;
-  std::optional<double> dt;                // unset: the scene's recommended time step
-  std::optional<double> softening;         // unset: the scene's recommended softening length
-  double opening_angle = 0.65;             // Barnes-Hut theta (with adaptive quadrupoles, bh_moments)
+  std::optional<double> dt;         // unset: the scene's recommended time step
+  std::optional<double> softening;  // unset: the scene's recommended softening length
+  double opening_angle = 0.65;      // Barnes-Hut theta (with adaptive quadrupoles, bh_moments)
   Algorithm algorithm = Algorithm::barneshut;
   BackendKind backend = BackendKind::automatic;
   int steps_per_frame = 1;
@@ -97,9 +97,12 @@ inline constexpr std::array kBackendNames = {
     named(BackendKind::cpu, "cpu"),
 };
 inline constexpr std::array kColorModeNames = {
-    named(ColorMode::speed, "speed"),       named(ColorMode::acceleration, "acceleration"),
-    named(ColorMode::mass, "mass"),         named(ColorMode::body_index, "index"),
-    named(ColorMode::warp_id, "warp"),      named(ColorMode::tree_depth, "depth"),
+    named(ColorMode::speed, "speed"),
+    named(ColorMode::acceleration, "acceleration"),
+    named(ColorMode::mass, "mass"),
+    named(ColorMode::body_index, "index"),
+    named(ColorMode::warp_id, "warp"),
+    named(ColorMode::tree_depth, "depth"),
     named(ColorMode::ab_difference, "ab", "A/B difference"),
     named(ColorMode::origin, "galaxy", "galaxy of origin"),
     named(ColorMode::density, "density", "log density"),
@@ -123,8 +126,7 @@ consteval bool in_enum_order(const std::array<EnumName, N>& names) {
   return true;
 }
 static_assert(in_enum_order(kSceneNames) && in_enum_order(kAlgorithmNames) && in_enum_order(kBackendNames) &&
-              in_enum_order(kColorModeNames) && in_enum_order(kPanelThemeNames) &&
-              in_enum_order(kRenderPathNames));
+              in_enum_order(kColorModeNames) && in_enum_order(kPanelThemeNames) && in_enum_order(kRenderPathNames));
 
 // Names as they appear in JSON and on the command line.
 std::string_view to_string(Scene s);

@@ -96,10 +96,12 @@ json setting_to_json(const SettingDef& s, const SettingValue& value) {
   if (section != "toggles" && find_toggle(key)) {
     hint = ": kernel toggles go under \"toggles\", as in {\"toggles\": {\"" + key + "\": ...}}";
   } else if (const SettingDef* s = find_setting(key)) {
-    hint = s->group == SettingGroup::view ? ": view settings go under \"view\", as in {\"view\": {\"" + key + "\": ...}}"
-                                          : ": '" + key + "' is a top-level key, as in {\"" + key + "\": ...}";
+    hint = s->group == SettingGroup::view
+               ? ": view settings go under \"view\", as in {\"view\": {\"" + key + "\": ...}}"
+               : ": '" + key + "' is a top-level key, as in {\"" + key + "\": ...}";
   }
-  throw InputError("settings: unknown " + std::string(section == "toggles" ? "toggle" : "key") + " '" + path + "'" + hint);
+  throw InputError("settings: unknown " + std::string(section == "toggles" ? "toggle" : "key") + " '" + path + "'" +
+                   hint);
 }
 
 json toggles_to_json(const ToggleValues& values) {
@@ -110,7 +112,9 @@ json toggles_to_json(const ToggleValues& values) {
     switch (t.kind) {
       case ToggleKind::flag: out[std::string(t.key)] = v != 0; break;
       case ToggleKind::integer: out[std::string(t.key)] = v; break;
-      case ToggleKind::choice: out[std::string(t.key)] = std::string(t.choices[static_cast<std::size_t>(v)].name); break;
+      case ToggleKind::choice:
+        out[std::string(t.key)] = std::string(t.choices[static_cast<std::size_t>(v)].name);
+        break;
     }
   }
   return out;
@@ -131,7 +135,8 @@ void toggles_from_json(const json& j, ToggleValues& values) {
       case ToggleKind::integer: {
         if (!value.is_number_integer()) wrong_type(path, "an integer", value);
         const auto v = as_int64(value);
-        const std::string problem = v ? toggle_problem(*t, *v) : toggle_requirement(*t) + " (got " + json_excerpt(value) + ")";
+        const std::string problem =
+            v ? toggle_problem(*t, *v) : toggle_requirement(*t) + " (got " + json_excerpt(value) + ")";
         if (!problem.empty()) refuse(path, problem);
         values.values[index] = static_cast<int>(*v);
         break;
@@ -139,7 +144,8 @@ void toggles_from_json(const json& j, ToggleValues& values) {
       case ToggleKind::choice: {
         if (!value.is_string()) wrong_type(path, "a string", value);
         const auto name = value.get<std::string>();
-        const auto found = std::find_if(t->choices.begin(), t->choices.end(), [&](const auto& c) { return c.name == name; });
+        const auto found =
+            std::find_if(t->choices.begin(), t->choices.end(), [&](const auto& c) { return c.name == name; });
         if (found == t->choices.end()) refuse(path, toggle_requirement(*t) + " (got \"" + text_excerpt(name) + "\")");
         values.values[index] = static_cast<int>(found - t->choices.begin());
         break;
@@ -223,7 +229,8 @@ json parse_user_json(const std::string& text, const std::string& context) {
         Level& level = levels.back();
         level.key = parsed.get<std::string>();
         if (!level.keys.insert(level.key).second)
-          throw InputError(context + "the key '" + where() + "' is given twice in the same object; keep one (JSON "
+          throw InputError(context + "the key '" + where() +
+                           "' is given twice in the same object; keep one (JSON "
                            "readers differ on which one counts)");
         break;
       }

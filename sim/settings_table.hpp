@@ -75,13 +75,13 @@ struct SettingDef {
   bool real_min_exclusive = false;
   // Non-null for an optional field (JSON null, the panel's "auto"): says what applies while it is unset.
   std::string (*unset_means)() = nullptr;
-  std::string_view zero_means = {};         // what 0 stands for, shown in the panel and --help ("off")
-  std::optional<Algorithm> only_for = {};   // meaningful with this algorithm only (the panel hides it otherwise)
-  bool window_only = false;                 // only the window has it: `render` takes no such option
-  bool varies_in_ab = false;                // an A/B's B may differ from A in it, as in a toggle (theta)
+  std::string_view zero_means = {};        // what 0 stands for, shown in the panel and --help ("off")
+  std::optional<Algorithm> only_for = {};  // meaningful with this algorithm only (the panel hides it otherwise)
+  bool window_only = false;                // only the window has it: `render` takes no such option
+  bool varies_in_ab = false;               // an A/B's B may differ from A in it, as in a toggle (theta)
   PanelWidget widget = PanelWidget::input;
-  std::string_view symbol_label = {};       // the label with Greek letters, when the panel's font has them
-  std::string_view help = {};               // what it does (panel tooltip, --help)
+  std::string_view symbol_label = {};  // the label with Greek letters, when the panel's font has them
+  std::string_view help = {};          // what it does (panel tooltip, --help)
   SettingAccess access = {};
 };
 

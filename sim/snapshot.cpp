@@ -62,10 +62,8 @@ Snapshot read_snapshot(const std::filesystem::path& file) {
 }
 
 void write_snapshot(const std::filesystem::path& file, const Snapshot& snapshot, float softening) {
-  if (is_hdf5_file_name(file))
-    write_hdf5_snapshot(file, snapshot, softening);
-  else
-    write_tipsy(file, snapshot.bodies, snapshot.time, softening);
+  if (is_hdf5_file_name(file)) write_hdf5_snapshot(file, snapshot, softening);
+  else write_tipsy(file, snapshot.bodies, snapshot.time, softening);
 }
 
 // A million times the virial speed: see the header. Refused with the figures.

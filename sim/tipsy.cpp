@@ -29,7 +29,8 @@ struct ParticleKind {
   int fields;
   const char* const* field_names;
 };
-constexpr const char* kGasFields[] = {"mass", "x", "y", "z", "vx", "vy", "vz", "rho", "temp", "hsmooth", "metals", "phi"};
+constexpr const char* kGasFields[] = {"mass", "x",   "y",    "z",       "vx",     "vy",
+                                      "vz",   "rho", "temp", "hsmooth", "metals", "phi"};
 constexpr const char* kDarkFields[] = {"mass", "x", "y", "z", "vx", "vy", "vz", "eps", "phi"};
 constexpr const char* kStarFields[] = {"mass", "x", "y", "z", "vx", "vy", "vz", "metals", "tform", "eps", "phi"};
 constexpr ParticleKind kGas{"gas", 12, kGasFields};
@@ -62,9 +63,7 @@ struct Header {
   // Widened from the file's int32 so sums and sizes cannot overflow while they are checked.
   std::int64_t nbodies = 0, ndim = 0, nsph = 0, ndark = 0, nstar = 0;
 
-  std::int64_t record_bytes() const {
-    return 4 * (nsph * kGas.fields + ndark * kDark.fields + nstar * kStar.fields);
-  }
+  std::int64_t record_bytes() const { return 4 * (nsph * kGas.fields + ndark * kDark.fields + nstar * kStar.fields); }
   bool counts_plausible() const {
     return ndim == 3 && nbodies >= 0 && nsph >= 0 && ndark >= 0 && nstar >= 0 && nbodies == nsph + ndark + nstar;
   }
@@ -104,8 +103,8 @@ Header parse_header(const std::string& bytes, bool big_endian) {
   if (h->nbodies < 0 || h->nsph < 0 || h->ndark < 0 || h->nstar < 0)
     fail("the header has a negative particle count (nbodies " + std::to_string(h->nbodies) + ", " + counts.str() + ")");
   if (h->nbodies != h->nsph + h->ndark + h->nstar)
-    fail("the header's counts disagree: nbodies is " + std::to_string(h->nbodies) + " but " + counts.str() +
-         " is " + std::to_string(h->nsph + h->ndark + h->nstar));
+    fail("the header's counts disagree: nbodies is " + std::to_string(h->nbodies) + " but " + counts.str() + " is " +
+         std::to_string(h->nsph + h->ndark + h->nstar));
   const auto records = static_cast<std::size_t>(h->record_bytes());
   // (Exactly 28 + records bytes is the unpadded layout, accepted before this point.)
   if (file_bytes < kHeaderPaddedBytes + records)
@@ -113,14 +112,15 @@ Header parse_header(const std::string& bytes, bool big_endian) {
          std::to_string(kHeaderPaddedBytes + records) + " bytes (a " + std::to_string(kHeaderPaddedBytes) +
          "-byte header and " + std::to_string(records) + " bytes of records), but the file has only " +
          std::to_string(file_bytes) + " bytes");
-  throw InputError(name + ": the file is " + std::to_string(file_bytes) + " bytes, but a header announcing " + counts.str() +
-       " particles makes it " + std::to_string(kHeaderPaddedBytes + records) + " (or " +
-       std::to_string(kHeaderDataBytes + records) + " without header padding): the counts are wrong");
+  throw InputError(name + ": the file is " + std::to_string(file_bytes) + " bytes, but a header announcing " +
+                   counts.str() + " particles makes it " + std::to_string(kHeaderPaddedBytes + records) + " (or " +
+                   std::to_string(kHeaderDataBytes + records) + " without header padding): the counts are wrong");
 }
 
 // gzip's magic number: the shipped bookmarks are Tipsy files compressed with gzip (NAME.tipsy.gz).
 bool is_gzip(const std::string& bytes) {
-  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
 // Replaces `bytes` by what they decompress to; false (and why) for a damaged or truncated stream.
@@ -142,7 +142,8 @@ bool gunzip(std::string& bytes, std::string& why) {
     status = inflate(&z, Z_NO_FLUSH);
   }
   const bool ok = status == Z_STREAM_END;
-  if (!ok) why = status == Z_BUF_ERROR ? "the stream ends early" : (z.msg ? z.msg : "zlib error " + std::to_string(status));
+  if (!ok)
+    why = status == Z_BUF_ERROR ? "the stream ends early" : (z.msg ? z.msg : "zlib error " + std::to_string(status));
   out.resize(z.total_out);
   inflateEnd(&z);
   if (ok) bytes = std::move(out);
@@ -217,7 +218,8 @@ void write_tipsy(const std::filesystem::path& file, const Bodies& bodies, double
   const std::size_t n = bodies.size();
   if (n == 0) throw Error("cannot write " + file.string() + ": there are no bodies to save");
   if (n > static_cast<std::size_t>(INT_MAX))
-    throw Error("cannot write " + file.string() + ": Tipsy counts bodies in 32 bits, and there are " + std::to_string(n));
+    throw Error("cannot write " + file.string() + ": Tipsy counts bodies in 32 bits, and there are " +
+                std::to_string(n));
   std::string out;
   out.reserve(kHeaderPaddedBytes + n * 4 * kDark.fields);
   store_u64_big(out, std::bit_cast<std::uint64_t>(time));

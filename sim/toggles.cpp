@@ -33,7 +33,8 @@ std::string toggle_value_text(const ToggleDef& t, int value) {
   switch (t.kind) {
     case ToggleKind::flag: return value ? "on" : "off";
     case ToggleKind::choice:
-      if (value >= 0 && static_cast<std::size_t>(value) < t.choices.size()) return std::string(t.choices[static_cast<std::size_t>(value)].name);
+      if (value >= 0 && static_cast<std::size_t>(value) < t.choices.size())
+        return std::string(t.choices[static_cast<std::size_t>(value)].name);
       break;
     case ToggleKind::integer: break;
   }
@@ -44,7 +45,8 @@ std::string toggle_changes(const ToggleValues& from, const ToggleValues& to, Alg
   std::string text;
   for (std::size_t i = 0; i < kToggleCount; ++i) {
     if (kToggles[i].algorithm != algorithm || from.values[i] == to.values[i]) continue;
-    text += (text.empty() ? "" : ", ") + std::string(kToggles[i].key) + "=" + toggle_value_text(kToggles[i], to.values[i]);
+    text +=
+        (text.empty() ? "" : ", ") + std::string(kToggles[i].key) + "=" + toggle_value_text(kToggles[i], to.values[i]);
   }
   return text;
 }
@@ -103,7 +105,8 @@ void apply_toggle_changes(std::string_view text, Algorithm algorithm, ToggleValu
     const auto eq = item.find('=');
     const std::string key(trimmed(item.substr(0, eq)));
     if (eq == std::string_view::npos || key.empty())
-      throw InputError(prefix + "takes key=value items separated by commas, such as unroll=8,layout=soa or bh_sort=off (got \"" +
+      throw InputError(prefix +
+                       "takes key=value items separated by commas, such as unroll=8,layout=soa or bh_sort=off (got \"" +
                        std::string(item) + "\")");
     const std::string value(trimmed(item.substr(eq + 1)));
     const ToggleDef* def = find_toggle(key);

@@ -39,9 +39,10 @@ struct ToggleDef {
   int max_value;
   int step;
   std::span<const ToggleChoice> choices;
-  std::string_view macro;     // the kernel macro it defines, or "" when it becomes a compiler option
-  std::string_view help;      // what it does and why it matters (panel tooltip, --help)
-  std::string_view tutorial;  // what Burtscher's CUDA optimization tutorial measured for it, "" when the tutorial did not
+  std::string_view macro;  // the kernel macro it defines, or "" when it becomes a compiler option
+  std::string_view help;   // what it does and why it matters (panel tooltip, --help)
+  std::string_view
+      tutorial;  // what Burtscher's CUDA optimization tutorial measured for it, "" when the tutorial did not
   // What we measured for it is data, not code: assets/measured/figures.json (sim/measured_figures.hpp),
   // generated from the kept benchmark logs by scripts/measured_figures.py.
 };

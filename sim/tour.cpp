@@ -60,7 +60,8 @@ class TourReader {
     ToggleValues start;
     std::vector<TourSetting> start_settings;
     if (j.contains("start")) {
-      if (t.kind != TourKind::barneshut) fail("\"start\" is for the Barnes-Hut tour; the all-pairs steps name ladder rungs");
+      if (t.kind != TourKind::barneshut)
+        fail("\"start\" is for the Barnes-Hut tour; the all-pairs steps name ladder rungs");
       const json& st = j.at("start");
       if (!st.is_object()) fail("\"start\" must be an object with \"toggles\" and \"settings\"");
       only(st, {"toggles", "settings"}, "\"start\"");
@@ -74,15 +75,18 @@ class TourReader {
       const json& st = j.contains("start") ? j.at("start") : none;
       std::string missing;
       for (const ToggleDef& def : kToggles)
-        if (def.algorithm == Algorithm::barneshut && !(st.contains("toggles") && st.at("toggles").contains(std::string(def.key))))
+        if (def.algorithm == Algorithm::barneshut &&
+            !(st.contains("toggles") && st.at("toggles").contains(std::string(def.key))))
           missing += (missing.empty() ? "" : ", ") + std::string(def.key);
       if (!missing.empty()) fail("\"start\": \"toggles\" must name every Barnes-Hut toggle; it lacks " + missing);
       for (const SettingDef& def : kSettings)
         if (tour_setting(def) && !(st.contains("settings") && st.at("settings").contains(std::string(def.key))))
           missing += (missing.empty() ? "" : ", ") + std::string(def.key);
-      if (!missing.empty()) fail("\"start\": \"settings\" must name every setting a step may change; it lacks " + missing);
+      if (!missing.empty())
+        fail("\"start\": \"settings\" must name every setting a step may change; it lacks " + missing);
     }
-    if (!j.contains("steps") || !j.at("steps").is_array() || j.at("steps").empty()) fail("needs \"steps\": a non-empty array");
+    if (!j.contains("steps") || !j.at("steps").is_array() || j.at("steps").empty())
+      fail("needs \"steps\": a non-empty array");
     const json& steps = j.at("steps");
     for (std::size_t i = 0; i < steps.size(); ++i) {
       const std::string where = "step " + std::to_string(i + 1);
@@ -98,7 +102,8 @@ class TourReader {
         step.toggles = ladder_toggles(*step.rung);
         step.kernel = "force";
         step.sampled_only = step.toggles.is(Choice{"parallelism", "single_thread"});
-        for (std::size_t p = t.steps.size(); p-- > 0;)  // the latest earlier step on a kept rung: what this one builds on
+        for (std::size_t p = t.steps.size();
+             p-- > 0;)  // the latest earlier step on a kept rung: what this one builds on
           if (kLadder[*t.steps[p].rung].kept) {
             step.previous = p;
             break;
@@ -116,10 +121,12 @@ class TourReader {
           step.row = string(s, "row", where);
           step.note = true;
           std::string rows;
-          for (const TutorialRow& r : kTutorialRowsWithoutSwitch) rows += (rows.empty() ? "\"" : ", \"") + std::string(r.name) + "\"";
+          for (const TutorialRow& r : kTutorialRowsWithoutSwitch)
+            rows += (rows.empty() ? "\"" : ", \"") + std::string(r.name) + "\"";
           if (std::none_of(kTutorialRowsWithoutSwitch.begin(), kTutorialRowsWithoutSwitch.end(),
                            [&](const TutorialRow& r) { return r.name == step.row; }))
-            fail(where + ": \"row\" must name a row of the tutorial's table that has no switch: " + rows + " (got \"" + step.row + "\")");
+            fail(where + ": \"row\" must name a row of the tutorial's table that has no switch: " + rows + " (got \"" +
+                 step.row + "\")");
           if (s.contains("switch") || s.contains("settings"))
             fail(where + ": a step with \"row\" is a note: it switches nothing, and says why the row has no switch");
         }
@@ -138,12 +145,14 @@ class TourReader {
           step.value = toggles_from(one, where).values[static_cast<std::size_t>(step.toggle - kToggles.data())];
           step.toggles.values[static_cast<std::size_t>(step.toggle - kToggles.data())] = step.value;
           if (step.toggles == (t.steps.empty() ? start : t.steps.back().toggles))
-            fail(where + ": " + key + " is " + toggle_value_text(*step.toggle, step.value) + " already: the step changes nothing");
+            fail(where + ": " + key + " is " + toggle_value_text(*step.toggle, step.value) +
+                 " already: the step changes nothing");
         } else if (s.contains("value")) {
           fail(where + ": \"value\" without \"switch\"");
         } else if (!first && !step.note && !s.contains("settings")) {
-          fail(where + " needs \"switch\" and \"value\", or \"settings\", or a \"row\" it explains: only the first step "
-                       "shows the starting point");
+          fail(where +
+               " needs \"switch\" and \"value\", or \"settings\", or a \"row\" it explains: only the first step "
+               "shows the starting point");
         }
         if (!t.steps.empty()) step.previous = t.steps.size() - 1;
       }
@@ -167,9 +176,11 @@ class TourReader {
   }
 
   std::size_t rung(const json& s, const std::string& where) const {
-    if (!s.contains("rung")) fail(where + " needs \"rung\": a ladder rung's number or name; the rungs are: " + rung_names());
+    if (!s.contains("rung"))
+      fail(where + " needs \"rung\": a ladder rung's number or name; the rungs are: " + rung_names());
     const json& r = s.at("rung");
-    if (r.is_number_integer() && r.get<std::int64_t>() >= 0 && r.get<std::int64_t>() < static_cast<std::int64_t>(kLadder.size()))
+    if (r.is_number_integer() && r.get<std::int64_t>() >= 0 &&
+        r.get<std::int64_t>() < static_cast<std::int64_t>(kLadder.size()))
       return static_cast<std::size_t>(r.get<std::int64_t>());
     if (r.is_string()) {
       const std::string name = lower(r.get<std::string>());
@@ -197,7 +208,8 @@ class TourReader {
 
   // A setting's values by key, each a row a tour step may change (tour_setting), read as a settings file's
   // are; on top of `base`, whose order they keep (a new key goes at the end).
-  std::vector<TourSetting> settings_from(const json& settings, std::vector<TourSetting> base, const std::string& where) const {
+  std::vector<TourSetting> settings_from(const json& settings, std::vector<TourSetting> base,
+                                         const std::string& where) const {
     if (!settings.is_object()) fail(where + " must be an object of settings");
     for (const auto& [k, v] : settings.items()) {
       const SettingDef* def = find_setting(k);
@@ -205,8 +217,9 @@ class TourReader {
         std::string keys;
         for (const SettingDef& d : kSettings)
           if (tour_setting(d)) keys += (keys.empty() ? "\"" : ", \"") + std::string(d.key) + "\"";
-        fail(where + ": \"" + k + "\" is not a setting a tour step may change (" + keys +
-             ": the ones an A/B's B may differ in, so a step is measured against the one before it on the same bodies)");
+        fail(
+            where + ": \"" + k + "\" is not a setting a tour step may change (" + keys +
+            ": the ones an A/B's B may differ in, so a step is measured against the one before it on the same bodies)");
       }
       json one = json::object();
       one[k] = v;
@@ -291,7 +304,8 @@ std::vector<double> tutorial_speedups(const Tour& tour, const TourStep& step) {
   // "1.43x (50k), 1.47x (500k), 1.46x (5M)": every number followed by an x.
   const std::string_view text = tutorial_figures(step);
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(text[i])) || (i > 0 && (std::isdigit(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '.')))
+    if (!std::isdigit(static_cast<unsigned char>(text[i])) ||
+        (i > 0 && (std::isdigit(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '.')))
       continue;
     std::size_t end = i;
     while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
@@ -310,9 +324,12 @@ std::string tutorial_speedup(const Tour& tour, const TourStep& step) {
   }
   if (step.tutorial.empty() || !step.previous) return "";  // beyond the tutorial, or its starting point
   const std::string_view text = tutorial_figures(step);
-  if (text.empty()) return "Not measured on its own: the tutorial's Kernel Speedups table (Part II, slide 103) has no column for it.";
+  if (text.empty())
+    return "Not measured on its own: the tutorial's Kernel Speedups table (Part II, slide 103) has no column for it.";
   const std::vector<double> v = tutorial_speedups(tour, step);
-  if (v.size() == 3) return fixed(v[0]) + " at 50,000 bodies, " + fixed(v[1]) + " at 500,000, " + fixed(v[2]) + " at 5,000,000 (GeForce GTX 480, Fermi)";
+  if (v.size() == 3)
+    return fixed(v[0]) + " at 50,000 bodies, " + fixed(v[1]) + " at 500,000, " + fixed(v[2]) +
+           " at 5,000,000 (GeForce GTX 480, Fermi)";
   return std::string(text);
 }
 

@@ -38,21 +38,32 @@ struct TutorialChoice {
   std::string_view evidence;
 };
 inline constexpr std::array kTutorialConfiguration = {
-    TutorialChoice{"bh_build", "insertion", "Part II, Kernel 2: Build Octree (slides 90-91): top-down insertion, locking child slots"},
+    TutorialChoice{"bh_build", "insertion",
+                   "Part II, Kernel 2: Build Octree (slides 90-91): top-down insertion, locking child slots"},
     TutorialChoice{"bh_throttle", "off", "Part II, Kernel Speedups (slide 103): throttling barrier, an optimization"},
-    TutorialChoice{"bh_combined_fence", "off", "Part II, Kernel Speedups (slide 103): combined mem fence, an optimization"},
+    TutorialChoice{"bh_combined_fence", "off",
+                   "Part II, Kernel Speedups (slide 103): combined mem fence, an optimization"},
     TutorialChoice{"bh_waitfree", "off", "Part II, Kernel Speedups (slide 103): waitfree pre-pass, an optimization"},
     TutorialChoice{"bh_sort", "off", "Part II, Kernel Speedups (slide 103): sorting of bodies, an optimization"},
-    TutorialChoice{"bh_sort_throttle", "off", "Part II, Kernel 4: Sort Bodies (slide 93): 'throttle warps with optional barrier'"},
-    TutorialChoice{"bh_traversal", "thread", "Part II, Kernel Speedups (slide 103): sync'ed execution, an optimization over each thread walking alone"},
-    TutorialChoice{"bh_early_out", "off", "Part II, Kernel 5: Force Calculation (slide 94): 'early out (nulls in back)', an optimization"},
+    TutorialChoice{"bh_sort_throttle", "off",
+                   "Part II, Kernel 4: Sort Bodies (slide 93): 'throttle warps with optional barrier'"},
+    TutorialChoice{
+        "bh_traversal", "thread",
+        "Part II, Kernel Speedups (slide 103): sync'ed execution, an optimization over each thread walking alone"},
+    TutorialChoice{"bh_early_out", "off",
+                   "Part II, Kernel 5: Force Calculation (slide 94): 'early out (nulls in back)', an optimization"},
     TutorialChoice{"bh_vote", "off", "Part II, Kernel Speedups (slide 103): thread voting, an optimization"},
-    TutorialChoice{"bh_moments", "monopole", "Part II, Barnes Hut Algorithm (slide 69): 'compute mass and center of mass of each cell'"},
-    TutorialChoice{"bh_opening", "geometric", "Part II, Compute Force (slides 78-79): a cell is opened when its centre of mass is too close; Kernel 5 (slide 94): 'cache tree-level-based data', the distance per tree level"},
+    TutorialChoice{"bh_moments", "monopole",
+                   "Part II, Barnes Hut Algorithm (slide 69): 'compute mass and center of mass of each cell'"},
+    TutorialChoice{"bh_opening", "geometric",
+                   "Part II, Compute Force (slides 78-79): a cell is opened when its centre of mass is too close; "
+                   "Kernel 5 (slide 94): 'cache tree-level-based data', the distance per tree level"},
     TutorialChoice{"bh_rsqrt", "off", "Part II, Kernel Speedups (slide 103): rsqrtf instr., an optimization"},
     TutorialChoice{"bh_avoid_volatile", "off", "Part II, Kernel Speedups (slide 103): avoid volatile, an optimization"},
     TutorialChoice{"bh_block_size", "256", "Part II, Kernel 5: Force Calculation (slide 94): '256*5 threads per SM'"},
-    TutorialChoice{"theta", "0.5", "the slides give no number; the code they present, ECL-BH (v4.5 as HeCBench's src/bh-cuda), opens by itolsq = 1 / (0.5 * 0.5)"},
+    TutorialChoice{"theta", "0.5",
+                   "the slides give no number; the code they present, ECL-BH (v4.5 as HeCBench's src/bh-cuda), opens "
+                   "by itolsq = 1 / (0.5 * 0.5)"},
 };
 
 // The rows of the tutorial's Kernel Speedups table (Part II, slide 103) that no toggle carries, with what
@@ -81,15 +92,18 @@ std::optional<TourKind> tour_kind_from(std::string_view name);  // "allpairs", "
 
 struct TourStep {
   std::string title;
-  std::string text;      // what the step changes and why it should help: two or three sentences
-  std::string this_gpu;  // what today's GPUs show for the step and why, in words ("" if nothing to add); the figures are data
-  std::string kernel;    // the Barnes-Hut kernel it acts on ("tree build"...), a StepStats stage name; all-pairs: "force"
+  std::string text;  // what the step changes and why it should help: two or three sentences
+  std::string
+      this_gpu;  // what today's GPUs show for the step and why, in words ("" if nothing to add); the figures are data
+  std::string kernel;  // the Barnes-Hut kernel it acts on ("tree build"...), a StepStats stage name; all-pairs: "force"
   std::optional<std::size_t> rung;  // all-pairs: the kLadder rung it runs
-  const ToggleDef* toggle = nullptr;  // Barnes-Hut: the switch it turns (none for the first step, a note or a setting's step)
+  const ToggleDef* toggle =
+      nullptr;  // Barnes-Hut: the switch it turns (none for the first step, a note or a setting's step)
   int value = 0;
-  ToggleValues toggles;  // everything the step runs with (its algorithm's toggles; the others at defaults)
+  ToggleValues toggles;               // everything the step runs with (its algorithm's toggles; the others at defaults)
   std::vector<TourSetting> settings;  // Barnes-Hut: every setting the start names, with the changes up to this step
-  std::string tutorial;  // Barnes-Hut: where the tutorial has the step ("Part II: Kernel 4: Sort Bodies (slide 93)"); "" beyond it
+  std::string
+      tutorial;  // Barnes-Hut: where the tutorial has the step ("Part II: Kernel 4: Sort Bodies (slide 93)"); "" beyond it
   // A note: the step switches nothing and says why the tutorial's row `row` (of kTutorialRowsWithoutSwitch)
   // has no switch here; it runs the step before's configuration.
   bool note = false;

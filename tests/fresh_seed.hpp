@@ -9,7 +9,8 @@
 namespace nbl::test {
 
 inline std::uint64_t fresh_seed() {
-  if (const char* replay = std::getenv("NBODYLAB_TEST_SEED"); replay && *replay) return std::strtoull(replay, nullptr, 10);
+  if (const char* replay = std::getenv("NBODYLAB_TEST_SEED"); replay && *replay)
+    return std::strtoull(replay, nullptr, 10);
   static std::random_device device;
   return (static_cast<std::uint64_t>(device()) << 32) | device();
 }

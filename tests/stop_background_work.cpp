@@ -15,6 +15,7 @@ class StopBackgroundWork : public ::testing::Environment {
   void TearDown() override { nbl::stop_background_work(); }
 };
 
-[[maybe_unused]] ::testing::Environment* const kStopAtTheEnd = ::testing::AddGlobalTestEnvironment(new StopBackgroundWork);
+[[maybe_unused]] ::testing::Environment* const kStopAtTheEnd =
+    ::testing::AddGlobalTestEnvironment(new StopBackgroundWork);
 
 }  // namespace

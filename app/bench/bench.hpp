@@ -27,14 +27,14 @@ struct BenchOptions {
 
 struct BenchResult {
   std::string backend, notice;
-  std::string variant;  // the kernels that ran, as the backend names them ("" for the CPU backends)
+  std::string variant;             // the kernels that ran, as the backend names them ("" for the CPU backends)
   std::string initial_conditions;  // "plummer", or "loaded from FILE"
   std::vector<std::string> file_description;  // a loaded HDF5 file: its types and unit conversion (Simulation)
   std::size_t bodies = 0;
   std::string bodies_origin;  // why n is what it is when -n was not given ("" when it was)
   double dt = 0, softening = 0;
-  int steps_advanced = 0;  // warm-up + measured: how far the final state is from the initial one
-  double time = 0;         // simulated time of the final state
+  int steps_advanced = 0;        // warm-up + measured: how far the final state is from the initial one
+  double time = 0;               // simulated time of the final state
   std::vector<StepStats> steps;  // measured steps only
   EnergyReport energy_start, energy_end;
   std::optional<ForceError> force_error;

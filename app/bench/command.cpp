@@ -32,8 +32,9 @@ namespace {
 
 // Bytes a streaming stage moves per body, to show its bandwidth (the tutorial's GB/s column).
 std::optional<double> stage_bytes_per_body(const std::string& stage) {
-  if (stage == "bounding box") return 16.0;          // read x, y, z, mass
-  if (stage == "integrate") return 48.0 + 32 + 32 + 16;  // kick+drift: r pos, vel, acc; w pos, vel; kick: r vel, acc; w vel
+  if (stage == "bounding box") return 16.0;  // read x, y, z, mass
+  if (stage == "integrate")
+    return 48.0 + 32 + 32 + 16;  // kick+drift: r pos, vel, acc; w pos, vel; kick: r vel, acc; w vel
   return std::nullopt;
 }
 
@@ -81,7 +82,8 @@ BenchResult run_bench(const Settings& settings, const BenchOptions& options, con
   ProgressLine progress(static_cast<std::size_t>(options.steps));
   for (int i = 0; i < options.steps; ++i) {
     StepStats s = sim.step();
-    if (s.non_finite) throw Error("the simulation produced NaN or inf at step " + std::to_string(i + 1) + "; try a smaller --dt");
+    if (s.non_finite)
+      throw Error("the simulation produced NaN or inf at step " + std::to_string(i + 1) + "; try a smaller --dt");
     result.steps.push_back(std::move(s));
     progress.update(static_cast<std::size_t>(i + 1));
   }
@@ -104,7 +106,8 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
   std::vector<std::string> stage_names;
   for (const auto& s : r.steps)
     for (const auto& st : s.stages)
-      if (std::find(stage_names.begin(), stage_names.end(), st.name) == stage_names.end()) stage_names.push_back(st.name);
+      if (std::find(stage_names.begin(), stage_names.end(), st.name) == stage_names.end())
+        stage_names.push_back(st.name);
   std::vector<double> totals;
   for (const auto& s : r.steps) totals.push_back(s.total_ms);
   const double step_ms = median(totals);
@@ -113,28 +116,47 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
   const double inter = median(interactions);
 
   Table stages("Per stage (median of " + std::to_string(r.steps.size()) + " steps)");
-  stages.column("stage", "stage").column("ms", "ms").column("min_ms", "min ms").column("max_ms", "max ms")
-      .column("share", "share %").column("rate", "rate");
+  stages.column("stage", "stage")
+      .column("ms", "ms")
+      .column("min_ms", "min ms")
+      .column("max_ms", "max ms")
+      .column("share", "share %")
+      .column("rate", "rate");
   for (const auto& name : stage_names) {
     std::vector<double> ms;
     for (const auto& s : r.steps) ms.push_back(s.stage_ms(name));
     const double med = median(ms);
-    stages.row().add(name).add(med, 3).add(*std::min_element(ms.begin(), ms.end()), 3)
-        .add(*std::max_element(ms.begin(), ms.end()), 3).add(step_ms > 0 ? 100 * med / step_ms : 0, 1);
+    stages.row()
+        .add(name)
+        .add(med, 3)
+        .add(*std::min_element(ms.begin(), ms.end()), 3)
+        .add(*std::max_element(ms.begin(), ms.end()), 3)
+        .add(step_ms > 0 ? 100 * med / step_ms : 0, 1);
     if (name == "force" && med > 0) stages.add(si(inter * kFlopsPerInteraction / (med * 1e-3), "FLOP/s"));
-    else if (auto bytes = stage_bytes_per_body(name); bytes && med > 0) stages.add(si(*bytes * r.bodies / (med * 1e-3), "B/s"));
+    else if (auto bytes = stage_bytes_per_body(name); bytes && med > 0)
+      stages.add(si(*bytes * r.bodies / (med * 1e-3), "B/s"));
     else stages.add_empty();
   }
-  stages.row().add("total").add(step_ms, 3).add(*std::min_element(totals.begin(), totals.end()), 3)
-      .add(*std::max_element(totals.begin(), totals.end()), 3).add(100.0, 1).add_empty();
+  stages.row()
+      .add("total")
+      .add(step_ms, 3)
+      .add(*std::min_element(totals.begin(), totals.end()), 3)
+      .add(*std::max_element(totals.begin(), totals.end()), 3)
+      .add(100.0, 1)
+      .add_empty();
   tables.push_back(stages);
 
   // A long run in eighths: does the step slow down as the system evolves (ejecta widening the box)?
   if (r.steps.size() >= 100) {
     Table over("Over the run: ms per step in eighths of the " + std::to_string(r.steps.size()) + " measured steps");
-    over.column("part", "part").column("first_step", "from step").column("ms", "ms/step (median)")
-        .column("ratio", "x first part").column("force_ms", "force ms").column("interactions", "interactions/step")
-        .column("interactions_ratio", "x first part").column("max_depth", "tree depth");
+    over.column("part", "part")
+        .column("first_step", "from step")
+        .column("ms", "ms/step (median)")
+        .column("ratio", "x first part")
+        .column("force_ms", "force ms")
+        .column("interactions", "interactions/step")
+        .column("interactions_ratio", "x first part")
+        .column("max_depth", "tree depth");
     const std::size_t parts = 8, per = r.steps.size() / parts;
     double first = 0, first_interactions = 0;
     for (std::size_t p = 0; p < parts; ++p) {
@@ -147,13 +169,20 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
       }
       const double m = median(ms), i = median(interactions);
       if (p == 0) first = m, first_interactions = i;
-      over.row().add(static_cast<double>(p + 1), 0).add(static_cast<double>(p * per + 1), 0).add(m, 3)
-          .add(first > 0 ? m / first : 0.0, 3).add(median(force), 3).add_sci(i, 3)
-          .add(first_interactions > 0 ? i / first_interactions : 0.0, 3).add(median(depth), 0);
+      over.row()
+          .add(static_cast<double>(p + 1), 0)
+          .add(static_cast<double>(p * per + 1), 0)
+          .add(m, 3)
+          .add(first > 0 ? m / first : 0.0, 3)
+          .add(median(force), 3)
+          .add_sci(i, 3)
+          .add(first_interactions > 0 ? i / first_interactions : 0.0, 3)
+          .add(median(depth), 0);
     }
-    over.note("medians of each part's steps (CUDA events on a GPU); the warm-up steps are not in the first part. "
-              "Interactions that grow with the time tell a denser system (the same walk, more work); a time that "
-              "grows alone tells a slower walk");
+    over.note(
+        "medians of each part's steps (CUDA events on a GPU); the warm-up steps are not in the first part. "
+        "Interactions that grow with the time tell a denser system (the same walk, more work); a time that "
+        "grows alone tells a slower walk");
     tables.push_back(over);
   }
 
@@ -169,7 +198,8 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
   for (const std::string& line : r.file_description) summary.note(line);  // the loaded file, under the table
   number_row("bodies", static_cast<double>(r.bodies), 0);
   sci_row("dt", r.dt);
-  text_row("steps the state advanced", std::to_string(r.steps_advanced) + " (" + std::to_string(r.steps_advanced - static_cast<int>(r.steps.size())) +
+  text_row("steps the state advanced", std::to_string(r.steps_advanced) + " (" +
+                                           std::to_string(r.steps_advanced - static_cast<int>(r.steps.size())) +
                                            " warm-up + " + std::to_string(r.steps.size()) + " measured)");
   sci_row("simulated time at end", r.time);
   sci_row("softening", r.softening);
@@ -191,10 +221,12 @@ std::vector<Table> bench_tables(const BenchResult& r, const Settings& settings) 
     const double force_flops = inter * kFlopsPerInteraction / (force_ms * 1e-3);
     number_row("force kernel % of FP32 ceiling", 100 * force_flops / device->fp32_peak_flops(), 1);
   }
-  const double de = r.energy_start.total != 0 ? (r.energy_end.total - r.energy_start.total) / std::fabs(r.energy_start.total) : 0;
+  const double de =
+      r.energy_start.total != 0 ? (r.energy_end.total - r.energy_start.total) / std::fabs(r.energy_start.total) : 0;
   sci_row("energy drift dE/|E|", de);
   if (r.energy_start.sampled) {
-    const double err = std::hypot(r.energy_start.potential_error, r.energy_end.potential_error) / std::fabs(r.energy_start.total);
+    const double err =
+        std::hypot(r.energy_start.potential_error, r.energy_end.potential_error) / std::fabs(r.energy_start.total);
     sci_row("  (sampled potential: +- one standard error)", err);
   }
   number_row("virial ratio 2K/|W| at end", r.energy_end.virial_ratio(), 3);
@@ -252,7 +284,8 @@ void emit_tables(const std::vector<Table>& tables, const std::string& json_file,
 }
 
 Command add_bench_command(CLI::App& root) {
-  CLI::App* bench = root.add_subcommand("bench", "Run without a window and measure (tables on stdout, --json/--csv files)");
+  CLI::App* bench =
+      root.add_subcommand("bench", "Run without a window and measure (tables on stdout, --json/--csv files)");
   bench->fallthrough();
   auto run = std::make_shared<RunOptions>();
   auto options = std::make_shared<BenchOptions>();
@@ -260,18 +293,25 @@ Command add_bench_command(CLI::App& root) {
   auto csv_file = std::make_shared<std::string>();
   run->add_to(*bench);
   bench->add_option("--steps", options->steps, "Measured steps; the state advances --warmup + --steps steps in all")
-      ->check(CLI::Range(1, 1000000))->capture_default_str();
-  bench->add_option("--warmup", options->warmup_steps,
-                    "Steps run before measuring: left out of the timings, but the state advances through them "
-                    "(--warmup 0 --steps N advances exactly N)")
-      ->check(CLI::Range(0, 1000))->capture_default_str();
-  bench->add_option("--error-sample", options->force_error_sample,
-                    "Bodies whose forces are checked against the double-precision direct sum (0: skip)")
-      ->check(CLI::Range(0, 1 << 20))->capture_default_str();
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  bench
+      ->add_option("--warmup", options->warmup_steps,
+                   "Steps run before measuring: left out of the timings, but the state advances through them "
+                   "(--warmup 0 --steps N advances exactly N)")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  bench
+      ->add_option("--error-sample", options->force_error_sample,
+                   "Bodies whose forces are checked against the double-precision direct sum (0: skip)")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
   auto compare = std::make_shared<std::vector<std::string>>();
-  bench->add_option("--compare", *compare,
-                    "A/B: two sets of changes on top of the other options, e.g. --compare \"unroll=8\" \"unroll=128\" "
-                    "(toggles by key, theta=X, rung=N for a ladder rung's toggles): B's forces are computed from A's state every step, timed and compared")
+  bench
+      ->add_option("--compare", *compare,
+                   "A/B: two sets of changes on top of the other options, e.g. --compare \"unroll=8\" \"unroll=128\" "
+                   "(toggles by key, theta=X, rung=N for a ladder rung's toggles): B's forces are computed from A's "
+                   "state every step, timed and compared")
       ->expected(2)
       ->type_name("A B");
   bench->add_option("--json", *json_file, "Also write the tables as JSON to this file");
@@ -290,7 +330,8 @@ Command add_bench_command(CLI::App& root) {
                 throw InputError("--compare is the plain `bench`'s A/B; `bench " + mode.app->get_name() +
                                  "` runs its own configurations: drop --compare, or the mode");
               if ((!takes_load && !run->load_file().empty()) || !run->save_file().empty())
-                throw InputError("bench " + mode.app->get_name() + " makes its own bodies for every configuration: "
+                throw InputError("bench " + mode.app->get_name() +
+                                 " makes its own bodies for every configuration: "
                                  "--load and --save apply to the plain `bench`" +
                                  std::string(takes_load ? " (and --load to `bench groups`)" : " only"));
               return mode.run();
@@ -298,7 +339,8 @@ Command add_bench_command(CLI::App& root) {
             if (!compare->empty()) {
               if (!run->load_file().empty() || !run->save_file().empty())
                 throw InputError("bench --compare makes its own bodies: --load and --save apply to the plain `bench`");
-              emit_tables(compare_tables(run->resolve(), (*compare)[0], (*compare)[1], *options), *json_file, *csv_file);
+              emit_tables(compare_tables(run->resolve(), (*compare)[0], (*compare)[1], *options), *json_file,
+                          *csv_file);
               return kExitOk;
             }
             check_output_file(run->save_file(), "--save");

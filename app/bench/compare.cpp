@@ -31,8 +31,8 @@ Settings with_changes(const Settings& base, const std::string& text, const std::
   const auto setting_or_rung = [&](const std::string& key, const std::string& value, ToggleValues& toggles) {
     if (const SettingDef* row = find_setting(key)) {
       if (!row->varies_in_ab)
-        throw InputError(option + ": " + key + " is " + std::string(row->noun) + ", which B shares with A; B differs in " +
-                         "toggles and in " + ab_setting_keys());
+        throw InputError(option + ": " + key + " is " + std::string(row->noun) +
+                         ", which B shares with A; B differs in " + "toggles and in " + ab_setting_keys());
       if (row->only_for && *row->only_for != s.algorithm)
         throw InputError(option + ": " + key + " is a " + std::string(to_string(*row->only_for)) +
                          " setting; this run is " + algorithm + " (--algo)");
@@ -78,7 +78,8 @@ std::vector<Table> compare_tables(const Settings& base, const std::string& a_tex
     if (sim.compare()) break;
     for (const BuildProgress& p : sim.comparison_builds())
       if (p.state == BuildState::refused) throw Error("B is refused: " + p.detail);
-    if (std::chrono::steady_clock::now() - start > std::chrono::minutes(2)) throw Error("B's build did not finish in two minutes");
+    if (std::chrono::steady_clock::now() - start > std::chrono::minutes(2))
+      throw Error("B's build did not finish in two minutes");
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   for (int i = 0; i < options.warmup_steps; ++i) {
@@ -114,9 +115,14 @@ std::vector<Table> compare_tables(const Settings& base, const std::string& a_tex
       else times.add(s->median).add(s->low).add(s->high);
     }
     if (row.speedup.empty()) times.add_empty().add_empty().add_empty().add_empty();
-    else times.add(row.speedup.median).add(row.speedup.low).add(row.speedup.high).add(static_cast<double>(row.speedup.pairs), 0);
+    else
+      times.add(row.speedup.median)
+          .add(row.speedup.low)
+          .add(row.speedup.high)
+          .add(static_cast<double>(row.speedup.pairs), 0);
   }
-  times.note("Medians over " + std::to_string(history.size()) + " steps, warm-up excluded; A/B above 1 means B is faster. "
+  times.note("Medians over " + std::to_string(history.size()) +
+             " steps, warm-up excluded; A/B above 1 means B is faster. "
              "The interval is a 95% confidence interval for the median of the per-step ratios (order statistics).");
 
   Table forces("A/B forces");

@@ -170,24 +170,37 @@ Table groups_table(const Settings& base, const BenchOptions& options, int top, c
   std::sort(rank.begin(), rank.end(), [&](std::size_t a, std::size_t b) { return touched[a] > touched[b]; });
   const double total = std::accumulate(t_all.begin(), t_all.end(), 0.0);
   double top_share = 0;
-  for (std::size_t i = 0; i < std::max<std::size_t>(1, groups / 100); ++i) top_share += static_cast<double>(touched[rank[i]]);
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, groups / 100); ++i)
+    top_share += static_cast<double>(touched[rank[i]]);
   const double root_extent = v.cell_box[static_cast<std::size_t>(tree.root - tree.n)].extent();
 
-  Table t("Force groups' walks, host replay of the last step's tree: " + std::to_string(sim.body_count()) + " bodies, " +
-          std::string(to_string(s.scene)) + ", groups of " + std::to_string(group_size) + ", theta " +
+  Table t("Force groups' walks, host replay of the last step's tree: " + std::to_string(sim.body_count()) +
+          " bodies, " + std::string(to_string(s.scene)) + ", groups of " + std::to_string(group_size) + ", theta " +
           std::to_string(s.opening_angle).substr(0, 4));
-  t.column("rank", "rank").column("touched", "nodes touched").column("x_median", "x median").column("bodies", "bodies")
-      .column("extent", "box extent").column("extent_share", "of the scene").column("cell_depth", "cell depth")
-      .column("cell_bodies", "cell bodies").column("beside_bigger", "cell has a child > group");
+  t.column("rank", "rank")
+      .column("touched", "nodes touched")
+      .column("x_median", "x median")
+      .column("bodies", "bodies")
+      .column("extent", "box extent")
+      .column("extent_share", "of the scene")
+      .column("cell_depth", "cell depth")
+      .column("cell_bodies", "cell bodies")
+      .column("beside_bigger", "cell has a child > group");
   const double med = median(std::vector<double>(t_all));
   const double med_extent = median(std::vector<double>(extent));
   for (int i = 0; i < top && static_cast<std::size_t>(i) < groups; ++i) {
     const std::size_t g = rank[static_cast<std::size_t>(i)];
     const Enclosing e = enclosing(v, tree.group_first[g], tree.group_size[g], group_size);
-    t.row().add(static_cast<double>(i + 1), 0).add(static_cast<double>(touched[g]), 0).add(touched[g] / med, 1)
-        .add(static_cast<double>(tree.group_size[g]), 0).add_sci(box[g].extent(), 2)
-        .add_sci(box[g].extent() / root_extent, 2).add(static_cast<double>(e.depth), 0)
-        .add(static_cast<double>(e.count), 0).add(e.beside_bigger ? "yes" : "no");
+    t.row()
+        .add(static_cast<double>(i + 1), 0)
+        .add(static_cast<double>(touched[g]), 0)
+        .add(touched[g] / med, 1)
+        .add(static_cast<double>(tree.group_size[g]), 0)
+        .add_sci(box[g].extent(), 2)
+        .add_sci(box[g].extent() / root_extent, 2)
+        .add(static_cast<double>(e.depth), 0)
+        .add(static_cast<double>(e.count), 0)
+        .add(e.beside_bigger ? "yes" : "no");
   }
   char line[512];
   std::snprintf(line, sizeof line,
@@ -196,8 +209,9 @@ Table groups_table(const Settings& base, const BenchOptions& options, int top, c
                 groups, med, quantile(t_all, 0.99), static_cast<double>(touched[rank[0]]),
                 static_cast<double>(touched[rank[0]]) / med, 100.0 * top_share / total, med_extent, root_extent);
   t.note(line);
-  t.note("A host replay: cell sizes are their bodies' bounding boxes (the GPU's opening sizes are at least these, "
-         "stretched for rods and sheets), so the counts rank the groups rather than reproduce the kernel's.");
+  t.note(
+      "A host replay: cell sizes are their bodies' bounding boxes (the GPU's opening sizes are at least these, "
+      "stretched for rods and sheets), so the counts rank the groups rather than reproduce the kernel's.");
   return t;
 }
 

@@ -42,8 +42,8 @@ double median_of(const std::vector<StepStats>& steps, const std::string& stage) 
 
 struct Switch {
   const char* name;
-  const char* tutorial;  // the speedups in Burtscher's CUDA optimization tutorial at 50k / 500k / 5M bodies
-  const char* stage;     // the kernel it acts on
+  const char* tutorial;         // the speedups in Burtscher's CUDA optimization tutorial at 50k / 500k / 5M bodies
+  const char* stage;            // the kernel it acts on
   void (*base)(ToggleValues&);  // the configuration it is measured in
   void (*off)(ToggleValues&);   // the switch turned off
 };
@@ -64,7 +64,9 @@ const Switch kSwitches[] = {
     {"sorting of bodies (warp walk)", "3.60x / 6.28x / 8.21x", "force", warp_walk,
      [](ToggleValues& t) { warp_walk(t), t["bh_sort"] = 0; }},
     {"warp-synchronous walk vs per-thread", "6.23x / 8.04x / 8.60x", "force", warp_walk,
-     [](ToggleValues& t) { t.set({"bh_traversal", "thread"}); }},
+     [](ToggleValues& t) {
+       t.set({"bh_traversal", "thread"});
+     }},
     {"group interaction lists vs warp walk (ours)", "", "force", defaults, warp_walk},
     {"sorting of bodies (group lists)", "", "force", defaults, [](ToggleValues& t) { t["bh_sort"] = 0; }},
     {"Morton build vs insertion build (ours)", "", "", defaults, insertion},
@@ -72,7 +74,7 @@ const Switch kSwitches[] = {
 
 Table bhswitches_table(const Settings& base, const BenchOptions& options) {
   std::map<std::string, std::vector<StepStats>> cache;  // keyed by the toggles' JSON: each run once
-  std::size_t bodies = 0;  // what every configuration shares, for the table's note
+  std::size_t bodies = 0;                               // what every configuration shares, for the table's note
   std::string backend;
   auto measure = [&](void (*edit)(ToggleValues&)) -> const std::vector<StepStats>& {
     Settings s = base;
@@ -90,15 +92,24 @@ Table bhswitches_table(const Settings& base, const BenchOptions& options) {
     return cache[key] = std::move(r.steps);
   };
   Table t("Barnes-Hut switches: speedup from turning each one on (median step times)");
-  t.column("switch", "switch").column("tutorial", "tutorial 50k/500k/5M").column("kernel", "kernel")
-      .column("kernel_on_ms", "on ms").column("kernel_off_ms", "off ms").column("kernel_speedup", "kernel x")
-      .column("step_on_ms", "step on ms").column("step_off_ms", "step off ms").column("step_speedup", "step x");
+  t.column("switch", "switch")
+      .column("tutorial", "tutorial 50k/500k/5M")
+      .column("kernel", "kernel")
+      .column("kernel_on_ms", "on ms")
+      .column("kernel_off_ms", "off ms")
+      .column("kernel_speedup", "kernel x")
+      .column("step_on_ms", "step on ms")
+      .column("step_off_ms", "step off ms")
+      .column("step_speedup", "step x");
   for (const Switch& sw : kSwitches) {
     const auto& on = measure(sw.base);
     const auto& off = measure(sw.off);
     const double k_on = median_of(on, sw.stage), k_off = median_of(off, sw.stage);
     const double s_on = median_of(on, ""), s_off = median_of(off, "");
-    t.row().add(sw.name).add(std::string(*sw.tutorial ? sw.tutorial : "-")).add(std::string(*sw.stage ? sw.stage : "step"));
+    t.row()
+        .add(sw.name)
+        .add(std::string(*sw.tutorial ? sw.tutorial : "-"))
+        .add(std::string(*sw.stage ? sw.stage : "step"));
     t.add(k_on, 3).add(k_off, 3).add(k_off / k_on, 2).add(s_on, 3).add(s_off, 3).add(s_off / s_on, 2);
   }
   std::fprintf(stderr, "%60s\r", "");
@@ -116,9 +127,15 @@ Table bhswitches_table(const Settings& base, const BenchOptions& options) {
 // percentiles, so two points whose ranges overlap are read as a tie, not a winner.
 Table crossover_table(const Settings& base, const BenchOptions& options, std::size_t max_n) {
   Table t("Barnes-Hut vs the faster of two all-pairs variants (median ms per step, 10th-90th percentile)");
-  t.column("n", "n").column("allpairs_variant", "all-pairs variant").column("allpairs_ms", "all-pairs ms")
-      .column("allpairs_p10_ms", "p10").column("allpairs_p90_ms", "p90").column("barneshut_ms", "Barnes-Hut ms")
-      .column("barneshut_p10_ms", "p10").column("barneshut_p90_ms", "p90").column("ratio", "all-pairs / BH")
+  t.column("n", "n")
+      .column("allpairs_variant", "all-pairs variant")
+      .column("allpairs_ms", "all-pairs ms")
+      .column("allpairs_p10_ms", "p10")
+      .column("allpairs_p90_ms", "p90")
+      .column("barneshut_ms", "Barnes-Hut ms")
+      .column("barneshut_p10_ms", "p10")
+      .column("barneshut_p90_ms", "p90")
+      .column("ratio", "all-pairs / BH")
       .column("separated", "ranges apart");
   auto step_times = [](const std::vector<StepStats>& steps) {
     std::vector<double> ms;
@@ -156,11 +173,13 @@ Table crossover_table(const Settings& base, const BenchOptions& options, std::si
     previous_n = static_cast<double>(n);
   }
   if (isatty(2)) std::fprintf(stderr, "%60s\r", "");
-  t.note("Whole steps (force, and for Barnes-Hut the tree), " + std::to_string(options.steps) + " measured steps per point after " +
-         std::to_string(options.warmup_steps) + " warm-up; all-pairs: the faster of the defaults and --bodies-per-thread 1.");
+  t.note("Whole steps (force, and for Barnes-Hut the tree), " + std::to_string(options.steps) +
+         " measured steps per point after " + std::to_string(options.warmup_steps) +
+         " warm-up; all-pairs: the faster of the defaults and --bodies-per-thread 1.");
   if (std::isnan(crossover)) t.note("no crossover in this range");
-  else t.note("crossover: Barnes-Hut is faster above about n = " + std::to_string(static_cast<long>(crossover)) +
-              " (interpolated between the medians; the tutorial found about 15,000 on a GTX 480)");
+  else
+    t.note("crossover: Barnes-Hut is faster above about n = " + std::to_string(static_cast<long>(crossover)) +
+           " (interpolated between the medians; the tutorial found about 15,000 on a GTX 480)");
   return t;
 }
 
@@ -185,15 +204,25 @@ Table geometry_table(const Settings& base, const BenchOptions& options) {
     Simulation sim(s);
     const std::size_t n = sim.body_count();
     if (!t) {
-      t.emplace("Barnes-Hut on hard geometry, " + opening_description(s) + ", n = " +
-                std::to_string(n) + " (" + sim.backend().name() + ")");
-      t->column("case", "case").column("bodies", "bodies").column("ms", "ms/step").column("ms_ratio", "x")
-          .column("force_ms", "force ms").column("force_ratio", "x")
-          .column("interactions_per_body", "interactions/body").column("interactions_ratio", "x")
-          .column("touched_per_body", "nodes touched/body").column("touched_ratio", "x")
-          .column("touched_max", "touched max").column("touched_max_ratio", "x")
-          .column("error_p99", "err/RMS p99").column("error_p99_ratio", "x").column("error_max", "err/RMS max")
-          .column("error_max_ratio", "x").column("max_depth", "depth");
+      t.emplace("Barnes-Hut on hard geometry, " + opening_description(s) + ", n = " + std::to_string(n) + " (" +
+                sim.backend().name() + ")");
+      t->column("case", "case")
+          .column("bodies", "bodies")
+          .column("ms", "ms/step")
+          .column("ms_ratio", "x")
+          .column("force_ms", "force ms")
+          .column("force_ratio", "x")
+          .column("interactions_per_body", "interactions/body")
+          .column("interactions_ratio", "x")
+          .column("touched_per_body", "nodes touched/body")
+          .column("touched_ratio", "x")
+          .column("touched_max", "touched max")
+          .column("touched_max_ratio", "x")
+          .column("error_p99", "err/RMS p99")
+          .column("error_p99_ratio", "x")
+          .column("error_max", "err/RMS max")
+          .column("error_max_ratio", "x")
+          .column("max_depth", "depth");
     }
     if (c != GeometryCase::plummer) sim.backend().set_bodies(make_geometry_case(c, n, s.seed));
     const double bodies = static_cast<double>(sim.body_count());
@@ -232,18 +261,31 @@ Table geometry_table(const Settings& base, const BenchOptions& options) {
       f.p99 = f.max = std::nan("");
     }
     if (!sphere) sphere = f;
-    t->add(f.ms, 3).add(f.ms / sphere->ms, 2).add(f.force_ms, 3).add(f.force_ms / sphere->force_ms, 2)
-        .add(f.interactions_per_body, 1).add(f.interactions_per_body / sphere->interactions_per_body, 2)
-        .add(f.touched_per_body, 1).add(f.touched_per_body / sphere->touched_per_body, 2).add(f.touched_max, 0)
-        .add(f.touched_max / sphere->touched_max, 2).add_sci(f.p99, 2).add(f.p99 / sphere->p99, 2)
-        .add_sci(f.max, 2).add(f.max / sphere->max, 2).add(median(depth), 0);
+    t->add(f.ms, 3)
+        .add(f.ms / sphere->ms, 2)
+        .add(f.force_ms, 3)
+        .add(f.force_ms / sphere->force_ms, 2)
+        .add(f.interactions_per_body, 1)
+        .add(f.interactions_per_body / sphere->interactions_per_body, 2)
+        .add(f.touched_per_body, 1)
+        .add(f.touched_per_body / sphere->touched_per_body, 2)
+        .add(f.touched_max, 0)
+        .add(f.touched_max / sphere->touched_max, 2)
+        .add_sci(f.p99, 2)
+        .add(f.p99 / sphere->p99, 2)
+        .add_sci(f.max, 2)
+        .add(f.max / sphere->max, 2)
+        .add(median(depth), 0);
   }
   std::fprintf(stderr, "%60s\r", "");
-  t->note("Cases: the Plummer sphere; plus one body at rest at x = 1e20; plus n/10 bodies on top of its body 0; its "
-          "bodies moved onto the x axis; onto the xy plane; plus n/100 bodies at rest spread out to radius 10,000 (ejecta). "
-          "Same n, seed and softening throughout.");
-  t->note("x: ratio to the Plummer sphere. Medians of the measured steps (warm-up excluded); the force error is "
-          "|a - a_ref| / sqrt(mean |a_ref|^2) on a sample, against the double-precision direct sum.");
+  t->note(
+      "Cases: the Plummer sphere; plus one body at rest at x = 1e20; plus n/10 bodies on top of its body 0; its "
+      "bodies moved onto the x axis; onto the xy plane; plus n/100 bodies at rest spread out to radius 10,000 "
+      "(ejecta). "
+      "Same n, seed and softening throughout.");
+  t->note(
+      "x: ratio to the Plummer sphere. Medians of the measured steps (warm-up excluded); the force error is "
+      "|a - a_ref| / sqrt(mean |a_ref|^2) on a sample, against the double-precision direct sum.");
   for (const auto& [name, lines] : notices)
     for (const std::string& line : lines) t->note(name + ": " + line);
   return *t;
@@ -294,9 +336,15 @@ Table moments_table(const Settings& base, const BenchOptions& options, const std
       if (!t) {
         t.emplace("Cell moments: force error against cost across theta (" + std::string(to_string(base.scene)) +
                   ", n = " + std::to_string(r.bodies) + ", " + r.backend + ")");
-        t->column("theta", "theta").column("moments", "moments").column("ms", "ms/step").column("force_ms", "force ms")
-            .column("interactions", "interactions/step").column("error_p99", "err p99").column("error_max", "err max")
-            .column("error_rms_p99", "err/RMS p99").column("error_rms_max", "err/RMS max");
+        t->column("theta", "theta")
+            .column("moments", "moments")
+            .column("ms", "ms/step")
+            .column("force_ms", "force ms")
+            .column("interactions", "interactions/step")
+            .column("error_p99", "err p99")
+            .column("error_max", "err max")
+            .column("error_rms_p99", "err/RMS p99")
+            .column("error_rms_max", "err/RMS max");
         facts = std::string(to_string(base.scene)) + " scene, n = " + std::to_string(r.bodies) + ", seed " +
                 std::to_string(base.seed) + ", " + std::to_string(options.steps) + " measured steps after " +
                 std::to_string(options.warmup_steps) + " warm-up per row, " + r.backend;
@@ -322,8 +370,9 @@ Table moments_table(const Settings& base, const BenchOptions& options, const std
   }
   if (isatty(2)) std::fprintf(stderr, "%60s\r", "");
   t->note(facts);
-  t->note("Medians of the measured steps; the force error on --error-sample bodies against the double-precision "
-          "direct sum, per body (|a - a_ref| / |a_ref|) and against the sample's RMS acceleration.");
+  t->note(
+      "Medians of the measured steps; the force error on --error-sample bodies against the double-precision "
+      "direct sum, per body (|a - a_ref| / |a_ref|) and against the sample's RMS acceleration.");
   if (options.force_error_sample == 0) {
     t->note("--error-sample 0: no force errors measured, so no theta can be named for the accuracy target.");
     return *t;
@@ -334,7 +383,8 @@ Table moments_table(const Settings& base, const BenchOptions& options, const std
   for (int o = 0; o < kCount; ++o) {
     const std::string order = toggle_value_text(ToggleId("bh_moments").def(), kOrders[o].value);
     if (best[o].found) {
-      std::snprintf(line, sizeof line, "; %s: fastest at theta %g (%.3f ms/step)", order.c_str(), best[o].theta, best[o].ms);
+      std::snprintf(line, sizeof line, "; %s: fastest at theta %g (%.3f ms/step)", order.c_str(), best[o].theta,
+                    best[o].ms);
     } else {
       std::snprintf(line, sizeof line, "; %s: no theta listed meets it", order.c_str());
     }
@@ -348,8 +398,9 @@ Table moments_table(const Settings& base, const BenchOptions& options, const std
   if (fastest >= 0) {
     const std::string name = toggle_value_text(ToggleId("bh_moments").def(), kOrders[fastest].value);
     if (fastest != 0 && best[0].found) {
-      std::snprintf(line, sizeof line, "at that accuracy %s is fastest: %.2fx the monopole (%.3f against %.3f ms per step)",
-                    name.c_str(), best[0].ms / best[fastest].ms, best[fastest].ms, best[0].ms);
+      std::snprintf(line, sizeof line,
+                    "at that accuracy %s is fastest: %.2fx the monopole (%.3f against %.3f ms per step)", name.c_str(),
+                    best[0].ms / best[fastest].ms, best[fastest].ms, best[0].ms);
     } else if (fastest != 0) {
       std::snprintf(line, sizeof line, "at that accuracy %s is fastest (%.3f ms per step); no monopole row reaches it",
                     name.c_str(), best[fastest].ms);
@@ -360,8 +411,9 @@ Table moments_table(const Settings& base, const BenchOptions& options, const std
   }
   const bool any_far_cells = std::any_of(thetas.begin(), thetas.end(), [](double theta) { return theta > 0; });
   if (any_far_cells && !orders_differ)
-    t->note("warning: quadrupole and monopole rows have the same force errors at every theta > 0: this backend "
-            "does not seem to read bh_moments");
+    t->note(
+        "warning: quadrupole and monopole rows have the same force errors at every theta > 0: this backend "
+        "does not seem to read bh_moments");
   return *t;
 }
 
@@ -383,7 +435,8 @@ std::vector<Command> add_bench_modes(CLI::App& bench, std::shared_ptr<RunOptions
 
   auto max_n = std::make_shared<std::size_t>(1u << 17);
   CLI::App* crossover = bench.add_subcommand(
-      "crossover", "Find the n where Barnes-Hut beats the faster all-pairs variant (30 steps per point unless --steps)");
+      "crossover",
+      "Find the n where Barnes-Hut beats the faster all-pairs variant (30 steps per point unless --steps)");
   crossover->add_option("--max-n", *max_n, "Largest n to try (doubling from 1024)")->check(CLI::Range(1024, 1 << 26));
   CLI::Option* steps_given = bench.get_option("--steps");
   CLI::Option* warmup_given = bench.get_option("--warmup");
@@ -415,11 +468,15 @@ std::vector<Command> add_bench_modes(CLI::App& bench, std::shared_ptr<RunOptions
                    }});
   auto top = std::make_shared<int>(12);
   CLI::App* groups = bench.add_subcommand(
-      "groups", "Barnes-Hut (GPU, group walk): replay each force group's walk of the last step's tree on the host; "
-                "the costliest groups and what they are (of the scene, or of a snapshot given with --load)");
-  groups->add_option("--top", *top, "How many of the costliest groups to list")->check(CLI::Range(1, 1000))->capture_default_str();
+      "groups",
+      "Barnes-Hut (GPU, group walk): replay each force group's walk of the last step's tree on the host; "
+      "the costliest groups and what they are (of the scene, or of a snapshot given with --load)");
+  groups->add_option("--top", *top, "How many of the costliest groups to list")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   modes.push_back({groups, [=] {
-                     emit_tables({groups_table(run->resolve(), *options, *top, run->load_file())}, *json_file, *csv_file);
+                     emit_tables({groups_table(run->resolve(), *options, *top, run->load_file())}, *json_file,
+                                 *csv_file);
                      return kExitOk;
                    }});
   return modes;

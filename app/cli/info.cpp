@@ -29,10 +29,13 @@ int describe_snapshot(const std::string& file) {
 }  // namespace
 
 Command add_info_command(CLI::App& root) {
-  CLI::App* sub = root.add_subcommand("info", "Describe the GPU, the CUDA runtime, the HDF5 library and the program's resource paths; "
-                                              "with a SNAPSHOT, what it holds and how the lab converts it");
+  CLI::App* sub =
+      root.add_subcommand("info",
+                          "Describe the GPU, the CUDA runtime, the HDF5 library and the program's resource paths; "
+                          "with a SNAPSHOT, what it holds and how the lab converts it");
   auto snapshot = std::make_shared<std::string>();
-  sub->add_option("snapshot", *snapshot, "A Tipsy or HDF5 snapshot to describe instead (as --load would read it)")->type_name("SNAPSHOT");
+  sub->add_option("snapshot", *snapshot, "A Tipsy or HDF5 snapshot to describe instead (as --load would read it)")
+      ->type_name("SNAPSHOT");
   return {sub, [snapshot] {
             if (!snapshot->empty()) return describe_snapshot(*snapshot);
             std::string why;

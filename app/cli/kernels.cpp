@@ -70,12 +70,13 @@ struct Compiled {
 };
 
 // Compiles the distinct variants among `toggles` on `jobs` threads, in the order given.
-std::vector<Compiled> compile_all(KernelEngine& engine, const std::vector<std::pair<std::string, ToggleValues>>& toggles,
-                                  int jobs) {
+std::vector<Compiled> compile_all(KernelEngine& engine,
+                                  const std::vector<std::pair<std::string, ToggleValues>>& toggles, int jobs) {
   std::vector<Compiled> out;
   for (const auto& [name, t] : toggles) {
     AllPairsVariant v = select_allpairs_variant(t, kSoftening);
-    const bool seen = std::any_of(out.begin(), out.end(), [&](const Compiled& c) { return c.variant.source.same_code(v.source); });
+    const bool seen =
+        std::any_of(out.begin(), out.end(), [&](const Compiled& c) { return c.variant.source.same_code(v.source); });
     if (!seen) out.push_back({name, std::move(v), nullptr, {}});
   }
   std::atomic<std::size_t> next{0};
@@ -122,7 +123,8 @@ std::vector<std::pair<std::string, ToggleValues>> representative_variants(const 
       ToggleValues t;
       t.values[i] = v;
       std::string label = std::string(def.key) + "=";
-      label += def.kind == ToggleKind::choice ? std::string(def.choices[static_cast<std::size_t>(v)].name) : std::to_string(v);
+      label += def.kind == ToggleKind::choice ? std::string(def.choices[static_cast<std::size_t>(v)].name)
+                                              : std::to_string(v);
       out.emplace_back(label, t);
     }
   }
@@ -131,14 +133,30 @@ std::vector<std::pair<std::string, ToggleValues>> representative_variants(const 
 }
 
 Table list_table(const std::vector<Compiled>& compiled, const KernelEngine& engine) {
-  Table t("Generated code of the all-pairs force kernel (" + engine.arch() + ", NVRTC " + KernelEngine::nvrtc_version() +
-          "): hot-loop PTX instructions per interaction");
-  t.column("variant", "variant").column("file", "file").column("registers", "regs").column("spill_bytes", "spill B")
-      .column("shared_bytes", "smem B").column("loop_bodies", "loop bodies").column("per_interaction", "PTX/int");
-  const std::vector<std::pair<const char*, const char*>> classes = {
-      {"fma.f32", "fma"}, {"mul.f32", "mul"}, {"add.f32", "add"}, {"rsqrt", "rsqrt"}, {"sqrt", "sqrt"},
-      {"rcp", "rcp"}, {"div", "div"}, {"f64", "f64"}, {"cvt", "cvt"}, {"ld.shared", "ld.shared"},
-      {"ld.global", "ld.global"}, {"shfl.sync", "shfl"}, {"setp", "setp"}, {"selp", "selp"}, {"bra", "bra"}};
+  Table t("Generated code of the all-pairs force kernel (" + engine.arch() + ", NVRTC " +
+          KernelEngine::nvrtc_version() + "): hot-loop PTX instructions per interaction");
+  t.column("variant", "variant")
+      .column("file", "file")
+      .column("registers", "regs")
+      .column("spill_bytes", "spill B")
+      .column("shared_bytes", "smem B")
+      .column("loop_bodies", "loop bodies")
+      .column("per_interaction", "PTX/int");
+  const std::vector<std::pair<const char*, const char*>> classes = {{"fma.f32", "fma"},
+                                                                    {"mul.f32", "mul"},
+                                                                    {"add.f32", "add"},
+                                                                    {"rsqrt", "rsqrt"},
+                                                                    {"sqrt", "sqrt"},
+                                                                    {"rcp", "rcp"},
+                                                                    {"div", "div"},
+                                                                    {"f64", "f64"},
+                                                                    {"cvt", "cvt"},
+                                                                    {"ld.shared", "ld.shared"},
+                                                                    {"ld.global", "ld.global"},
+                                                                    {"shfl.sync", "shfl"},
+                                                                    {"setp", "setp"},
+                                                                    {"selp", "selp"},
+                                                                    {"bra", "bra"}};
   for (const auto& [cls, heading] : classes) t.column(cls, heading);
   t.column("ld_const", "ld.const*").column("bar_sync", "bar.sync*").column("description", "toggles as they run");
   for (const Compiled& c : compiled) {
@@ -150,7 +168,8 @@ Table list_table(const std::vector<Compiled>& compiled, const KernelEngine& engi
     }
     const PtxasStats* r = c.program->resource(kAllPairsForceKernel);
     const PtxEntryStats* e = c.program->entry(kAllPairsForceKernel);
-    t.add(r ? r->registers : -1, 0).add(r ? r->spill_store_bytes + r->spill_load_bytes : -1, 0)
+    t.add(r ? r->registers : -1, 0)
+        .add(r ? r->spill_store_bytes + r->spill_load_bytes : -1, 0)
         .add(r ? r->shared_bytes : -1, 0);
     const double bodies = e ? e->loop_bodies : 0;
     t.add(bodies, 0).add(e ? e->loop_instructions_per_body() : 0, 2);
@@ -161,11 +180,13 @@ Table list_table(const std::vector<Compiled>& compiled, const KernelEngine& engi
     }
     t.add(e ? e->mix["ld.const"] : 0, 0).add(e ? e->mix["bar.sync"] : 0, 0).add(c.variant.description);
   }
-  t.note("Counts are per interaction in the hot loop (the innermost loop that evaluates interactions); "
-         "* columns count the whole kernel. PTX, not SASS: sqrt.rn and rcp.rn expand to several machine "
-         "instructions each, rsqrt.approx.ftz to one MUFU.RSQ.");
-  t.note("Rows numbered 0.. are the ladder's rungs (nbodylab bench ladder times them); the rest change one toggle "
-         "from the defaults.");
+  t.note(
+      "Counts are per interaction in the hot loop (the innermost loop that evaluates interactions); "
+      "* columns count the whole kernel. PTX, not SASS: sqrt.rn and rcp.rn expand to several machine "
+      "instructions each, rsqrt.approx.ftz to one MUFU.RSQ.");
+  t.note(
+      "Rows numbered 0.. are the ladder's rungs (nbodylab bench ladder times them); the rest change one toggle "
+      "from the defaults.");
   return t;
 }
 
@@ -173,10 +194,21 @@ Table list_table(const std::vector<Compiled>& compiled, const KernelEngine& engi
 // A kernel that does not compile gets a row saying so, and its log goes into `failures`.
 Table barneshut_list_table(KernelEngine& engine, std::vector<std::string>& failures) {
   Table t("Generated code of the Barnes-Hut kernels (" + engine.arch() + "): one row per kernel and switch setting");
-  t.column("variant", "variant").column("kernel", "kernel").column("registers", "regs").column("spill_bytes", "spill B")
-      .column("shared_bytes", "smem B").column("rsqrt", "rsqrt").column("vote_all", "vote.all").column("ballot", "ballot")
-      .column("shfl", "shfl").column("bar", "bar.*").column("fences", "fences").column("volatile", "ld.volatile")
-      .column("nanosleep", "nanosleep").column("total", "PTX instr.").column("loop_bodies", "loop bodies")
+  t.column("variant", "variant")
+      .column("kernel", "kernel")
+      .column("registers", "regs")
+      .column("spill_bytes", "spill B")
+      .column("shared_bytes", "smem B")
+      .column("rsqrt", "rsqrt")
+      .column("vote_all", "vote.all")
+      .column("ballot", "ballot")
+      .column("shfl", "shfl")
+      .column("bar", "bar.*")
+      .column("fences", "fences")
+      .column("volatile", "ld.volatile")
+      .column("nanosleep", "nanosleep")
+      .column("total", "PTX instr.")
+      .column("loop_bodies", "loop bodies")
       .column("per_interaction", "PTX/int");
   auto count = [](const std::string& text, const std::string& what) {
     int n = 0;
@@ -208,11 +240,18 @@ Table barneshut_list_table(KernelEngine& engine, std::vector<std::string>& failu
         const std::string body = ptx.substr(from, to == std::string::npos ? std::string::npos : to - from);
         const PtxasStats* r = program->resource(e.name);
         t.row().add(source == &v.force ? v.force.label : source->label).add(e.name);
-        t.add(r ? r->registers : -1, 0).add(r ? r->spill_store_bytes + r->spill_load_bytes : -1, 0).add(r ? r->shared_bytes : -1, 0);
-        t.add(count(body, "rsqrt.approx"), 0).add(count(body, "vote.sync.all"), 0).add(count(body, "vote.sync.ballot"), 0)
-            .add(count(body, "shfl.sync"), 0).add(count(body, "bar.sync") + count(body, "bar.red"), 0)
-            .add(count(body, "membar.gl") + count(body, "fence.sc"), 0).add(count(body, "ld.volatile"), 0)
-            .add(count(body, "nanosleep"), 0).add(e.mix.total(), 0);
+        t.add(r ? r->registers : -1, 0)
+            .add(r ? r->spill_store_bytes + r->spill_load_bytes : -1, 0)
+            .add(r ? r->shared_bytes : -1, 0);
+        t.add(count(body, "rsqrt.approx"), 0)
+            .add(count(body, "vote.sync.all"), 0)
+            .add(count(body, "vote.sync.ballot"), 0)
+            .add(count(body, "shfl.sync"), 0)
+            .add(count(body, "bar.sync") + count(body, "bar.red"), 0)
+            .add(count(body, "membar.gl") + count(body, "fence.sc"), 0)
+            .add(count(body, "ld.volatile"), 0)
+            .add(count(body, "nanosleep"), 0)
+            .add(e.mix.total(), 0);
         if (source == &v.force && e.has_loop && e.loop_bodies > 0) {
           t.add(e.loop_bodies, 0).add(e.loop_instructions_per_body(), 2);
         } else {
@@ -221,11 +260,13 @@ Table barneshut_list_table(KernelEngine& engine, std::vector<std::string>& failu
       }
     }
   }
-  t.note("Counts are PTX instructions in the kernel's code (not executions). The group traversal's shared memory is "
-         "dynamic: lists and stacks, sized per block at launch.");
-  t.note("PTX/int: the force kernel's hot loop (the innermost loop with the most square roots) per interaction, as in "
-         "the all-pairs table. In the group traversal that is the point list applied to every slot of a lane: "
-         "loop bodies = unroll x bodies per lane. Quadrupole cells are a loop of their own, with fewer square roots.");
+  t.note(
+      "Counts are PTX instructions in the kernel's code (not executions). The group traversal's shared memory is "
+      "dynamic: lists and stacks, sized per block at launch.");
+  t.note(
+      "PTX/int: the force kernel's hot loop (the innermost loop with the most square roots) per interaction, as in "
+      "the all-pairs table. In the group traversal that is the point list applied to every slot of a lane: "
+      "loop bodies = unroll x bodies per lane. Quadrupole cells are a loop of their own, with fewer square roots.");
   return t;
 }
 
@@ -235,13 +276,15 @@ int run_barneshut_check(KernelEngine& engine) {
   for (const ToggleValues& t : sweep) {
     for (bool softened : {true, false}) {
       const BarnesHutVariant v = barneshut_variant(t, softened);
-      for (const KernelSource* s : {&v.bounding_box, &v.build, &v.summarize, &v.sort_bodies, &v.groups, &v.force, &v.integrate}) {
+      for (const KernelSource* s :
+           {&v.bounding_box, &v.build, &v.summarize, &v.sort_bodies, &v.groups, &v.force, &v.integrate}) {
         if (s->file.empty()) continue;
         try {
           engine.compile(*s);
         } catch (const CompileError& e) {
           ++failures;
-          std::printf("FAIL  Barnes-Hut %s (%s): does not compile\n%s\n", v.label.c_str(), s->file.c_str(), e.log().c_str());
+          std::printf("FAIL  Barnes-Hut %s (%s): does not compile\n%s\n", v.label.c_str(), s->file.c_str(),
+                      e.log().c_str());
         }
       }
     }
@@ -275,14 +318,15 @@ int run_check(KernelEngine& engine, const KernelsOptions& o) {
       std::printf("FAIL  %s (%s)\n", c.variant.description.c_str(), c.variant.source.file.c_str());
       for (const auto& v : violations) std::printf("        %s\n", v.c_str());
     }
-    if (const PtxasStats* r = c.program->resource(kAllPairsForceKernel); r && r->spill_store_bytes + r->spill_load_bytes > 0)
+    if (const PtxasStats* r = c.program->resource(kAllPairsForceKernel);
+        r && r->spill_store_bytes + r->spill_load_bytes > 0)
       ++spilling;
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const auto counters = engine.counters();
-  std::printf("%zu toggle combinations, %zu distinct variants (%s): %zu passed, %d failed (%d claims)\n", toggles.size(),
-              compiled.size(), engine.arch().c_str(), compiled.size() - static_cast<std::size_t>(failures), failures,
-              claims_failed);
+  std::printf("%zu toggle combinations, %zu distinct variants (%s): %zu passed, %d failed (%d claims)\n",
+              toggles.size(), compiled.size(), engine.arch().c_str(),
+              compiled.size() - static_cast<std::size_t>(failures), failures, claims_failed);
   std::printf("%d compiled by NVRTC %s, %d from the disk cache, %.1f s", counters.compiled,
               KernelEngine::nvrtc_version().c_str(), counters.disk_hits, seconds);
   if (spilling) std::printf("; %d variants spill registers to local memory (slow, not wrong)", spilling);
@@ -307,7 +351,8 @@ Command add_kernels_command(CLI::App& root) {
                   "Target architectures, comma-separated, e.g. sm_75,sm_80,sm_86,sm_89,sm_90 (default: this GPU's, or "
                   "sm_90 without one); --list, --check and --ptx run once per architecture")
       ->delimiter(',');
-  sub->add_option("--kernels", o->kernels_dir, "Compile the kernel sources in this folder (made by --export) instead of the installed ones");
+  sub->add_option("--kernels", o->kernels_dir,
+                  "Compile the kernel sources in this folder (made by --export) instead of the installed ones");
   sub->add_option("--export", o->export_dir,
                   "Copy the kernel sources and the physics headers they include into this new or empty folder, to edit "
                   "them; then run with --kernels DIR (the window recompiles them when they change)");
@@ -316,12 +361,14 @@ Command add_kernels_command(CLI::App& root) {
   sub->add_option("--csv", o->csv_file, "--list: also write the table as CSV to this file");
   return {sub, [o] {
             if (!o->export_dir.empty()) {
-              if (o->list || o->check || o->ptx) throw InputError("--export copies the sources and does nothing else; run --list/--check on its own");
+              if (o->list || o->check || o->ptx)
+                throw InputError("--export copies the sources and does nothing else; run --list/--check on its own");
               check_output_folder(o->export_dir, "--export");
               const int files = export_kernel_sources(o->export_dir);
-              std::printf("exported %d kernel files (and the physics headers they include) from %s to %s\n"
-                          "edit them there and run with --kernels %s (the window recompiles a kernel when its file changes)\n",
-                          files, find_resource("cuda/kernels").string().c_str(), o->export_dir.c_str(), o->export_dir.c_str());
+              std::printf(
+                  "exported %d kernel files (and the physics headers they include) from %s to %s\n"
+                  "edit them there and run with --kernels %s (the window recompiles a kernel when its file changes)\n",
+                  files, find_resource("cuda/kernels").string().c_str(), o->export_dir.c_str(), o->export_dir.c_str());
               return kExitOk;
             }
             if (!o->list && !o->check && !o->ptx) o->list = true;
@@ -329,7 +376,7 @@ Command add_kernels_command(CLI::App& root) {
             check_output_file(o->csv_file, "--csv");
             check_distinct_outputs({{"--json", o->json_file}, {"--csv", o->csv_file}});
             if (!o->kernels_dir.empty()) check_kernels_workspace(o->kernels_dir);
-            KernelEngine::nvrtc_version();  // throws, saying what to install, when NVRTC is missing
+            KernelEngine::nvrtc_version();                 // throws, saying what to install, when NVRTC is missing
             if (o->archs.empty()) o->archs.push_back("");  // this GPU's, or sm_90
             for (const auto& arch : o->archs)
               if (!arch.empty()) check_arch(arch);
@@ -344,7 +391,8 @@ Command add_kernels_command(CLI::App& root) {
               if (o->archs.size() > 1) std::printf("== %s\n", engine.arch().c_str());
               if (o->ptx) {
                 const AllPairsVariant v = select_allpairs_variant(parse_variant(o->variant), kSoftening);
-                std::printf("// %s (%s)\n%s", v.description.c_str(), v.source.file.c_str(), engine.compile(v.source)->ptx.c_str());
+                std::printf("// %s (%s)\n%s", v.description.c_str(), v.source.file.c_str(),
+                            engine.compile(v.source)->ptx.c_str());
               }
               if (o->list) {
                 const auto compiled = compile_all(engine, representative_variants(o->variant), o->jobs);

@@ -33,7 +33,11 @@ std::size_t scale_body_count(std::size_t probe_n, double probe_ms, double budget
 }
 
 BodyCountTuner::BodyCountTuner(std::size_t start_n, double cost_exponent, bool may_grow, bool enabled)
-    : enabled_(enabled && start_n > kMinBodies), start_n_(start_n), n_(start_n), exponent_(cost_exponent), may_grow_(may_grow) {}
+    : enabled_(enabled && start_n > kMinBodies),
+      start_n_(start_n),
+      n_(start_n),
+      exponent_(cost_exponent),
+      may_grow_(may_grow) {}
 
 std::optional<std::size_t> BodyCountTuner::observe(double per_body_ms, double fixed_ms) {
   if (!enabled_) return std::nullopt;

@@ -45,7 +45,7 @@ class BodyCountTuner {
   // cannot help, and N stays.
   std::optional<std::size_t> observe(double per_body_ms, double fixed_ms);
   bool active() const { return enabled_; }
-  void stop() { enabled_ = false; }  // N was chosen since (a bookmark): leave it
+  void stop() { enabled_ = false; }                  // N was chosen since (a bookmark): leave it
   const std::string& note() const { return note_; }  // what it did, for the panel
 
   static constexpr double kTargetFps = 30.0;

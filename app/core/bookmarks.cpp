@@ -48,7 +48,8 @@ std::vector<Bookmark> list_bookmarks(const fs::path& user_dir) {
 
 Bookmark save_bookmark(const fs::path& dir, const std::string& name, const Settings& settings, Simulation& simulation) {
   const bool plain = !name.empty() && name.size() <= 64 && name.front() != '.' &&
-                     std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_' || c == '.'; });
+                     std::all_of(name.begin(), name.end(),
+                                 [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_' || c == '.'; });
   if (!plain) throw InputError("a bookmark's name is a plain file name: letters, digits, - _ . (got \"" + name + "\")");
   const fs::path named(name);
   const bool hdf5 = is_hdf5_file_name(named);

@@ -20,10 +20,10 @@ class Simulation;
 inline constexpr const char* kUserBookmarkDir = "nbodylab-bookmarks";
 
 struct Bookmark {
-  std::string name;               // the file stem: "collision-tails"
-  std::filesystem::path tipsy;    // the bodies: NAME.tipsy (NAME.tipsy.gz for the shipped ones), or NAME.hdf5
-  std::filesystem::path settings; // NAME.json
-  bool shipped = false;           // from assets/bookmarks
+  std::string name;                // the file stem: "collision-tails"
+  std::filesystem::path tipsy;     // the bodies: NAME.tipsy (NAME.tipsy.gz for the shipped ones), or NAME.hdf5
+  std::filesystem::path settings;  // NAME.json
+  bool shipped = false;            // from assets/bookmarks
 };
 
 // The shipped bookmarks, then those in `user_dir`, each sorted by name; a .tipsy or .hdf5 without its

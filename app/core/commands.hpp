@@ -7,8 +7,8 @@
 namespace nbl {
 
 struct Command {
-  CLI::App* app = nullptr;     // the subcommand (or the root, for the window)
-  std::function<int()> run;    // returns the process exit code
+  CLI::App* app = nullptr;   // the subcommand (or the root, for the window)
+  std::function<int()> run;  // returns the process exit code
 };
 
 Command add_window_command(CLI::App& root);   // bare `nbodylab`: the interactive window

@@ -37,7 +37,7 @@ class EnergyMonitor {
   const std::deque<DriftPoint>& drift() const { return drift_; }
   const std::optional<EnergyReport>& baseline() const { return baseline_; }
   const std::optional<EnergyReport>& latest() const { return latest_; }
-  double latest_time() const { return latest_time_; }  // simulation time of `latest`
+  double latest_time() const { return latest_time_; }        // simulation time of `latest`
   double latest_seconds() const { return latest_seconds_; }  // wall time the latest measurement took
   bool busy() const { return pending_.valid() || device_ != nullptr; }
   double progress() const { return progress_; }  // of the device pass in flight, 0..1
@@ -51,8 +51,8 @@ class EnergyMonitor {
   };
   void record(const Measurement& m, double now_s);
 
-  std::future<Measurement> pending_;                 // the CPU's worker
-  const Backend* device_ = nullptr;                  // the backend whose device pass is in flight
+  std::future<Measurement> pending_;  // the CPU's worker
+  const Backend* device_ = nullptr;   // the backend whose device pass is in flight
   double device_sim_time_ = 0, device_started_s_ = 0;
   double progress_ = 0;
   std::uint64_t generation_ = 0;

@@ -48,7 +48,8 @@ class PngFolder : public FrameSink {
     std::error_code ec;
     if (!std::filesystem::exists(folder_, ec)) {
       std::filesystem::rename(stage_, folder_, ec);
-      if (ec) throw Error("cannot move the frames from " + stage_.string() + " to " + folder_.string() + ": " + ec.message());
+      if (ec)
+        throw Error("cannot move the frames from " + stage_.string() + " to " + folder_.string() + ": " + ec.message());
       return;
     }
     for (const auto& entry : std::filesystem::directory_iterator(folder_))  // validate() allowed this (--overwrite)
@@ -70,7 +71,8 @@ class PngFolder : public FrameSink {
 class StagedFile {
  public:
   explicit StagedFile(const std::string& out)
-      : out_(std::filesystem::absolute(out).string()), temp_(temporary_path_for(out, std::filesystem::path(out).extension().string())) {
+      : out_(std::filesystem::absolute(out).string()),
+        temp_(temporary_path_for(out, std::filesystem::path(out).extension().string())) {
     remove_stale_temporaries(out);
   }
   ~StagedFile() {
@@ -138,7 +140,8 @@ class Child {
           if (errno == EINTR) continue;
           break;
         }
-        if (output_.size() < kMaxOutput) output_.append(buffer, static_cast<std::size_t>(std::min<ssize_t>(got, kMaxOutput)));
+        if (output_.size() < kMaxOutput)
+          output_.append(buffer, static_cast<std::size_t>(std::min<ssize_t>(got, kMaxOutput)));
       }
       ::close(fd);
     });
@@ -207,10 +210,24 @@ class FfmpegPipe : public FrameSink {
   FfmpegPipe(const std::filesystem::path& ffmpeg, const std::string& out, int width, int height, int fps, bool live)
       : file_(out), width_(width), height_(height) {
     // ffmpeg writes beside the target (the extension kept, so it picks the container); finish() renames.
-    std::vector<std::string> argv = {ffmpeg.string(), "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo",
-                                     "-pixel_format", "rgba", "-video_size",
-                                     std::to_string(width) + "x" + std::to_string(height), "-framerate",
-                                     std::to_string(fps), "-i", "-", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v",
+    std::vector<std::string> argv = {ffmpeg.string(),
+                                     "-hide_banner",
+                                     "-loglevel",
+                                     "error",
+                                     "-y",
+                                     "-f",
+                                     "rawvideo",
+                                     "-pixel_format",
+                                     "rgba",
+                                     "-video_size",
+                                     std::to_string(width) + "x" + std::to_string(height),
+                                     "-framerate",
+                                     std::to_string(fps),
+                                     "-i",
+                                     "-",
+                                     "-vf",
+                                     "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+                                     "-c:v",
                                      "libx264"};
     if (live) argv.insert(argv.end(), {"-preset", "veryfast"});
     argv.insert(argv.end(), {"-pix_fmt", "yuv420p", "-crf", "18", file_.temp().string()});
@@ -240,9 +257,11 @@ class FfmpegPipe : public FrameSink {
     const int status = ffmpeg_->wait();
     const std::string kept = "; " + file_.out() + " was left as it was";
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-      throw Error("ffmpeg failed to write " + file_.out() + " (" + describe_status(status) + ": " + ffmpeg_message() + ")" + kept);
+      throw Error("ffmpeg failed to write " + file_.out() + " (" + describe_status(status) + ": " + ffmpeg_message() +
+                  ")" + kept);
     if (!trimmed(ffmpeg_->output()).empty())
-      throw Error("ffmpeg exited 0 but reported an error while writing " + file_.out() + ": " + ffmpeg_message() + kept);
+      throw Error("ffmpeg exited 0 but reported an error while writing " + file_.out() + ": " + ffmpeg_message() +
+                  kept);
     if (const std::string problem = verify_video(file_.temp(), frames_); !problem.empty())
       throw Error("ffmpeg exited 0 but the video it wrote for " + file_.out() + " is not whole: " + problem + kept);
     file_.commit();
@@ -265,7 +284,8 @@ class FfmpegPipe : public FrameSink {
 // Frames back to back, top row first, 4 bytes a pixel: what the encoder would have been fed.
 class RawFrames : public FrameSink {
  public:
-  RawFrames(const std::string& out, int width, int height, int fps) : file_(out), width_(width), height_(height), fps_(fps) {
+  RawFrames(const std::string& out, int width, int height, int fps)
+      : file_(out), width_(width), height_(height), fps_(fps) {
     stream_ = std::fopen(file_.temp().c_str(), "wb");
     if (!stream_) throw Error("cannot write " + file_.temp().string());
   }
@@ -284,9 +304,11 @@ class RawFrames : public FrameSink {
     file_.commit();
   }
   std::string describe() const override {
-    return file_.out() + " (raw RGBA " + std::to_string(width_) + "x" + std::to_string(height_) + "; to a video: ffmpeg -f rawvideo "
-           "-pixel_format rgba -video_size " + std::to_string(width_) + "x" + std::to_string(height_) + " -framerate " +
-           std::to_string(fps_) + " -i " + file_.out() + " -pix_fmt yuv420p video.mp4)";
+    return file_.out() + " (raw RGBA " + std::to_string(width_) + "x" + std::to_string(height_) +
+           "; to a video: ffmpeg -f rawvideo "
+           "-pixel_format rgba -video_size " +
+           std::to_string(width_) + "x" + std::to_string(height_) + " -framerate " + std::to_string(fps_) + " -i " +
+           file_.out() + " -pix_fmt yuv420p video.mp4)";
   }
 
  private:
@@ -334,10 +356,13 @@ bool is_frame_file(const std::filesystem::path& path) {
 
 std::string missing_ffmpeg_message(const std::string& out, const std::string& option) {
   if (!is_video_path(out) || find_program("ffmpeg")) return "";
-  const std::string head = option + " " + out + " asks for a video, which needs ffmpeg, and ffmpeg is not on PATH. Install it "
+  const std::string head = option + " " + out +
+                           " asks for a video, which needs ffmpeg, and ffmpeg is not on PATH. Install it "
                            "(apt-get install ffmpeg), or ";
   if (option == "--out")
-    return head + "write PNG frames: --out frames/ (then: ffmpeg -framerate 30 -i frames/frame_%05d.png -pix_fmt yuv420p run.mp4)";
+    return head +
+           "write PNG frames: --out frames/ (then: ffmpeg -framerate 30 -i frames/frame_%05d.png -pix_fmt yuv420p "
+           "run.mp4)";
   return head + "record raw frames and encode them where ffmpeg is: " + option + " " +
          std::filesystem::path(out).replace_extension(kRawFrameExtension).string();
 }
@@ -367,17 +392,21 @@ std::string verify_video(const std::filesystem::path& file, std::int64_t frames)
 void check_png_output(const std::filesystem::path& file, std::string_view option) {
   if (file.empty()) return;
   std::string extension = file.extension().string();
-  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   if (extension != ".png")
-    throw InputError(std::string(option) + " " + file.string() + ": a screenshot is written as a PNG, which this name " +
-                     (extension.empty() ? std::string("does not say") : "would hide behind '" + file.extension().string() + "'") +
-                     "; name it " + std::filesystem::path(file).replace_extension(".png").string());
+    throw InputError(
+        std::string(option) + " " + file.string() + ": a screenshot is written as a PNG, which this name " +
+        (extension.empty() ? std::string("does not say") : "would hide behind '" + file.extension().string() + "'") +
+        "; name it " + std::filesystem::path(file).replace_extension(".png").string());
   check_output_file(file, option);
 }
 
-std::unique_ptr<FrameSink> make_png_folder(const std::filesystem::path& folder) { return std::make_unique<PngFolder>(folder); }
-std::unique_ptr<FrameSink> make_ffmpeg_pipe(const std::filesystem::path& ffmpeg, const std::string& out, int width, int height,
-                                            int fps, bool live) {
+std::unique_ptr<FrameSink> make_png_folder(const std::filesystem::path& folder) {
+  return std::make_unique<PngFolder>(folder);
+}
+std::unique_ptr<FrameSink> make_ffmpeg_pipe(const std::filesystem::path& ffmpeg, const std::string& out, int width,
+                                            int height, int fps, bool live) {
   return std::make_unique<FfmpegPipe>(ffmpeg, out, width, height, fps, live);
 }
 std::unique_ptr<FrameSink> make_raw_frames(const std::string& out, int width, int height, int fps) {

@@ -49,10 +49,10 @@ std::string FrameTrace::csv() const {
            "," + field(r.swap) + "," + (r.swap.empty() ? std::string() : number(r.swap_latency_s)) + "," +
            field(r.script) + "," + field(r.ab_b) + "," + field(r.ab_state) + "," + optional_number(r.ab_a_ms) + "," +
            optional_number(r.ab_b_ms) + "," + optional_number(r.ab_difference, "%.3g") + "," +
-           optional_number(r.swap_ms) + "," + optional_number(r.teardown_ms) + "," + optional_number(r.state_age_ms, "%.3f") +
-           "," + std::to_string(r.steps_completed) + "," + (r.stepping ? "1" : "0") + "," +
-           optional_number(r.camera_yaw_deg, "%.4f") + "," + optional_number(r.camera_pitch_deg, "%.4f") + "," +
-           optional_number(r.camera_distance, "%.6g") + "\n";
+           optional_number(r.swap_ms) + "," + optional_number(r.teardown_ms) + "," +
+           optional_number(r.state_age_ms, "%.3f") + "," + std::to_string(r.steps_completed) + "," +
+           (r.stepping ? "1" : "0") + "," + optional_number(r.camera_yaw_deg, "%.4f") + "," +
+           optional_number(r.camera_pitch_deg, "%.4f") + "," + optional_number(r.camera_distance, "%.6g") + "\n";
   }
   return out;
 }
@@ -60,8 +60,8 @@ std::string FrameTrace::csv() const {
 std::string FrameTrace::steps_csv() const {
   std::string out = std::string(steps_csv_header()) + "\n";
   for (const StepRecord& r : steps_)
-    out += std::to_string(r.step) + "," + number(r.wall_s, "%.6f") + "," + number(r.ms) + "," + number(r.kernel_ms) + "," +
-           std::to_string(r.force_slices) + "," + field(r.variant) + "," + (r.abandoned ? "1" : "0") + "\n";
+    out += std::to_string(r.step) + "," + number(r.wall_s, "%.6f") + "," + number(r.ms) + "," + number(r.kernel_ms) +
+           "," + std::to_string(r.force_slices) + "," + field(r.variant) + "," + (r.abandoned ? "1" : "0") + "\n";
   return out;
 }
 
@@ -164,8 +164,9 @@ void FrameTrace::print_summary(std::ostream& out) const {
   char line[640];
   out << "frame intervals: " << s.frames << " frame(s) after the first (which carries the start-up)\n";
   if (s.frames == 0) return;
-  std::snprintf(line, sizeof line, "  all:             median %8.3f ms   p95 %8.3f ms (%.2fx the median)   max %8.3f ms\n",
-                s.median_ms, s.p95_ms, s.median_ms > 0 ? s.p95_ms / s.median_ms : 0.0, s.max_ms);
+  std::snprintf(line, sizeof line,
+                "  all:             median %8.3f ms   p95 %8.3f ms (%.2fx the median)   max %8.3f ms\n", s.median_ms,
+                s.p95_ms, s.median_ms > 0 ? s.p95_ms / s.median_ms : 0.0, s.max_ms);
   out << line;
   if (s.frames > s.build_frames) {
     std::snprintf(line, sizeof line, "  outside builds:  median %8.3f ms   max %8.3f ms   (%zu frames)\n",
@@ -175,7 +176,8 @@ void FrameTrace::print_summary(std::ostream& out) const {
   if (s.build_frames > 0) {
     std::snprintf(line, sizeof line, "  during builds:   max %8.3f ms (%.2fx the median outside)   (%zu frames)\n",
                   s.max_during_builds_ms,
-                  s.median_outside_builds_ms > 0 ? s.max_during_builds_ms / s.median_outside_builds_ms : 0.0, s.build_frames);
+                  s.median_outside_builds_ms > 0 ? s.max_during_builds_ms / s.median_outside_builds_ms : 0.0,
+                  s.build_frames);
     out << line;
   }
   if (s.swaps_accepted + s.swaps_refused > 0) {
@@ -184,10 +186,11 @@ void FrameTrace::print_summary(std::ostream& out) const {
     out << line;
   }
   if (s.swaps_accepted > 0) {
-    std::snprintf(line, sizeof line,
-                  "  swap calls (frame loop): median %.3f ms, max %.3f ms; of that the old build's teardown median %.3f ms, "
-                  "max %.3f ms\n",
-                  s.median_swap_ms, s.max_swap_ms, s.median_teardown_ms, s.max_teardown_ms);
+    std::snprintf(
+        line, sizeof line,
+        "  swap calls (frame loop): median %.3f ms, max %.3f ms; of that the old build's teardown median %.3f ms, "
+        "max %.3f ms\n",
+        s.median_swap_ms, s.max_swap_ms, s.median_teardown_ms, s.max_teardown_ms);
     out << line;
   }
   if (s.steps + s.abandoned > 0) {

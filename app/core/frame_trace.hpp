@@ -33,7 +33,7 @@ struct FrameRecord {
   // queue's teardown worker). The swap frame's other costs show in its simulate_ms (the new kernels'
   // first steps) and vertices_ms (their first vertex write).
   std::optional<double> swap_ms, teardown_ms;
-  std::string script;              // the script's actions run in this frame, joined by '+'
+  std::string script;  // the script's actions run in this frame, joined by '+'
   // A/B (sim/comparison.hpp) while B exists: B as its changes from A ("unroll=128", "theta=0.4"), whether it
   // is still building or compared, and this frame's comparison: A's and B's force computation (every
   // stage, ms) on the same state and B's forces' relative difference from A's.
@@ -52,12 +52,12 @@ struct FrameRecord {
 // One simulation step, as the lab's stepping thread finished it (or abandoned it).
 struct StepRecord {
   std::int64_t step = 0;
-  double wall_s = 0;        // when it finished, since the session's first frame began
-  double ms = 0;            // its wall time on the stepping thread
-  double kernel_ms = 0;     // its stages' own time (CUDA events on the GPU)
-  int force_slices = 1;     // launches its force pass was split into
+  double wall_s = 0;     // when it finished, since the session's first frame began
+  double ms = 0;         // its wall time on the stepping thread
+  double kernel_ms = 0;  // its stages' own time (CUDA events on the GPU)
+  int force_slices = 1;  // launches its force pass was split into
   std::string variant;
-  bool abandoned = false;   // stopped on request, its result discarded
+  bool abandoned = false;  // stopped on request, its result discarded
 };
 
 struct TraceSummary {
@@ -73,8 +73,8 @@ struct TraceSummary {
     std::string b;
     std::size_t frames = 0;
     double a_median_ms = 0, b_median_ms = 0;
-    Speedup speedup;              // A / B over the frames' pairs: above 1 when B is faster
-    double difference_median = 0; // B's forces vs A's, relative norm
+    Speedup speedup;               // A / B over the frames' pairs: above 1 when B is faster
+    double difference_median = 0;  // B's forces vs A's, relative norm
   };
   std::vector<Comparison> comparisons;
   // The stepping thread's steps (the lab): how many, how fast, how many abandoned; how old the drawn state was.

@@ -8,8 +8,8 @@ namespace nbl {
 
 enum class LabCommand {
   toggle_pause,
-  step,                // one step while paused
-  reset,               // back to the initial conditions, or restart with a new scene / N / seed
+  step,   // one step while paused
+  reset,  // back to the initial conditions, or restart with a new scene / N / seed
   fit_camera,
   toggle_fullscreen,
   toggle_vsync,
@@ -24,13 +24,13 @@ enum class LabCommand {
   ab_swap,          // A/B: A takes B's settings, B takes A's
   ab_make_current,  // A/B: A takes B's settings, B is cleared
   ab_clear,
-  toggle_recording,   // start or stop recording the window (Panel's record target, app/core/recorder.hpp)
-  toggle_presenter,   // presenter layout on or off
-  toggle_follow,      // the camera following the bound bodies
-  save_bookmark,      // the whole state, under the panel's bookmark name (app/core/bookmarks.hpp)
-  load_bookmark,      // the panel's selected bookmark
-  tour_allpairs,    // the guided tour (app/core/teaching/tour.hpp): open it on the all-pairs ladder
-  tour_barneshut,   // ... or on the Barnes-Hut kernels
+  toggle_recording,  // start or stop recording the window (Panel's record target, app/core/recorder.hpp)
+  toggle_presenter,  // presenter layout on or off
+  toggle_follow,     // the camera following the bound bodies
+  save_bookmark,     // the whole state, under the panel's bookmark name (app/core/bookmarks.hpp)
+  load_bookmark,     // the panel's selected bookmark
+  tour_allpairs,     // the guided tour (app/core/teaching/tour.hpp): open it on the all-pairs ladder
+  tour_barneshut,    // ... or on the Barnes-Hut kernels
   tour_next,
   tour_previous,
   tour_close,
@@ -41,10 +41,10 @@ enum class LabCommand {
 };
 
 struct KeyBinding {
-  int key;      // GLFW key code
-  bool ctrl;    // with Ctrl held
+  int key;    // GLFW key code
+  bool ctrl;  // with Ctrl held
   LabCommand command;
-  std::string_view keys;         // as shown to the user
+  std::string_view keys;  // as shown to the user
   std::string_view description;
 };
 

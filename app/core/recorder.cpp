@@ -21,12 +21,15 @@ std::unique_ptr<FrameSink> open_sink(const RecordOptions& o, int width, int heig
 }  // namespace
 
 void Recorder::check(const RecordOptions& o) {
-  if (o.fps < 1 || o.fps > 240) throw InputError("--record-fps must lie in [1, 240] (got " + std::to_string(o.fps) + ")");
-  if (o.target.empty()) throw InputError("--record needs a target: FILE.mp4 (" + video_extension_list() + "), FILE.rgba or null");
+  if (o.fps < 1 || o.fps > 240)
+    throw InputError("--record-fps must lie in [1, 240] (got " + std::to_string(o.fps) + ")");
+  if (o.target.empty())
+    throw InputError("--record needs a target: FILE.mp4 (" + video_extension_list() + "), FILE.rgba or null");
   if (o.target == kNullSinkName) return;
   if (!is_video_path(o.target) && !is_raw_frames_path(o.target))
-    throw InputError("--record " + o.target + ": record into a video (" + video_extension_list() + ", through ffmpeg), raw frames (" +
-                     kRawFrameExtension + ") or null (nothing written: times the capture alone)");
+    throw InputError("--record " + o.target + ": record into a video (" + video_extension_list() +
+                     ", through ffmpeg), raw frames (" + kRawFrameExtension +
+                     ") or null (nothing written: times the capture alone)");
   check_output_file(o.target, "--record");
   if (const std::string missing = missing_ffmpeg_message(o.target, "--record"); !missing.empty()) throw Error(missing);
 }
@@ -35,7 +38,9 @@ Recorder::Recorder(const RecordOptions& options, int width, int height)
     : Recorder((check(options), open_sink(options, width, height)), options, width, height) {}
 
 Recorder::Recorder(std::unique_ptr<FrameSink> sink, const RecordOptions& options, int width, int height)
-    : options_(options), capture_(width, height, options.ring_slots), sink_(std::move(sink)),
+    : options_(options),
+      capture_(width, height, options.ring_slots),
+      sink_(std::move(sink)),
       sink_description_(sink_->describe()) {
   worker_ = std::thread([this] { encode(); });
 }
@@ -57,7 +62,8 @@ void Recorder::capture(GLuint framebuffer, const Viewport& region) {
       started_ = start;
       started_clock_ = true;
     }
-    index = static_cast<std::int64_t>(std::floor(std::chrono::duration<double>(start - started_).count() * options_.fps));
+    index =
+        static_cast<std::int64_t>(std::floor(std::chrono::duration<double>(start - started_).count() * options_.fps));
   }
   if (index > last_index_) {
     const auto [source, source_region] = fitted(framebuffer, region);
@@ -123,7 +129,8 @@ void Recorder::encode() {
         if (failed || written_index < 0) return;
         try {
           std::int64_t repeats = 0;
-          for (; written_index < final_index; ++written_index, ++repeats) sink_->write(image, static_cast<int>(written_index + 1));
+          for (; written_index < final_index; ++written_index, ++repeats)
+            sink_->write(image, static_cast<int>(written_index + 1));
           std::lock_guard again(mutex_);
           stats_.written += repeats;
           stats_.repeated += repeats;
@@ -138,7 +145,8 @@ void Recorder::encode() {
     }
     // GL's rows run bottom-up; video frames top-down.
     for (int y = 0; y < image.height; ++y)
-      std::memcpy(&image.rgba[static_cast<std::size_t>(y) * row], frame.pixels + static_cast<std::size_t>(image.height - 1 - y) * row, row);
+      std::memcpy(&image.rgba[static_cast<std::size_t>(y) * row],
+                  frame.pixels + static_cast<std::size_t>(image.height - 1 - y) * row, row);
     capture_.release(frame.slot);
     bool failed;
     {
@@ -150,7 +158,8 @@ void Recorder::encode() {
       // A gap (dropped frames, or a frame that took longer than 1/fps) is filled with the frame before it.
       std::int64_t repeats = 0;
       if (written_index >= 0)
-        for (; written_index + 1 < frame.index; ++written_index, ++repeats) sink_->write(image, static_cast<int>(written_index + 1));
+        for (; written_index + 1 < frame.index; ++written_index, ++repeats)
+          sink_->write(image, static_cast<int>(written_index + 1));
       sink_->write(image, static_cast<int>(frame.index));
       written_index = frame.index;
       std::lock_guard lock(mutex_);
@@ -176,7 +185,8 @@ RecordStats Recorder::stop() {
   if (worker_.joinable()) worker_.join();
   if (!error_.empty()) throw Error("recording to " + sink_description_ + " failed: " + error_);
   if (stats_.written == 0)  // nothing reached the sink: finishing would make an empty, unplayable file
-    throw Error("recording to " + sink_description_ + " failed: no frame was recorded, and the target was left as it was");
+    throw Error("recording to " + sink_description_ +
+                " failed: no frame was recorded, and the target was left as it was");
   sink_->finish();
   return stats();
 }

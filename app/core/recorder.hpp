@@ -38,11 +38,11 @@ struct RecordOptions {
 };
 
 struct RecordStats {
-  std::int64_t captured = 0;    // readbacks started
-  std::int64_t written = 0;     // frames the sink took (repeats included)
-  std::int64_t dropped = 0;     // frames lost because the encoder had every slot
-  std::int64_t repeated = 0;    // written again to fill a dropped or late frame's time
-  std::int64_t scaled = 0;      // captured from an area of another size, scaled to fit the video
+  std::int64_t captured = 0;       // readbacks started
+  std::int64_t written = 0;        // frames the sink took (repeats included)
+  std::int64_t dropped = 0;        // frames lost because the encoder had every slot
+  std::int64_t repeated = 0;       // written again to fill a dropped or late frame's time
+  std::int64_t scaled = 0;         // captured from an area of another size, scaled to fit the video
   std::vector<double> capture_ms;  // the frame loop's cost of each capture() call
 };
 

@@ -26,7 +26,8 @@ std::string csv_escape(const std::string& s) {
 }
 
 nlohmann::json cell_json(const Table::Cell& c) {
-  if (const double* d = std::get_if<double>(&c.value)) return std::isfinite(*d) ? nlohmann::json(*d) : nlohmann::json(nullptr);
+  if (const double* d = std::get_if<double>(&c.value))
+    return std::isfinite(*d) ? nlohmann::json(*d) : nlohmann::json(nullptr);
   if (const std::string* s = std::get_if<std::string>(&c.value)) return *s;
   return nullptr;
 }

@@ -20,8 +20,8 @@ class Table {
 
   // Columns: a machine name (CSV/JSON key) and a heading; a unit goes in the heading ("ms").
   Table& column(std::string key, std::string heading);
-  Table& row();  // starts a new row; the cells below fill it left to right
-  Table& add(double value, int precision = 3);  // fixed-point with `precision` decimals
+  Table& row();                                     // starts a new row; the cells below fill it left to right
+  Table& add(double value, int precision = 3);      // fixed-point with `precision` decimals
   Table& add_sci(double value, int precision = 3);  // scientific: 1.23e+12
   Table& add(std::string text);
   Table& add_empty();

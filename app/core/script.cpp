@@ -38,8 +38,11 @@ std::vector<int> event_lines(const std::string& text) {
     if (in_string) {
       if (escaped) escaped = false;
       else if (c == '\\') escaped = true;
-      else if (c == '"') { in_string = false; last_string = string; string_done = depth == 1; }
-      else string += c;
+      else if (c == '"') {
+        in_string = false;
+        last_string = string;
+        string_done = depth == 1;
+      } else string += c;
       continue;
     }
     if (std::isspace(static_cast<unsigned char>(c))) continue;
@@ -50,7 +53,10 @@ std::vector<int> event_lines(const std::string& text) {
     if (c == ':' && string_done) key = last_string;
     string_done = false;
     switch (c) {
-      case '"': in_string = true; string.clear(); break;
+      case '"':
+        in_string = true;
+        string.clear();
+        break;
       case '{': ++depth; break;
       case '[':
         ++depth;
@@ -84,8 +90,9 @@ std::string key_name(int key, bool ctrl) {
   else if (key == keys::left) name = "left";
   else if (key == keys::page_up) name = "page_up";
   else if (key == keys::page_down) name = "page_down";
-  else if (key >= 'A' && key <= 'Z') name = std::string(1, static_cast<char>(std::tolower(key)));  // GLFW's letters: ASCII capitals
-  else name = "key " + std::to_string(key);  // a binding without a name here: kKeyBindings grew
+  else if (key >= 'A' && key <= 'Z')
+    name = std::string(1, static_cast<char>(std::tolower(key)));  // GLFW's letters: ASCII capitals
+  else name = "key " + std::to_string(key);                       // a binding without a name here: kKeyBindings grew
   return ctrl ? "ctrl+" + name : name;
 }
 
@@ -110,14 +117,17 @@ class EntryReader {
   [[noreturn]] void fail(const std::string& what) const { throw InputError(prefix_ + e_.where() + ": " + what); }
 
   void read() {
-    if (!j_.is_object()) fail("must be an object such as {\"frame\": 60, \"action\": \"stats\"} (got " + json_excerpt(j_) + ")");
+    if (!j_.is_object())
+      fail("must be an object such as {\"frame\": 60, \"action\": \"stats\"} (got " + json_excerpt(j_) + ")");
     read_when();
     if (!j_.contains("action")) fail("has no \"action\"; the actions are: " + action_names());
     const json& a = j_.at("action");
     if (!a.is_string()) fail("\"action\" must be a string (got " + json_excerpt(a) + ")");
     const std::string name = a.get<std::string>();
-    const auto found = std::find_if(kScriptActions.begin(), kScriptActions.end(), [&](const auto& n) { return n.name == name; });
-    if (found == kScriptActions.end()) fail("unknown action \"" + text_excerpt(name) + "\"; the actions are: " + action_names());
+    const auto found =
+        std::find_if(kScriptActions.begin(), kScriptActions.end(), [&](const auto& n) { return n.name == name; });
+    if (found == kScriptActions.end())
+      fail("unknown action \"" + text_excerpt(name) + "\"; the actions are: " + action_names());
     e_.action = found->action;
     read_fields();
     for (const auto& [key, value] : j_.items())
@@ -130,13 +140,15 @@ class EntryReader {
     used_ = {"action", "note"};
     if (j_.contains("note") && !j_.at("note").is_string()) fail("\"note\" must be a string");
     const bool frame = j_.contains("frame"), time = j_.contains("time");
-    if (frame == time) fail("needs exactly one of \"frame\" (a frame number) and \"time\" (seconds since the first frame)");
+    if (frame == time)
+      fail("needs exactly one of \"frame\" (a frame number) and \"time\" (seconds since the first frame)");
     if (frame) {
       used_.insert("frame");
       const json& f = j_.at("frame");
-      if (!f.is_number_integer() || f.get<std::int64_t>() < 0 || (f.is_number_unsigned() && f.get<std::uint64_t>() > kMaxFrame) ||
-          f.get<std::int64_t>() > kMaxFrame)
-        fail("\"frame\" must be a whole number in [0, " + std::to_string(kMaxFrame) + "] (got " + json_excerpt(f) + ")");
+      if (!f.is_number_integer() || f.get<std::int64_t>() < 0 ||
+          (f.is_number_unsigned() && f.get<std::uint64_t>() > kMaxFrame) || f.get<std::int64_t>() > kMaxFrame)
+        fail("\"frame\" must be a whole number in [0, " + std::to_string(kMaxFrame) + "] (got " + json_excerpt(f) +
+             ")");
       e_.frame = f.get<std::int64_t>();
     } else {
       used_.insert("time");
@@ -163,7 +175,8 @@ class EntryReader {
                     std::abs(v[0].get<double>()) <= kMaxPixels && std::abs(v[1].get<double>()) <= kMaxPixels &&
                     (!nonnegative || (v[0].get<double>() >= 0 && v[1].get<double>() >= 0));
     if (!ok)
-      fail("\"" + std::string(key) + "\" must be [x, y] in pixels" + (nonnegative ? " (>= 0)" : "") + " (got " + json_excerpt(v) + ")");
+      fail("\"" + std::string(key) + "\" must be [x, y] in pixels" + (nonnegative ? " (>= 0)" : "") + " (got " +
+           json_excerpt(v) + ")");
     return {v[0].get<float>(), v[1].get<float>()};
   }
 
@@ -190,7 +203,8 @@ class EntryReader {
       if (k == "toggles") {
         for (const auto& [t, _] : v.items()) {
           const ToggleDef* toggle = find_toggle(t);
-          change.toggles.emplace_back(toggle, parsed.toggles.values[static_cast<std::size_t>(toggle - kToggles.data())]);
+          change.toggles.emplace_back(toggle,
+                                      parsed.toggles.values[static_cast<std::size_t>(toggle - kToggles.data())]);
         }
       } else if (k == "view") {
         for (const auto& [s, _] : v.items()) take(s);
@@ -205,16 +219,19 @@ class EntryReader {
 
   // A rung of kLadder by its number or its name.
   std::size_t read_rung(const json& r) {
-    if (r.is_number_integer() && r.get<std::int64_t>() >= 0 && r.get<std::int64_t>() < static_cast<std::int64_t>(kLadder.size()))
+    if (r.is_number_integer() && r.get<std::int64_t>() >= 0 &&
+        r.get<std::int64_t>() < static_cast<std::int64_t>(kLadder.size()))
       return static_cast<std::size_t>(r.get<std::int64_t>());
     if (r.is_string()) {
       const std::string name = lower(r.get<std::string>());
-      const auto found = std::find_if(kLadder.begin(), kLadder.end(), [&](const auto& rung) { return lower(std::string(rung.name)) == name; });
-      if (found == kLadder.end()) fail("no ladder rung is named \"" + text_excerpt(r.get<std::string>()) + "\"; the rungs are: " + rung_names());
+      const auto found = std::find_if(kLadder.begin(), kLadder.end(),
+                                      [&](const auto& rung) { return lower(std::string(rung.name)) == name; });
+      if (found == kLadder.end())
+        fail("no ladder rung is named \"" + text_excerpt(r.get<std::string>()) + "\"; the rungs are: " + rung_names());
       return static_cast<std::size_t>(found - kLadder.begin());
     }
-    fail("\"rung\" must be a number in [0, " + std::to_string(kLadder.size() - 1) + "] or a name (got " + json_excerpt(r) +
-         "); the rungs are: " + rung_names());
+    fail("\"rung\" must be a number in [0, " + std::to_string(kLadder.size() - 1) + "] or a name (got " +
+         json_excerpt(r) + "); the rungs are: " + rung_names());
   }
 
   void read_fields() {
@@ -223,7 +240,8 @@ class EntryReader {
       case ScriptAction::ladder_rung: e_.rung = read_rung(need("rung", "a rung's number or name")); break;
       case ScriptAction::screenshot: {
         const json& f = need("file", "the PNG to write");
-        if (!f.is_string() || f.get<std::string>().empty()) fail("\"file\" must be a file name (got " + json_excerpt(f) + ")");
+        if (!f.is_string() || f.get<std::string>().empty())
+          fail("\"file\" must be a file name (got " + json_excerpt(f) + ")");
         e_.file = f.get<std::string>();
         break;
       }
@@ -248,12 +266,14 @@ class EntryReader {
           if (name == "left") e_.button = MouseButton::left;
           else if (name == "right") e_.button = MouseButton::right;
           else if (name == "middle") e_.button = MouseButton::middle;
-          else fail("\"button\" must be \"left\" (orbit), \"right\" or \"middle\" (pan) (got " + json_excerpt(*b) + ")");
+          else
+            fail("\"button\" must be \"left\" (orbit), \"right\" or \"middle\" (pan) (got " + json_excerpt(*b) + ")");
         }
         if (const json* f = maybe("from")) e_.position = pair_of_numbers(*f, "from", true);
         if (const json* n = maybe("frames")) {
           if (!n->is_number_integer() || n->get<std::int64_t>() < 1 || n->get<std::int64_t>() > kMaxDragFrames)
-            fail("\"frames\" must be a whole number in [1, " + std::to_string(kMaxDragFrames) + "] (got " + json_excerpt(*n) + ")");
+            fail("\"frames\" must be a whole number in [1, " + std::to_string(kMaxDragFrames) + "] (got " +
+                 json_excerpt(*n) + ")");
           e_.frames = n->get<int>();
         }
         break;
@@ -275,17 +295,20 @@ class EntryReader {
           if (!s.varies_in_ab) continue;
           const std::string key(s.key);
           if (const json* v = maybe(key.c_str())) b[key] = *v;
-          rows += " and/or \"" + key + "\" (B's " + std::string(s.noun.starts_with("the ") ? s.noun.substr(4) : s.noun) + ")";
+          rows += " and/or \"" + key + "\" (B's " +
+                  std::string(s.noun.starts_with("the ") ? s.noun.substr(4) : s.noun) + ")";
         }
         const json* rung = maybe("rung");
         if (b.empty() && !rung)
-          fail("\"ab_start\" needs \"toggles\" (B's toggles that differ from A's), \"rung\" (a ladder rung as B)" + rows);
+          fail("\"ab_start\" needs \"toggles\" (B's toggles that differ from A's), \"rung\" (a ladder rung as B)" +
+               rows);
         if (!b.empty()) e_.change = settings_change(b, "ab_start");
         if (rung) {
           // The rung's all-pairs toggles (sim/ladder.hpp), then the entry's own "toggles" on top of them.
           const std::size_t r = read_rung(*rung);
           if (r == 0)
-            fail("rung 0 (\"" + std::string(kLadder[0].name) + "\") as B would take seconds per step at the lab's N; "
+            fail("rung 0 (\"" + std::string(kLadder[0].name) +
+                 "\") as B would take seconds per step at the lab's N; "
                  "`nbodylab bench ladder` times it on a sample");
           const ToggleValues values = ladder_toggles(r);
           std::vector<std::pair<const ToggleDef*, int>> toggles;
@@ -308,14 +331,18 @@ class EntryReader {
           fail(e.what());
         }
         const json& st = need("step", "the step's number (1 is the first) or its title");
-        if (st.is_number_integer() && st.get<std::int64_t>() >= 1 && st.get<std::int64_t>() <= static_cast<std::int64_t>(tour.steps.size())) {
+        if (st.is_number_integer() && st.get<std::int64_t>() >= 1 &&
+            st.get<std::int64_t>() <= static_cast<std::int64_t>(tour.steps.size())) {
           e_.tour_step = static_cast<std::size_t>(st.get<std::int64_t>() - 1);
         } else {
-          const auto found = st.is_string() ? std::find_if(tour.steps.begin(), tour.steps.end(),
-                                                           [&](const TourStep& t) { return lower(t.title) == lower(st.get<std::string>()); })
-                                            : tour.steps.end();
+          const auto found =
+              st.is_string()
+                  ? std::find_if(tour.steps.begin(), tour.steps.end(),
+                                 [&](const TourStep& t) { return lower(t.title) == lower(st.get<std::string>()); })
+                  : tour.steps.end();
           if (found == tour.steps.end())
-            fail("\"step\" must be a number in [1, " + std::to_string(tour.steps.size()) + "] or a step's title (got " + json_excerpt(st) + ")");
+            fail("\"step\" must be a number in [1, " + std::to_string(tour.steps.size()) + "] or a step's title (got " +
+                 json_excerpt(st) + ")");
           e_.tour_step = static_cast<std::size_t>(found - tour.steps.begin());
         }
         break;
@@ -324,25 +351,31 @@ class EntryReader {
         if (const json* m = maybe("mode")) {
           const std::string mode = m->is_string() ? lower(m->get<std::string>()) : "";
           if (mode != "on" && mode != "off") fail("\"mode\" must be \"on\" or \"off\" (got " + json_excerpt(*m) + ")");
-          if (j_.contains("value")) fail("\"predict\" takes \"value\" (a prediction) or \"mode\" (on or off), not both");
+          if (j_.contains("value"))
+            fail("\"predict\" takes \"value\" (a prediction) or \"mode\" (on or off), not both");
           e_.predict_mode = mode == "on";
           break;
         }
-        const json& v = need("value", "the speed-up the class expects of the next step (e.g. 1.5), \"tutorial\" (the "
-                                      "tutorial's figure) or \"skip\"; or \"mode\": \"on\" to ask before each step");
+        const json& v = need("value",
+                             "the speed-up the class expects of the next step (e.g. 1.5), \"tutorial\" (the "
+                             "tutorial's figure) or \"skip\"; or \"mode\": \"on\" to ask before each step");
         if (v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0 && v.get<double>() <= 1e9) {
           e_.prediction = v.get<double>();
         } else if (v.is_string() && lower(v.get<std::string>()) == "tutorial") {
           e_.predict_tutorial = true;
         } else if (!(v.is_string() && lower(v.get<std::string>()) == "skip")) {
-          fail("\"value\" must be a speed-up above 0 (1 is as fast as the step before; 2 twice as fast), \"tutorial\" or "
-               "\"skip\" (got " + json_excerpt(v) + ")");
+          fail(
+              "\"value\" must be a speed-up above 0 (1 is as fast as the step before; 2 twice as fast), \"tutorial\" "
+              "or "
+              "\"skip\" (got " +
+              json_excerpt(v) + ")");
         }
         break;
       }
       case ScriptAction::export_predictions: {
         const json& f = need("file", "the table to write: FILE.csv or FILE.md");
-        if (!f.is_string() || f.get<std::string>().empty()) fail("\"file\" must be a file name (got " + json_excerpt(f) + ")");
+        if (!f.is_string() || f.get<std::string>().empty())
+          fail("\"file\" must be a file name (got " + json_excerpt(f) + ")");
         e_.file = f.get<std::string>();
         const std::string ext = lower(e_.file.extension().string());
         if (ext != ".csv" && ext != ".md")
@@ -381,10 +414,13 @@ std::string_view to_string(ScriptAction action) {
 }
 
 bool SettingsChange::restarts() const {
-  return std::any_of(settings.begin(), settings.end(), [](const auto& s) { return s.first->group == SettingGroup::restart; });
+  return std::any_of(settings.begin(), settings.end(),
+                     [](const auto& s) { return s.first->group == SettingGroup::restart; });
 }
 
-std::string ScriptEntry::where() const { return "entry " + std::to_string(index) + " (line " + std::to_string(line) + ")"; }
+std::string ScriptEntry::where() const {
+  return "entry " + std::to_string(index) + " (line " + std::to_string(line) + ")";
+}
 
 std::string ScriptEntry::when() const {
   if (frame) return "frame " + std::to_string(*frame);
@@ -394,7 +430,8 @@ std::string ScriptEntry::when() const {
 }
 
 bool Script::quits() const {
-  return std::any_of(entries.begin(), entries.end(), [](const ScriptEntry& e) { return e.action == ScriptAction::quit; });
+  return std::any_of(entries.begin(), entries.end(),
+                     [](const ScriptEntry& e) { return e.action == ScriptAction::quit; });
 }
 
 std::vector<std::string> script_key_names() {
@@ -406,7 +443,8 @@ std::vector<std::string> script_key_names() {
 Script parse_script(const std::string& text, const std::string& name) {
   const std::string prefix = name + ": ";
   const json j = parse_user_json(text, prefix);
-  if (!j.is_object()) throw InputError(prefix + "a script is an object {\"events\": [...]} (got " + std::string(j.type_name()) + ")");
+  if (!j.is_object())
+    throw InputError(prefix + "a script is an object {\"events\": [...]} (got " + std::string(j.type_name()) + ")");
   Script script;
   script.name = name;
   for (const auto& [key, value] : j.items()) {
@@ -414,12 +452,15 @@ Script parse_script(const std::string& text, const std::string& name) {
       if (!value.is_string()) throw InputError(prefix + "\"description\" must be a string");
       script.description = value.get<std::string>();
     } else if (key != "events") {
-      throw InputError(prefix + "unknown key \"" + text_excerpt(key) + "\" (a script has \"description\" and \"events\")");
+      throw InputError(prefix + "unknown key \"" + text_excerpt(key) +
+                       "\" (a script has \"description\" and \"events\")");
     }
   }
-  if (!j.contains("events")) throw InputError(prefix + "no \"events\": a script is {\"events\": [{\"frame\": 0, \"action\": ...}, ...]}");
+  if (!j.contains("events"))
+    throw InputError(prefix + "no \"events\": a script is {\"events\": [{\"frame\": 0, \"action\": ...}, ...]}");
   const json& events = j.at("events");
-  if (!events.is_array() || events.empty()) throw InputError(prefix + "\"events\" must be a non-empty array of entries");
+  if (!events.is_array() || events.empty())
+    throw InputError(prefix + "\"events\" must be a non-empty array of entries");
   const std::vector<int> lines = event_lines(text);
 
   const ScriptEntry* last_frame = nullptr;

@@ -25,22 +25,22 @@
 namespace nbl {
 
 enum class ScriptAction {
-  set,              // change settings: any key of a settings file
-  ladder_rung,      // the all-pairs toggles of one rung of the ladder (sim/ladder.hpp)
-  screenshot,       // a PNG of this frame
-  stats,            // print the live numbers
+  set,          // change settings: any key of a settings file
+  ladder_rung,  // the all-pairs toggles of one rung of the ladder (sim/ladder.hpp)
+  screenshot,   // a PNG of this frame
+  stats,        // print the live numbers
   pause,
   resume,
   quit,
-  key,              // press one of the lab's keys (app/core/lab_commands.hpp)
-  drag,             // a mouse drag over several frames
-  wheel,            // mouse wheel steps
-  ab_start,         // compare the running variant (A) with B: A's settings with some toggles / theta changed
+  key,       // press one of the lab's keys (app/core/lab_commands.hpp)
+  drag,      // a mouse drag over several frames
+  wheel,     // mouse wheel steps
+  ab_start,  // compare the running variant (A) with B: A's settings with some toggles / theta changed
   ab_stop,
   ab_swap,
   ab_make_current,
-  tour,             // a step of the guided tour (sim/tour.hpp): the lab opens it, render runs its toggles
-  predict,          // predict, then measure: the speed-up expected of the tour's next step, which then runs
+  tour,                // a step of the guided tour (sim/tour.hpp): the lab opens it, render runs its toggles
+  predict,             // predict, then measure: the speed-up expected of the tour's next step, which then runs
   export_predictions,  // the tour session's table of predictions and measurements, as CSV or Markdown
 };
 
@@ -49,14 +49,22 @@ struct ScriptActionName {
   std::string_view name;
 };
 inline constexpr std::array kScriptActions = {
-    ScriptActionName{ScriptAction::set, "set"},           ScriptActionName{ScriptAction::ladder_rung, "ladder_rung"},
-    ScriptActionName{ScriptAction::screenshot, "screenshot"}, ScriptActionName{ScriptAction::stats, "stats"},
-    ScriptActionName{ScriptAction::pause, "pause"},       ScriptActionName{ScriptAction::resume, "resume"},
-    ScriptActionName{ScriptAction::quit, "quit"},         ScriptActionName{ScriptAction::key, "key"},
-    ScriptActionName{ScriptAction::drag, "drag"},         ScriptActionName{ScriptAction::wheel, "wheel"},
-    ScriptActionName{ScriptAction::ab_start, "ab_start"}, ScriptActionName{ScriptAction::ab_stop, "ab_stop"},
-    ScriptActionName{ScriptAction::ab_swap, "ab_swap"},   ScriptActionName{ScriptAction::ab_make_current, "ab_make_current"},
-    ScriptActionName{ScriptAction::tour, "tour"},         ScriptActionName{ScriptAction::predict, "predict"},
+    ScriptActionName{ScriptAction::set, "set"},
+    ScriptActionName{ScriptAction::ladder_rung, "ladder_rung"},
+    ScriptActionName{ScriptAction::screenshot, "screenshot"},
+    ScriptActionName{ScriptAction::stats, "stats"},
+    ScriptActionName{ScriptAction::pause, "pause"},
+    ScriptActionName{ScriptAction::resume, "resume"},
+    ScriptActionName{ScriptAction::quit, "quit"},
+    ScriptActionName{ScriptAction::key, "key"},
+    ScriptActionName{ScriptAction::drag, "drag"},
+    ScriptActionName{ScriptAction::wheel, "wheel"},
+    ScriptActionName{ScriptAction::ab_start, "ab_start"},
+    ScriptActionName{ScriptAction::ab_stop, "ab_stop"},
+    ScriptActionName{ScriptAction::ab_swap, "ab_swap"},
+    ScriptActionName{ScriptAction::ab_make_current, "ab_make_current"},
+    ScriptActionName{ScriptAction::tour, "tour"},
+    ScriptActionName{ScriptAction::predict, "predict"},
     ScriptActionName{ScriptAction::export_predictions, "export_predictions"},
 };
 std::string_view to_string(ScriptAction action);
@@ -79,10 +87,10 @@ struct ScriptEntry {
   std::optional<double> time_s;
   ScriptAction action = ScriptAction::stats;
 
-  SettingsChange change;                         // set; ab_start (toggles and theta only)
-  std::size_t rung = 0;                          // ladder_rung: index into kLadder
-  std::filesystem::path file;                    // screenshot, export_predictions (.csv or .md)
-  int key = -1;                                  // key: a GLFW key code of kKeyBindings
+  SettingsChange change;       // set; ab_start (toggles and theta only)
+  std::size_t rung = 0;        // ladder_rung: index into kLadder
+  std::filesystem::path file;  // screenshot, export_predictions (.csv or .md)
+  int key = -1;                // key: a GLFW key code of kKeyBindings
   bool ctrl = false;
   MouseButton button = MouseButton::left;        // drag
   std::optional<std::array<float, 2>> position;  // drag "from", wheel "at" (default: the scene's centre)

@@ -56,13 +56,14 @@ std::vector<ScriptAction> ScriptRunner::run_due(std::int64_t frame, double secon
     ++next_;  // before running it: an entry that fails is not retried
     if (e.action == ScriptAction::set || e.action == ScriptAction::ladder_rung || e.action == ScriptAction::tour ||
         e.action == ScriptAction::predict)
-      target.editor().set_origin(script_.name + ": " + e.where() + ", \"" + std::string(to_string(e.action)) + "\" at " +
+      target.editor().set_origin(script_.name + ": " + e.where() + ", \"" + std::string(to_string(e.action)) +
+                                 "\" at " +
                                  e.when());  // a refusal of its settings names this entry (SettingsEditor::refusals)
     try {
       execute(e, target);
     } catch (const Error& error) {
-      throw Error(script_.name + ": " + e.where() + ", \"" + std::string(to_string(e.action)) + "\" at " + e.when() + ": " +
-                  error.what());
+      throw Error(script_.name + ": " + e.where() + ", \"" + std::string(to_string(e.action)) + "\" at " + e.when() +
+                  ": " + error.what());
     }
     ran.push_back(e.action);
   }
@@ -111,9 +112,10 @@ void ScriptRunner::execute(const ScriptEntry& e, ScriptTarget& target) {
 
 std::string stats_line(std::int64_t frame, double seconds, const LabStats& stats, const Simulation& simulation) {
   char text[256];
-  std::snprintf(text, sizeof text, "stats: frame %lld, t = %.2f s: %.1f FPS (frame %.2f ms: simulate %.2f, vertices %.2f, render %.2f",
-                static_cast<long long>(frame), seconds, stats.fps(), stats.frame_ms.median(), stats.simulate_ms.median(),
-                stats.vertices_ms.median(), stats.render_ms.median());
+  std::snprintf(text, sizeof text,
+                "stats: frame %lld, t = %.2f s: %.1f FPS (frame %.2f ms: simulate %.2f, vertices %.2f, render %.2f",
+                static_cast<long long>(frame), seconds, stats.fps(), stats.frame_ms.median(),
+                stats.simulate_ms.median(), stats.vertices_ms.median(), stats.render_ms.median());
   std::string line = text;
   if (stats.ui_ms.count() > 0 && stats.ui_ms.max() > 0) {
     std::snprintf(text, sizeof text, ", panel %.2f", stats.ui_ms.median());
@@ -129,7 +131,8 @@ std::string stats_line(std::int64_t frame, double seconds, const LabStats& stats
     }
     line += "; " + si(stats.median_interactions_per_s(), "") + "interactions/s (whole step)";
   }
-  line += "; " + with_commas(static_cast<std::int64_t>(simulation.body_count())) + " bodies, " + simulation.backend().name();
+  line += "; " + with_commas(static_cast<std::int64_t>(simulation.body_count())) + " bodies, " +
+          simulation.backend().name();
   if (const std::string variant = simulation.backend().variant_label(); !variant.empty()) line += ": " + variant;
   for (const BuildProgress& b : simulation.builds())
     line += std::string("; build ") + to_string(b.state) + ": " + b.label;

@@ -38,7 +38,8 @@ class ScriptTarget {
   // Input, through ImGui's IO as a device's would go. `at` is in ImGui's display units; none: the
   // centre of the scene.
   virtual void press_key(int glfw_key, bool ctrl) = 0;
-  virtual void drag(MouseButton button, std::optional<std::array<float, 2>> from, std::array<float, 2> by, int frames) = 0;
+  virtual void drag(MouseButton button, std::optional<std::array<float, 2>> from, std::array<float, 2> by,
+                    int frames) = 0;
   virtual void scroll(std::optional<std::array<float, 2>> at, float steps) = 0;
 
   // A/B on the same state: B is the running settings with `b`'s toggles and theta.

@@ -24,14 +24,24 @@ void SettingsEditor::set_toggle(const ToggleDef& toggle, int value) {
   changed();
 }
 
-void SettingsEditor::set_algorithm(Algorithm algorithm) { set(SettingId("algorithm").def(), setting_access::to_value(algorithm)); }
-void SettingsEditor::set_backend(BackendKind backend) { set(SettingId("backend").def(), setting_access::to_value(backend)); }
+void SettingsEditor::set_algorithm(Algorithm algorithm) {
+  set(SettingId("algorithm").def(), setting_access::to_value(algorithm));
+}
+void SettingsEditor::set_backend(BackendKind backend) {
+  set(SettingId("backend").def(), setting_access::to_value(backend));
+}
 void SettingsEditor::set_opening_angle(double theta) { set(SettingId("theta").def(), setting_access::to_value(theta)); }
 void SettingsEditor::set_dt(std::optional<double> dt) { set(SettingId("dt").def(), setting_access::to_value(dt)); }
-void SettingsEditor::set_softening(std::optional<double> softening) { set(SettingId("softening").def(), setting_access::to_value(softening)); }
-void SettingsEditor::set_steps_per_frame(int steps) { set(SettingId("steps_per_frame").def(), setting_access::to_value(steps)); }
+void SettingsEditor::set_softening(std::optional<double> softening) {
+  set(SettingId("softening").def(), setting_access::to_value(softening));
+}
+void SettingsEditor::set_steps_per_frame(int steps) {
+  set(SettingId("steps_per_frame").def(), setting_access::to_value(steps));
+}
 void SettingsEditor::set_scene(Scene scene) { set(SettingId("scene").def(), setting_access::to_value(scene)); }
-void SettingsEditor::set_body_count(std::optional<std::int64_t> n) { set(SettingId("bodies").def(), setting_access::to_value(n)); }
+void SettingsEditor::set_body_count(std::optional<std::int64_t> n) {
+  set(SettingId("bodies").def(), setting_access::to_value(n));
+}
 void SettingsEditor::set_seed(std::uint64_t seed) { set(SettingId("seed").def(), setting_access::to_value(seed)); }
 
 bool SettingsEditor::restart_pending(const Settings& live) const { return Simulation::needs_reset(live, draft_); }
@@ -59,7 +69,9 @@ void SettingsEditor::set_comparison_toggle(const ToggleDef& toggle, int value) {
   comparison_dirty_ = true;
 }
 
-void SettingsEditor::set_comparison_theta(double theta) { set_comparison(SettingId("theta").def(), setting_access::to_value(theta)); }
+void SettingsEditor::set_comparison_theta(double theta) {
+  set_comparison(SettingId("theta").def(), setting_access::to_value(theta));
+}
 
 void SettingsEditor::clear_comparison() {
   comparison_.reset();

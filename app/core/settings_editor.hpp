@@ -45,7 +45,10 @@ class SettingsEditor {
   void set_scene(Scene scene);
   void set_body_count(std::optional<std::int64_t> n);
   void set_seed(std::uint64_t seed);
-  void request_restart() { restart_ = true; dirty_ = true; }
+  void request_restart() {
+    restart_ = true;
+    dirty_ = true;
+  }
   bool restart_pending(const Settings& live) const;
 
   // A/B's B: the settings of the variant compared with the running one, A's with changes, each a toggle

@@ -41,9 +41,11 @@ std::size_t host_available_bytes() {
 void check_fits(std::size_t n, std::size_t bytes_per_body, std::size_t available, const std::string& where) {
   const double need = static_cast<double>(n) * static_cast<double>(bytes_per_body);
   if (need > 0.9 * static_cast<double>(available)) {
-    const auto max_n = static_cast<std::size_t>(0.9 * static_cast<double>(available) / static_cast<double>(bytes_per_body));
-    throw InputError(std::to_string(n) + " bodies need about " + human_bytes(need) + " of " + where + " memory, but only " +
-                     human_bytes(static_cast<double>(available)) + " is available; use at most -n " + std::to_string(max_n));
+    const auto max_n =
+        static_cast<std::size_t>(0.9 * static_cast<double>(available) / static_cast<double>(bytes_per_body));
+    throw InputError(std::to_string(n) + " bodies need about " + human_bytes(need) + " of " + where +
+                     " memory, but only " + human_bytes(static_cast<double>(available)) +
+                     " is available; use at most -n " + std::to_string(max_n));
   }
 }
 
@@ -53,7 +55,8 @@ constexpr std::size_t kMinMeasuredBodies = std::size_t(1) << 14;
 
 std::size_t resolve_body_count(const Settings& settings, bool have_gpu) {
   if (settings.body_count) return static_cast<std::size_t>(*settings.body_count);
-  if (settings.scene == Scene::kepler || !have_gpu) return default_body_count(settings.scene, settings.algorithm, have_gpu);
+  if (settings.scene == Scene::kepler || !have_gpu)
+    return default_body_count(settings.scene, settings.algorithm, have_gpu);
   return measured_gpu_body_count(settings);
 }
 
@@ -70,7 +73,8 @@ std::size_t measured_gpu_body_count(const Settings& settings) {
   for (int i = 0; i < kTimedSteps; ++i) step_ms.push_back(simulation.step().total_ms);
   const double frame_ms = median(step_ms) * std::max(1, settings.steps_per_frame);
   // At most what half the free device memory holds, and what the host builds in a few seconds.
-  const std::size_t memory_n = device_memory_free_total().first / 2 / gpu_bytes_per_body(settings, std::size_t(1) << 24);
+  const std::size_t memory_n =
+      device_memory_free_total().first / 2 / gpu_bytes_per_body(settings, std::size_t(1) << 24);
   const std::size_t max_n = std::clamp<std::size_t>(memory_n, kMinMeasuredBodies, std::size_t(1) << 24);
   return scale_body_count(static_cast<std::size_t>(*probe.body_count), frame_ms, kStartupSimulationBudgetMs,
                           cost_exponent(settings.algorithm), kMinMeasuredBodies, max_n);
@@ -111,7 +115,8 @@ std::vector<BodyGroup> Simulation::groups_of(const Settings& settings, const Bod
     }
     return groups;
   }
-  if (from_file && (!settings.body_count || static_cast<std::size_t>(*settings.body_count) != n)) return single_group(n);
+  if (from_file && (!settings.body_count || static_cast<std::size_t>(*settings.body_count) != n))
+    return single_group(n);
   return scene_groups(settings.scene, n);
 }
 
@@ -159,10 +164,10 @@ std::unique_ptr<Backend> Simulation::make_backend(const Settings& settings, std:
   }
   std::string why;
   const auto device = settings.backend == BackendKind::cpu ? std::nullopt : query_device(&why);
-  if (settings.backend == BackendKind::gpu && !device)
-    throw Error("--backend gpu was asked for, but " + why);
+  if (settings.backend == BackendKind::gpu && !device) throw Error("--backend gpu was asked for, but " + why);
   std::string nvrtc_missing;
-  const bool use_gpu = device && (settings.backend == BackendKind::gpu || KernelEngine::nvrtc_available(&nvrtc_missing));
+  const bool use_gpu =
+      device && (settings.backend == BackendKind::gpu || KernelEngine::nvrtc_available(&nvrtc_missing));
   std::unique_ptr<Backend> backend;
   if (use_gpu) {
     backend = settings.algorithm == Algorithm::allpairs ? make_gpu_allpairs(settings) : make_gpu_barneshut(settings);
@@ -206,7 +211,8 @@ void Simulation::apply(const Settings& settings) {
   validate(settings);
   if (!settings.kernels_dir.empty()) check_kernels_workspace(settings.kernels_dir);
   const bool reset = needs_reset(settings_, settings);
-  const bool new_backend = reset || settings.algorithm != settings_.algorithm || settings.backend != settings_.backend ||
+  const bool new_backend = reset || settings.algorithm != settings_.algorithm ||
+                           settings.backend != settings_.backend ||
                            settings.kernels_dir != settings_.kernels_dir;  // its engine compiles from that folder
 
   Bodies initial = reset ? make_initial_bodies(settings) : Bodies{};
@@ -335,7 +341,8 @@ Snapshot Simulation::snapshot() {
     // A scene's halos are dark matter (PartType1), its other bodies stars (PartType4).
     for (const BodyGroup& g : groups_) {
       const int type = g.dark ? 1 : 4;
-      if (!s.meta.types.empty() && s.meta.types.back().type == type && s.meta.types.back().end == g.begin) s.meta.types.back().end = g.end;
+      if (!s.meta.types.empty() && s.meta.types.back().type == type && s.meta.types.back().end == g.begin)
+        s.meta.types.back().end = g.end;
       else s.meta.types.push_back({type, g.begin, g.end});
     }
   }

@@ -24,7 +24,7 @@ class Series {
   int offset() const { return count_ < values_.size() ? 0 : static_cast<int>(next_); }  // oldest
   float latest() const;
   float max() const;
-  float median() const;  // of what is stored; 0 when empty
+  float median() const;   // of what is stored; 0 when empty
   Spread spread() const;  // median and 10th-90th percentiles of what is stored
 
  private:
@@ -64,8 +64,8 @@ class LabStats {
   void clear_steps();  // a new backend or new bodies: old step figures no longer apply
 
   Series frame_ms, simulate_ms, vertices_ms, render_ms, ui_ms;
-  Series step_ms, interactions_per_s;  // interactions per second of the whole step
-  Series force_interactions_per_s;      // ... of the force stage alone (the rate the tutorial quotes)
+  Series step_ms, interactions_per_s;                  // interactions per second of the whole step
+  Series force_interactions_per_s;                     // ... of the force stage alone (the rate the tutorial quotes)
   std::vector<std::pair<std::string, Series>> stages;  // per kernel/stage, in the order first seen
   StepStats last_step;
   bool has_step = false;

@@ -49,17 +49,21 @@ Command add_window_command(CLI::App& root) {
       ->type_name("FILE.csv")
       ->group(group);
   root.add_option("--tour", state->tour,
-                  "Open the guided tour through Burtscher's CUDA optimization tutorial at its first step: the all-pairs ladder or the "
+                  "Open the guided tour through Burtscher's CUDA optimization tutorial at its first step: the "
+                  "all-pairs ladder or the "
                   "Barnes-Hut kernels (Right / Left or Page Down / Page Up walk it)")
       ->check(CLI::IsMember({"allpairs", "barneshut"}))
       ->type_name("allpairs|barneshut")
       ->group(group);
   root.add_flag("--fullscreen", state->fullscreen, "Start fullscreen (F11 toggles)")->group(group);
-  root.add_flag("--no-interop", state->no_interop, "Copy the bodies through host memory even when CUDA-GL interop works")->group(group);
+  root.add_flag("--no-interop", state->no_interop,
+                "Copy the bodies through host memory even when CUDA-GL interop works")
+      ->group(group);
   root.add_flag("--paused", state->paused, "Start paused (Space resumes)")->group(group);
   root.add_option("--slice-ms", state->slice_ms,
                   "Split a force pass slower than this into launches of about this long, so the display draws "
-                  "between them and a slow step can be abandoned (0: whole launches, the GPU's own time-slicing between CUDA and "
+                  "between them and a slow step can be abandoned (0: whole launches, the GPU's own time-slicing "
+                  "between CUDA and "
                   "OpenGL)")
       ->check(CLI::Range(0.0, 1000.0))
       ->capture_default_str()
@@ -78,10 +82,14 @@ Command add_window_command(CLI::App& root) {
                   "Record the window from the first frame (F10 stops): FILE.mp4 (" + video_extension_list() +
                       ", through ffmpeg), FILE.rgba (raw frames) or null (nothing written)")
       ->group(group);
-  root.add_flag("--record-panel", state->record.include_panel, "Record the panel too, not the picture alone")->group(group);
-  root.add_option("--record-fps", state->record.fps, "Video frames per second of wall-clock time")->capture_default_str()->group(group);
-  CLI::Option* screenshot_dir =
-      root.add_option("--screenshot-dir", state->screenshot_dir, "Where F12 puts screenshots")->capture_default_str()->group(group);
+  root.add_flag("--record-panel", state->record.include_panel, "Record the panel too, not the picture alone")
+      ->group(group);
+  root.add_option("--record-fps", state->record.fps, "Video frames per second of wall-clock time")
+      ->capture_default_str()
+      ->group(group);
+  CLI::Option* screenshot_dir = root.add_option("--screenshot-dir", state->screenshot_dir, "Where F12 puts screenshots")
+                                    ->capture_default_str()
+                                    ->group(group);
 
   return {&root, [state, screenshot_dir] {
             // Outputs are checked before the window opens (the screenshot and the state are saved at the end).
@@ -95,7 +103,8 @@ Command add_window_command(CLI::App& root) {
                 {"--save", state->run.save_file()},
                 {"--record", state->record.target == kNullSinkName ? std::string() : state->record.target}};
             if (screenshot_dir->count() > 0)
-              check_output_file(std::filesystem::path(state->screenshot_dir) / "nbodylab-screenshot.png", "--screenshot-dir");
+              check_output_file(std::filesystem::path(state->screenshot_dir) / "nbodylab-screenshot.png",
+                                "--screenshot-dir");
             LabOptions options;
             options.settings = state->run.resolve();
             state->view.apply(options.settings);
@@ -123,7 +132,8 @@ Command add_window_command(CLI::App& root) {
             }
             check_distinct_outputs(outputs);
             if (!state->tour.empty()) options.tour = tour_kind_from(state->tour);
-            if (options.offscreen && options.window.fullscreen) throw InputError("--fullscreen has no screen to fill with --offscreen");
+            if (options.offscreen && options.window.fullscreen)
+              throw InputError("--fullscreen has no screen to fill with --offscreen");
             if (options.frames < 0) throw InputError("--frames must be >= 0");
             if (!options.final_screenshot.empty() && options.frames == 0)
               throw InputError("--screenshot needs --frames N (the screenshot is of the last frame)");
@@ -131,7 +141,8 @@ Command add_window_command(CLI::App& root) {
             Lab lab(options);
             int code = lab.run();
             if (!state->run.save_file().empty())
-              write_snapshot(state->run.save_file(), lab.simulation().snapshot(), static_cast<float>(lab.simulation().softening()));
+              write_snapshot(state->run.save_file(), lab.simulation().snapshot(),
+                             static_cast<float>(lab.simulation().softening()));
             if (!lab.final_screenshot_error().empty()) throw Error(lab.final_screenshot_error());
             // A scripted run fails when an entry's settings did not apply (the panel only shows it).
             for (const SettingsEditor::Refusal& r : lab.editor().refusals()) {
@@ -145,8 +156,10 @@ Command add_window_command(CLI::App& root) {
             if (const int signal_number = interrupt_signal(); signal_number != 0 && code == kExitOk) {
               std::cout.flush();  // after what the session printed (the trace, the recording)
               std::fflush(stdout);
-              std::fprintf(stderr, "nbodylab: interrupted (%s): the session ended early; what it was asked to write "
-                           "was written\n", signal_number == SIGINT ? "Ctrl-C" : "SIGTERM");
+              std::fprintf(stderr,
+                           "nbodylab: interrupted (%s): the session ended early; what it was asked to write "
+                           "was written\n",
+                           signal_number == SIGINT ? "Ctrl-C" : "SIGTERM");
               code = interrupted_exit_code(signal_number);
             }
             return code;

@@ -33,8 +33,7 @@ bool load_fonts(float scale, float caption_px, ImFont** caption) {
     builder.AddText(kPanelSymbols);
     builder.BuildRanges(&ranges);
   }
-  for (const char* path : {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-                           "/usr/share/fonts/TTF/DejaVuSans.ttf",
+  for (const char* path : {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf",
                            "/usr/share/fonts/dejavu/DejaVuSans.ttf"}) {
     std::error_code ec;
     if (std::filesystem::exists(path, ec) && io.Fonts->AddFontFromFileTTF(path, 15.0f * scale, nullptr, ranges.Data)) {

@@ -19,12 +19,12 @@ class Surface;
 
 // One frame of input from a script: what ImGui's IO holds during that frame.
 struct ScriptedInputFrame {
-  int key = -1;              // a GLFW key code held down during this frame (-1: none)
-  bool ctrl = false;         // with Ctrl
-  bool has_mouse = false;    // the mouse is at (x, y), in ImGui's display units
+  int key = -1;            // a GLFW key code held down during this frame (-1: none)
+  bool ctrl = false;       // with Ctrl
+  bool has_mouse = false;  // the mouse is at (x, y), in ImGui's display units
   float x = 0, y = 0;
-  int button = -1;           // 0 left, 1 right, 2 middle held during this frame (-1: none)
-  float wheel = 0;           // wheel steps this frame
+  int button = -1;  // 0 left, 1 right, 2 middle held during this frame (-1: none)
+  float wheel = 0;  // wheel steps this frame
 };
 
 class ImGuiLayer {

@@ -23,7 +23,7 @@ namespace {
 
 constexpr double kKernelInfoRefreshS = 0.5;
 constexpr std::size_t kForceErrorBudget = std::size_t(1) << 28;  // sample x n interactions per measurement
-constexpr std::size_t kLadderBodies = std::size_t(1) << 16;  // as `nbodylab bench ladder` by default
+constexpr std::size_t kLadderBodies = std::size_t(1) << 16;      // as `nbodylab bench ladder` by default
 constexpr std::size_t kTourBarnesHutBodies = std::size_t(1) << 18;
 constexpr double kSlowStepMs = 100;  // a step slower than this is said to be slow, at the top of the panel
 
@@ -50,10 +50,11 @@ const LabOptions& checked(const LabOptions& o) {
 
 // What a script cannot ask of a lab running `simulation`: A/B on a CPU backend.
 std::string cannot_on(const Simulation& simulation, ScriptAction action) {
-  const bool ab = action == ScriptAction::ab_start || action == ScriptAction::ab_swap || action == ScriptAction::ab_make_current;
+  const bool ab =
+      action == ScriptAction::ab_start || action == ScriptAction::ab_swap || action == ScriptAction::ab_make_current;
   if (ab && !simulation.backend().on_gpu())
-    return "A/B compares two GPU kernel variants on the same state, and this session runs on " + simulation.backend().name() +
-           (simulation.notice().empty() ? "" : " (" + simulation.notice() + ")");
+    return "A/B compares two GPU kernel variants on the same state, and this session runs on " +
+           simulation.backend().name() + (simulation.notice().empty() ? "" : " (" + simulation.notice() + ")");
   return Lab::script_cannot(action);
 }
 
@@ -79,8 +80,7 @@ Lab::Lab(const LabOptions& options)
       surface_(open_surface(options)),
       ui_(*surface_),
       scene_(options.allow_interop),
-      tuner_(simulation_.body_count(), cost_exponent(simulation_.settings().algorithm),
-             !simulation_.backend().on_gpu(),
+      tuner_(simulation_.body_count(), cost_exponent(simulation_.settings().algorithm), !simulation_.backend().on_gpu(),
              options.tune_body_count && !options.settings.body_count && options.load_file.empty()),
       device_(query_device()),
       paused_(options.start_paused),
@@ -124,7 +124,8 @@ void Lab::finish_session(std::ostream& out) {
     out << "\n";
   }
   if (script_) {
-    if (const std::string note = script_->unfinished_note(frame_count_); !note.empty()) out << "script: " << note << "\n";
+    if (const std::string note = script_->unfinished_note(frame_count_); !note.empty())
+      out << "script: " << note << "\n";
   }
   trace_.print_summary(out);
 }
@@ -134,7 +135,7 @@ void Lab::finish_session(std::ostream& out) {
 void Lab::frame() {
   surface_->poll_events();
   ui_.set_look(editor_.draft().view.ui_scale, editor_.draft().view.panel_theme);  // presenter type size, theme
-  run_script();      // a script's entries due now: settings, input, screenshots, A/B
+  run_script();  // a script's entries due now: settings, input, screenshots, A/B
   ui_.begin_frame();
   handle_input();    // keys and mouse: the camera moves, commands queue up
   collect_steps();   // a finished job: its statistics and A/B sample; its state becomes the one drawn
@@ -145,7 +146,7 @@ void Lab::frame() {
   run_commands();    // buttons and keys (a screenshot sees this whole frame)
   record_frame();    // recording: this frame into the readback ring, finished ones to the encoder
   surface_->swap_buffers();
-  finish_frame();    // timings, trace, energy, background jobs, N tuning
+  finish_frame();  // timings, trace, energy, background jobs, N tuning
 }
 
 void Lab::run_script() {
@@ -155,7 +156,8 @@ void Lab::run_script() {
     session_.set_start(now);
   }
   script_ran_.clear();
-  if (script_) script_ran_ = script_->run_due(frame_count_, std::chrono::duration<double>(now - *session_started_).count(), *this);
+  if (script_)
+    script_ran_ = script_->run_due(frame_count_, std::chrono::duration<double>(now - *session_started_).count(), *this);
 }
 
 void Lab::handle_input() {
@@ -166,12 +168,14 @@ void Lab::handle_input() {
   }
   if (io.WantCaptureMouse) return;
   if (io.MouseDown[0]) camera_.orbit(io.MouseDelta.x, io.MouseDelta.y);
-  if (io.MouseDown[1] || io.MouseDown[2]) camera_.pan(io.MouseDelta.x, io.MouseDelta.y, static_cast<int>(io.DisplaySize.y));
+  if (io.MouseDown[1] || io.MouseDown[2])
+    camera_.pan(io.MouseDelta.x, io.MouseDelta.y, static_cast<int>(io.DisplaySize.y));
   if (io.MouseWheel != 0.0f) camera_.zoom(io.MouseWheel);
 }
 
 void Lab::apply_settings() {
-  if (surface_->vsync() != editor_.view().vsync) surface_->set_vsync(editor_.view().vsync);  // a view setting the window owns
+  if (surface_->vsync() != editor_.view().vsync)
+    surface_->set_vsync(editor_.view().vsync);  // a view setting the window owns
   // While a job steps, settings wait for its end; a slow job of a variant the user has left (edits, or
   // commands waiting for the backend) is stopped now, its unfinished step discarded.
   if (session_.stepping()) {
@@ -359,7 +363,8 @@ void Lab::build_panel() {
     st.running_ms = session_.running_ms();
     const double slow_ms = std::max(st.step_ms, st.running_ms);
     if (slow_ms > kSlowStepMs && !paused_)
-      st.slow_notice = "This variant takes " + fmt_ms(slow_ms) + " a step" + (st.step_ms >= st.running_ms ? "" : " so far") +
+      st.slow_notice = "This variant takes " + fmt_ms(slow_ms) + " a step" +
+                       (st.step_ms >= st.running_ms ? "" : " so far") +
                        ": the picture moves that slowly, while the window, the camera and this panel stay live.";
     st.abandoned_note = abandoned_note_;
   }
@@ -367,9 +372,9 @@ void Lab::build_panel() {
   facts.recording = recorder_ != nullptr;
   if (recorder_) {
     const RecordStats r = recorder_->stats();
-    facts.record_line = "Recording " + std::to_string(recorder_->width()) + "x" + std::to_string(recorder_->height()) + " to " +
-                        recorder_->describe() + ": " + std::to_string(r.written) + " frames, " + std::to_string(r.dropped) +
-                        " dropped";
+    facts.record_line = "Recording " + std::to_string(recorder_->width()) + "x" + std::to_string(recorder_->height()) +
+                        " to " + recorder_->describe() + ": " + std::to_string(r.written) + " frames, " +
+                        std::to_string(r.dropped) + " dropped";
   }
   facts.bookmarks = &bookmarks_;
   const Caption caption = this->caption();
@@ -377,7 +382,8 @@ void Lab::build_panel() {
   facts.caption_figure = caption.figure;
   facts.caption_font = ui_.caption_font();
   const ViewSettings& view = editor_.draft().view;
-  panel_.set_width(Panel::kWidth * surface_->content_scale() * view.ui_scale * (view.presenter ? Panel::kPresenterWidthShare : 1.0f));
+  panel_.set_width(Panel::kWidth * surface_->content_scale() * view.ui_scale *
+                   (view.presenter ? Panel::kPresenterWidthShare : 1.0f));
   for (LabCommand c : panel_.build(facts, editor_)) request(c);
   if (tour_) {
     TourFacts tf;
@@ -387,7 +393,8 @@ void Lab::build_panel() {
     if (simulation_.building()) tf.running = "Building this step's kernels; the previous ones keep running meanwhile.";
     tf.lab_error = error_;
     const ImGuiIO& io = ImGui::GetIO();
-    tour_view_.set_width(std::min(TourView::kWidth * surface_->content_scale(), 0.5f * (io.DisplaySize.x - panel_.width())));
+    tour_view_.set_width(
+        std::min(TourView::kWidth * surface_->content_scale(), 0.5f * (io.DisplaySize.x - panel_.width())));
     for (LabCommand c : tour_view_.build(tf, io.DisplaySize.y)) request(c);
     if (auto jump = tour_view_.take_jump()) tour_->request(*jump, editor_, simulation_);
   }
@@ -478,8 +485,10 @@ void Lab::ab_start(const SettingsChange& change) {
     setting->access.set(b, value);
   }
   for (const auto& [toggle, value] : change.toggles) {
-    if (toggle->algorithm != b.algorithm && value != b.toggles.values[static_cast<std::size_t>(toggle - kToggles.data())])
-      throw Error(std::string(toggle->key) + " is a " + std::string(to_string(toggle->algorithm)) + " toggle; this session runs " + algorithm);
+    if (toggle->algorithm != b.algorithm &&
+        value != b.toggles.values[static_cast<std::size_t>(toggle - kToggles.data())])
+      throw Error(std::string(toggle->key) + " is a " + std::string(to_string(toggle->algorithm)) +
+                  " toggle; this session runs " + algorithm);
     b.toggles.values[static_cast<std::size_t>(toggle - kToggles.data())] = value;
   }
   editor_.start_comparison(b);
@@ -492,7 +501,8 @@ void Lab::ab_stop() {
 
 // Why there is no B for a script's A/B entry: never started, or stopped (with the lab's reason).
 std::string Lab::no_b_reason(const char* what) const {
-  return std::string("there is no B to ") + what + (ab_error_.empty() ? ": start one with \"ab_start\" first" : ": " + ab_error_);
+  return std::string("there is no B to ") + what +
+         (ab_error_.empty() ? ": start one with \"ab_start\" first" : ": " + ab_error_);
 }
 
 void Lab::ab_swap() {
@@ -534,7 +544,8 @@ void Lab::execute(LabCommand command) {
     case LabCommand::tour_allpairs: open_tour(TourKind::allpairs); break;
     case LabCommand::tour_barneshut: open_tour(TourKind::barneshut); break;
     case LabCommand::tour_next:  // keys without a tour open do nothing
-      if (tour_ && tour_->awaiting()) execute(tour_view_.typed_prediction() ? LabCommand::tour_run_step : LabCommand::tour_skip_prediction);
+      if (tour_ && tour_->awaiting())
+        execute(tour_view_.typed_prediction() ? LabCommand::tour_run_step : LabCommand::tour_skip_prediction);
       else if (tour_ && tour_->has_next()) tour_->request(tour_->step() + 1, editor_, simulation_);
       break;
     case LabCommand::tour_previous:  // back from a step that waits for its prediction: the open step stays
@@ -556,7 +567,8 @@ void Lab::execute(LabCommand command) {
       if (tour_) {
         try {
           const std::string base = "tour-" + std::string(to_string(tour_->tour().kind)) + "-predictions";
-          for (const char* extension : {".csv", ".md"}) export_predictions(options_.screenshot_dir / (base + extension));
+          for (const char* extension : {".csv", ".md"})
+            export_predictions(options_.screenshot_dir / (base + extension));
           status_ = "Predictions written to " + (options_.screenshot_dir / (base + ".csv")).string() + " and .md";
         } catch (const Error& e) {
           error_ = std::string("Predictions: ") + e.what();
@@ -630,7 +642,8 @@ void Lab::execute(LabCommand command) {
       break;
     case LabCommand::toggle_follow:
       editor_.view().follow_bound = !editor_.view().follow_bound;
-      status_ = std::string("Camera ") + (editor_.view().follow_bound ? "follows the bound bodies" : "stays where it is");
+      status_ =
+          std::string("Camera ") + (editor_.view().follow_bound ? "follows the bound bodies" : "stays where it is");
       break;
     case LabCommand::save_bookmark: save_bookmark(panel_.bookmark_name()); break;
     case LabCommand::load_bookmark:
@@ -642,7 +655,8 @@ void Lab::execute(LabCommand command) {
 void Lab::start_recording(const RecordOptions& options) {
   if (recorder_) stop_recording();
   record_region_ = options.include_panel ? surface_->framebuffer() : scene_viewport();
-  if (record_region_.width <= 0 || record_region_.height <= 0) throw InputError("nothing to record: the scene has no room");
+  if (record_region_.width <= 0 || record_region_.height <= 0)
+    throw InputError("nothing to record: the scene has no room");
   recorder_ = std::make_unique<Recorder>(options, record_region_.width, record_region_.height);
   status_ = "Recording to " + recorder_->describe() + " (F10 stops)";
   error_.clear();
@@ -655,7 +669,8 @@ bool Lab::stop_recording() {
     const RecordStats r = recorder->stop();
     char text[160];
     std::snprintf(text, sizeof text, ": %lld frames (%lld dropped and %lld repeated in their place)",
-                  static_cast<long long>(r.written), static_cast<long long>(r.dropped), static_cast<long long>(r.repeated));
+                  static_cast<long long>(r.written), static_cast<long long>(r.dropped),
+                  static_cast<long long>(r.repeated));
     status_ = "Recorded to " + recorder->describe() + text;
     return true;
   } catch (const Error& e) {
@@ -674,8 +689,8 @@ void Lab::record_frame() {
       // The panel widened (presenter type size), the window was resized: the video keeps its size, and
       // the new area is scaled to fit it (Recorder::capture). Said once for each new size.
       status_ = "Recording " + recorder_->describe() + " at " + std::to_string(recorder_->width()) + "x" +
-                std::to_string(recorder_->height()) + ": the recorded area is now " + std::to_string(region.width) + "x" +
-                std::to_string(region.height) + ", scaled to fit (black around it)";
+                std::to_string(recorder_->height()) + ": the recorded area is now " + std::to_string(region.width) +
+                "x" + std::to_string(region.height) + ", scaled to fit (black around it)";
       record_region_ = region;
     }
     recorder_->capture(surface_->draw_framebuffer(), region);
@@ -724,7 +739,8 @@ void Lab::restore_bookmark(const Bookmark& bookmark) {
 }
 
 LiveSpeedup Lab::tour_live() const {
-  const auto force = std::find_if(stats_.stages.begin(), stats_.stages.end(), [](const auto& s) { return s.first == "force"; });
+  const auto force =
+      std::find_if(stats_.stages.begin(), stats_.stages.end(), [](const auto& s) { return s.first == "force"; });
   const double force_ms = force != stats_.stages.end() && force->second.count() > 0 ? force->second.median() : 0.0;
   return tour_->live(simulation_, ab_history_, session_.comparison_ready(), force_ms);
 }
@@ -794,7 +810,7 @@ void Lab::pause_because(const std::string& reason) {
 
 void Lab::bodies_replaced() {
   state_broken_ = false;
-  session_.state_replaced();  // the new initial state is the newest finished one
+  session_.state_replaced();     // the new initial state is the newest finished one
   if (!pause_reason_.empty()) {  // it paused itself; new bodies are a fresh start
     paused_ = options_.start_paused;
     pause_reason_.clear();
@@ -844,7 +860,8 @@ void Lab::open_tour(TourKind kind, std::size_t step) {
     if (!options_.settings.body_count && options_.load_file.empty() && simulation_.body_count() > cap) {
       editor_.set_body_count(static_cast<std::int64_t>(cap));
       editor_.request_restart();
-      status_ += " (at " + with_commas(static_cast<std::int64_t>(cap)) + " bodies, so that its slowest steps still run several times a second; -n chooses)";
+      status_ += " (at " + with_commas(static_cast<std::int64_t>(cap)) +
+                 " bodies, so that its slowest steps still run several times a second; -n chooses)";
     }
   } catch (const Error& e) {
     error_ = std::string("Tour: ") + e.what();
@@ -868,15 +885,13 @@ void Lab::set_predicting(bool on) {
 
 void Lab::export_predictions(const std::filesystem::path& file) {
   if (!tour_) throw Error("no guided tour is open, so there are no predictions to export");
-  const std::string heading = "Predict, then measure: " + tour_->tour().title + " (" + simulation_.backend().name() + ", " +
-                              with_commas(static_cast<std::int64_t>(simulation_.body_count())) + " bodies)";
+  const std::string heading = "Predict, then measure: " + tour_->tour().title + " (" + simulation_.backend().name() +
+                              ", " + with_commas(static_cast<std::int64_t>(simulation_.body_count())) + " bodies)";
   tour_->predictions().write(file, heading);
   status_ = "Predictions written to " + file.string();
 }
 
-double Lab::seconds_since_start() const {
-  return std::chrono::duration<double>(Clock::now() - started_).count();
-}
+double Lab::seconds_since_start() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
 
 void Lab::record_trace() {
   FrameRecord r;
@@ -935,9 +950,9 @@ std::string Lab::script_cannot(ScriptAction) { return ""; }  // the lab does eve
 std::string Lab::cannot(ScriptAction action) const { return cannot_on(simulation_, action); }
 
 void Lab::print_stats() {
-  std::string line =
-      stats_line(frame_count_, session_started_ ? std::chrono::duration<double>(Clock::now() - *session_started_).count() : 0.0,
-                 stats_, simulation_);
+  std::string line = stats_line(
+      frame_count_, session_started_ ? std::chrono::duration<double>(Clock::now() - *session_started_).count() : 0.0,
+      stats_, simulation_);
   line.pop_back();  // the newline: the lab adds A/B and the last error to the line
   if (const auto& b = editor_.comparison()) {
     const std::string changes = ab_changes(simulation_.settings(), *b);
@@ -947,9 +962,9 @@ void Lab::print_stats() {
       line += session_.comparison_ready() ? "no frame compared yet" : "B building";
     } else {
       char text[160];
-      std::snprintf(text, sizeof text, "%d frames, total A %.3f ms, B %.3f ms, B is %s, forces differ by %.2g", static_cast<int>(ab_history_.size()),
-                    rows.back().a_ms.median, rows.back().b_ms.median, rows.back().speedup.describe().c_str(),
-                    ab_history_.difference_relative_norm().median);
+      std::snprintf(text, sizeof text, "%d frames, total A %.3f ms, B %.3f ms, B is %s, forces differ by %.2g",
+                    static_cast<int>(ab_history_.size()), rows.back().a_ms.median, rows.back().b_ms.median,
+                    rows.back().speedup.describe().c_str(), ab_history_.difference_relative_norm().median);
       line += text;
     }
   } else if (!ab_error_.empty()) {
@@ -967,7 +982,8 @@ std::array<float, 2> Lab::scene_centre() const {
   const Viewport v = scene_viewport();
   const ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
   const float sx = scale.x > 0 ? scale.x : 1.0f, sy = scale.y > 0 ? scale.y : 1.0f;
-  return {(static_cast<float>(v.x) + 0.5f * static_cast<float>(v.width)) / sx, 0.5f * static_cast<float>(v.height) / sy};
+  return {(static_cast<float>(v.x) + 0.5f * static_cast<float>(v.width)) / sx,
+          0.5f * static_cast<float>(v.height) / sy};
 }
 
 void Lab::drag(MouseButton button, std::optional<std::array<float, 2>> from, std::array<float, 2> by, int frames) {

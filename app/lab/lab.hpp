@@ -36,20 +36,20 @@
 namespace nbl {
 
 struct LabOptions {
-  WindowOptions window;  // offscreen: width x height is the framebuffer's size
-  bool offscreen = false;  // an EGL context and a framebuffer object instead of a window (no display needed)
+  WindowOptions window;              // offscreen: width x height is the framebuffer's size
+  bool offscreen = false;            // an EGL context and a framebuffer object instead of a window (no display needed)
   std::optional<Script> script;      // drives the session (app/core/script.hpp)
   std::filesystem::path trace_file;  // the per-frame trace as CSV (app/core/frame_trace.hpp), "" for none
   Settings settings;
-  std::string load_file;           // a snapshot (Tipsy or HDF5) instead of a scene
+  std::string load_file;  // a snapshot (Tipsy or HDF5) instead of a scene
   bool allow_interop = true;
-  bool tune_body_count = true;     // only when settings.body_count is unset and nothing is loaded
-  int frames = 0;                  // stop after this many frames (0: until the window closes)
+  bool tune_body_count = true;             // only when settings.body_count is unset and nothing is loaded
+  int frames = 0;                          // stop after this many frames (0: until the window closes)
   std::filesystem::path final_screenshot;  // with `frames`: a PNG of the last frame
   std::filesystem::path screenshot_dir = ".";
   bool start_paused = false;
-  std::optional<TourKind> tour;    // open the guided tour at its first step (--tour)
-  RecordOptions record;            // record.target not empty: record from the first frame (--record)
+  std::optional<TourKind> tour;  // open the guided tour at its first step (--tour)
+  RecordOptions record;          // record.target not empty: record from the first frame (--record)
   std::filesystem::path bookmark_dir = kUserBookmarkDir;  // where the panel saves bookmarks
   Simulation::BackendFactory backend_factory;  // tests: every backend made this way (app/core/simulation.hpp)
   // A force pass slower than this runs in launches of about this long (StepControl, sim/backend.hpp), so
@@ -91,7 +91,9 @@ class Lab : public ScriptTarget {
   std::string cannot(ScriptAction action) const override;
   SettingsEditor& editor() override { return editor_; }
   void restart() override { execute(LabCommand::reset); }
-  void screenshot(const std::filesystem::path& file) override { screenshots_.push_back({file, ScreenshotOwner::script}); }
+  void screenshot(const std::filesystem::path& file) override {
+    screenshots_.push_back({file, ScreenshotOwner::script});
+  }
   void print_stats() override;
   void set_paused(bool paused) override;
   void quit() override { surface_->request_close(); }
@@ -172,7 +174,7 @@ class Lab : public ScriptTarget {
 
   void run_script();
   void handle_input();
-  void collect_steps();     // a finished job's report, when there is one
+  void collect_steps();  // a finished job's report, when there is one
   void job_finished(StepReport& report);
   bool defer_while_stepping(LabCommand command);
   void run_deferred();
@@ -231,7 +233,7 @@ class Lab : public ScriptTarget {
   bool vertices_stale_ = true;  // the vertex buffer no longer shows the state (a step, new bodies, a view change)
   ViewSettings drawn_view_;
   std::string pause_reason_, status_, error_;
-  std::string gl_error_;  // the first GL error caught (release builds check once per frame)
+  std::string gl_error_;                        // the first GL error caught (release builds check once per frame)
   std::optional<ConfigureOutcome> last_build_;  // the last kernel build swapped in or refused
   ComparisonHistory ab_history_;
   std::optional<TourSession> tour_;

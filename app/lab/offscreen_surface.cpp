@@ -23,9 +23,11 @@ void OffscreenSurface::swap_buffers() {
   previous_frame_.wait();
   previous_frame_ = std::move(drawn);
   if (vsync_ && refresh_hz_ > 0) {  // the display's next refresh; a late frame takes the one after it
-    const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(1.0 / refresh_hz_));
+    const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(1.0 / refresh_hz_));
     const auto now = std::chrono::steady_clock::now();
-    next_refresh_ = next_refresh_ + period > now ? next_refresh_ + period : now + period - (now - next_refresh_) % period;
+    next_refresh_ =
+        next_refresh_ + period > now ? next_refresh_ + period : now + period - (now - next_refresh_) % period;
     std::this_thread::sleep_until(next_refresh_);
   }
 }

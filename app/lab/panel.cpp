@@ -62,7 +62,10 @@ void build_line(const BuildProgress& b) {
   const bool bad = b.state == BuildState::refused;
   const bool done = b.state == BuildState::ready || b.state == BuildState::superseded;
   char text[320];
-  std::snprintf(text, sizeof text, "%s %s (%.1f s)", bad ? "x" : done ? "ok" : "...",
+  std::snprintf(text, sizeof text, "%s %s (%.1f s)",
+                bad    ? "x"
+                : done ? "ok"
+                       : "...",
                 build_phase_name(b.label, b.state).c_str(), b.age_s);
   wrapped(bad ? kError : done ? kGood : kWarning, text);
   if (!b.detail.empty()) tooltip(b.detail);
@@ -98,9 +101,10 @@ const MeasuredFiguresFile& measured_figures() {
 std::string toggle_tooltip(const ToggleDef& t, const std::string& inert) {
   std::string text = teaching_text(t.help);
   if (!t.tutorial.empty())
-    text += "\n\nThe tutorial measured (" + std::string(t.algorithm == Algorithm::allpairs
-                                                       ? "Part I: CC 1.3 Quadro FX 5800, CC 2.0 Tesla C2050, CC 3.0 GeForce GTX 680"
-                                                       : "Part II, Kernel Speedups: GeForce GTX 480, 50k / 500k / 5M bodies") +
+    text += "\n\nThe tutorial measured (" +
+            std::string(t.algorithm == Algorithm::allpairs
+                            ? "Part I: CC 1.3 Quadro FX 5800, CC 2.0 Tesla C2050, CC 3.0 GeForce GTX 680"
+                            : "Part II, Kernel Speedups: GeForce GTX 480, 50k / 500k / 5M bodies") +
             "): " + std::string(t.tutorial);
   const MeasuredFiguresFile& measured = measured_figures();
   if (!measured.problem.empty()) text += "\n\nMeasured figures unavailable: " + measured.problem;
@@ -136,8 +140,9 @@ void toggle_widget(const ToggleDef& t, SettingsEditor& editor, bool inert, const
     }
     case ToggleKind::integer: {
       // Sliders (unroll factor, block size); apply on release so a drag compiles one kernel, not fifty.
-      const ImGuiSliderFlags flags = ImGuiSliderFlags_AlwaysClamp |
-                                     (t.max_value / std::max(t.min_value, 1) >= 64 && t.step == 1 ? ImGuiSliderFlags_Logarithmic : 0);
+      const ImGuiSliderFlags flags =
+          ImGuiSliderFlags_AlwaysClamp |
+          (t.max_value / std::max(t.min_value, 1) >= 64 && t.step == 1 ? ImGuiSliderFlags_Logarithmic : 0);
       ImGui::SliderInt(label.c_str(), &value, t.min_value, t.max_value, "%d", flags);
       if (t.step > 1) value = t.min_value + (value - t.min_value + t.step / 2) / t.step * t.step;
       value = std::clamp(value, t.min_value, t.max_value);
@@ -204,7 +209,8 @@ void setting_widget(const SettingWidget& w, SettingsEditor& editor, const Settin
       if (s.kind == SettingKind::integer) {
         int v = static_cast<int>(std::get<std::int64_t>(value));
         const std::string format = v == 0 && !s.zero_means.empty() ? std::string(s.zero_means) : "%d";
-        moved = ImGui::SliderInt(label.c_str(), &v, static_cast<int>(w.min), static_cast<int>(w.max), format.c_str(), flags);
+        moved = ImGui::SliderInt(label.c_str(), &v, static_cast<int>(w.min), static_cast<int>(w.max), format.c_str(),
+                                 flags);
         edited = static_cast<std::int64_t>(v);
       } else {
         float v = static_cast<float>(std::get<double>(value));
@@ -241,7 +247,8 @@ void setting_widget(const SettingWidget& w, SettingsEditor& editor, const Settin
       } else {
         double v = std::holds_alternative<double>(shown) ? std::get<double>(shown) : 0.0;
         // Out of range is refused when it is applied, with the setting's range in the message.
-        if (ImGui::InputDouble(label.c_str(), &v, 0.0, 0.0, "%.3e", ImGuiInputTextFlags_EnterReturnsTrue)) editor.set(s, v);
+        if (ImGui::InputDouble(label.c_str(), &v, 0.0, 0.0, "%.3e", ImGuiInputTextFlags_EnterReturnsTrue))
+          editor.set(s, v);
       }
       ImGui::EndDisabled();
       tooltip(tip);
@@ -289,7 +296,8 @@ void split_bar(const std::vector<std::pair<double, ImU32>>& parts, double total)
 void legend(ImU32 color, const char* name, double ms) {
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const float s = ImGui::GetTextLineHeight() * 0.7f;
-  ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + s * 0.25f), ImVec2(p.x + s, p.y + s * 1.25f), color, 2.0f);
+  ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + s * 0.25f), ImVec2(p.x + s, p.y + s * 1.25f), color,
+                                            2.0f);
   ImGui::Dummy(ImVec2(s, s));
   ImGui::SameLine();
   ImGui::Text("%s %.2f ms", name, ms);
@@ -337,7 +345,8 @@ void drift_plot(const std::deque<DriftPoint>& points, float height) {
   }
   const std::string range = fmt("%+.1e", hi) + " .. " + fmt("%+.1e", lo);
   draw->AddText(ImVec2(origin.x + pad + 2, origin.y + 1), axis, "relative energy drift");
-  draw->AddText(ImVec2(origin.x + width - ImGui::CalcTextSize(range.c_str()).x - pad, origin.y + 1), axis, range.c_str());
+  draw->AddText(ImVec2(origin.x + width - ImGui::CalcTextSize(range.c_str()).x - pad, origin.y + 1), axis,
+                range.c_str());
 }
 
 std::vector<std::filesystem::path> preset_files() {
@@ -368,11 +377,15 @@ std::vector<LabCommand> Panel::build(const PanelFacts& f, SettingsEditor& editor
   ImGui::TextColored(kMuted, "Guided tour:");
   ImGui::SameLine();
   if (ImGui::SmallButton("All-pairs ladder")) ask(LabCommand::tour_allpairs);
-  tooltip("Burtscher's CUDA optimization tutorial, Part I, step by step: each step switches one rung of the optimization ladder, says why it "
-          "should help, shows the tutorial's speed-up beside the live one on this GPU and the change in the kernel code.");
+  tooltip(
+      "Burtscher's CUDA optimization tutorial, Part I, step by step: each step switches one rung of the optimization "
+      "ladder, says why it "
+      "should help, shows the tutorial's speed-up beside the live one on this GPU and the change in the kernel code.");
   ImGui::SameLine();
   if (ImGui::SmallButton("Barnes-Hut kernels")) ask(LabCommand::tour_barneshut);
-  tooltip("Burtscher's CUDA optimization tutorial, Part II: the six Barnes-Hut kernels, then their optimizations one switch at a time.");
+  tooltip(
+      "Burtscher's CUDA optimization tutorial, Part II: the six Barnes-Hut kernels, then their optimizations one "
+      "switch at a time.");
   ImGui::Spacing();
   const bool presenter = editor.draft().view.presenter;
   if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) simulation_section(f, editor);
@@ -389,7 +402,8 @@ std::vector<LabCommand> Panel::build(const PanelFacts& f, SettingsEditor& editor
   if (ImGui::CollapsingHeader("Optimizations", toggles_open)) optimizations_section(f, editor);
   if (ImGui::CollapsingHeader("A/B comparison")) ab_section(f, editor);
   if (ImGui::CollapsingHeader("Performance", ImGuiTreeNodeFlags_DefaultOpen)) performance_section(f);
-  if (f.stats->has_step && f.stats->last_step.has_tree && ImGui::CollapsingHeader("Octree", ImGuiTreeNodeFlags_DefaultOpen))
+  if (f.stats->has_step && f.stats->last_step.has_tree &&
+      ImGui::CollapsingHeader("Octree", ImGuiTreeNodeFlags_DefaultOpen))
     tree_section(f);
   if (ImGui::CollapsingHeader("Accuracy")) accuracy_section(f);
   if (ImGui::CollapsingHeader("Generated code")) generated_code_section(f);
@@ -405,25 +419,26 @@ void Panel::header(const PanelFacts& f) {
   ImGui::SameLine();
   ImGui::TextColored(kMuted, "%.0f FPS   %.3g steps/s   %s bodies   t = %.3f", f.stats->fps(), f.stepping.steps_per_s,
                      with_commas(static_cast<std::int64_t>(sim.body_count())).c_str(), sim.time());
-  tooltip("The picture, the camera and this panel run at the display's rate (FPS); the simulation steps on its "
-          "own thread at its own rate (steps/s), and each frame draws the newest finished state. t is the simulated "
-          "time in N-body units: G = 1 and a total mass of 1, so a time unit is sqrt(L^3 / (G M)) for the scene's "
-          "length unit L (the Scene setting's tooltip gives each scene's scale; docs/glossary.md).");
+  tooltip(
+      "The picture, the camera and this panel run at the display's rate (FPS); the simulation steps on its "
+      "own thread at its own rate (steps/s), and each frame draws the newest finished state. t is the simulated "
+      "time in N-body units: G = 1 and a total mass of 1, so a time unit is sqrt(L^3 / (G M)) for the scene's "
+      "length unit L (the Scene setting's tooltip gives each scene's scale; docs/glossary.md).");
   if (!f.stepping.slow_notice.empty()) wrapped(kWarning, f.stepping.slow_notice);
   ImGui::TextColored(kMuted, "%s", sim.backend().name().c_str());
   const BodyVertices& v = f.scene->vertices();
-  ImGui::TextColored(v.path() == VertexPath::interop ? kGood : kMuted, "vertices: %s, %.2f ms/frame", to_string(v.path()),
-                     v.update_ms());
-  if (!v.interop_unavailable_reason().empty())
-    tooltip("Why not interop: " + v.interop_unavailable_reason());
+  ImGui::TextColored(v.path() == VertexPath::interop ? kGood : kMuted, "vertices: %s, %.2f ms/frame",
+                     to_string(v.path()), v.update_ms());
+  if (!v.interop_unavailable_reason().empty()) tooltip("Why not interop: " + v.interop_unavailable_reason());
   else if (v.path() == VertexPath::host_copy)
     tooltip("The CPU backend's bodies live in host memory: they are copied into the GL buffer each frame.");
-  else
-    tooltip("CUDA writes the GL vertex buffer in place (cudaGraphicsGLRegisterBuffer): no copy over PCIe.");
+  else tooltip("CUDA writes the GL vertex buffer in place (cudaGraphicsGLRegisterBuffer): no copy over PCIe.");
   if (!sim.notice().empty()) wrapped(kWarning, sim.notice());
   for (const std::string& line : sim.file_description()) wrapped(kMuted, line);  // a loaded HDF5 snapshot: types, units
   if (!f.auto_n_note.empty()) wrapped(kMuted, f.auto_n_note);
-  if (f.paused) wrapped(f.pause_reason.empty() ? kWarning : kError, f.pause_reason.empty() ? "Paused (Space to resume)" : f.pause_reason);
+  if (f.paused)
+    wrapped(f.pause_reason.empty() ? kWarning : kError,
+            f.pause_reason.empty() ? "Paused (Space to resume)" : f.pause_reason);
   if (!f.error.empty()) wrapped(kError, f.error);
   if (!f.gl_error.empty()) wrapped(kError, "OpenGL error (the first one; drawing may be wrong): " + f.gl_error);
   for (const BuildProgress& b : f.builds) build_line(b);
@@ -460,7 +475,8 @@ void Panel::simulation_section(const PanelFacts& f, SettingsEditor& editor) {
   if (ImGui::Button("Load")) ask(LabCommand::load_settings);
   static const auto presets = preset_files();
   if (!presets.empty()) {
-    const std::string current = preset_file_.empty() ? "Presets..." : std::filesystem::path(preset_file_).stem().string();
+    const std::string current =
+        preset_file_.empty() ? "Presets..." : std::filesystem::path(preset_file_).stem().string();
     if (ImGui::BeginCombo("##presets", current.c_str())) {
       for (const auto& p : presets)
         if (ImGui::Selectable(p.stem().string().c_str(), p.string() == preset_file_)) {
@@ -488,16 +504,18 @@ void Panel::bookmarks_section(const PanelFacts& f) {
     }
     ImGui::EndCombo();
   }
-  tooltip("Jump to a saved moment: the bodies and the settings they ran with. Shipped: the default collision at "
-          "65,536 bodies at its first passage (t = 3) and with its tails out (t = 6). Yours: saved below, into " +
-          std::string(kUserBookmarkDir) + "/. Reset then returns to the bookmark.");
+  tooltip(
+      "Jump to a saved moment: the bodies and the settings they ran with. Shipped: the default collision at "
+      "65,536 bodies at its first passage (t = 3) and with its tails out (t = 6). Yours: saved below, into " +
+      std::string(kUserBookmarkDir) + "/. Reset then returns to the bookmark.");
   ImGui::SameLine();
   ImGui::BeginDisabled(!chosen);
   if (ImGui::Button("Go")) ask(LabCommand::load_bookmark);
   ImGui::EndDisabled();
   ImGui::InputText("##bookmark_name", &bookmark_name_);
-  tooltip("The new bookmark's name: NAME.tipsy (the bodies, with the time) and NAME.json (the settings); a name ending "
-          "in .hdf5 writes NAME.hdf5 instead, in GADGET-4's layout (with particle types, IDs and units).");
+  tooltip(
+      "The new bookmark's name: NAME.tipsy (the bodies, with the time) and NAME.json (the settings); a name ending "
+      "in .hdf5 writes NAME.hdf5 instead, in GADGET-4's layout (with particle types, IDs and units).");
   ImGui::SameLine();
   if (ImGui::Button("Bookmark now")) ask(LabCommand::save_bookmark);
 }
@@ -505,8 +523,9 @@ void Panel::bookmarks_section(const PanelFacts& f) {
 void Panel::record_section(const PanelFacts& f) {
   ImGui::BeginDisabled(f.recording);
   ImGui::InputText("##record_target", &record_target_);
-  tooltip("Where the recording goes: FILE.mp4 / .mkv / .webm / .mov (H.264 through ffmpeg), FILE.rgba (raw frames, "
-          "for a machine without ffmpeg), or null (nothing written: what capturing costs).");
+  tooltip(
+      "Where the recording goes: FILE.mp4 / .mkv / .webm / .mov (H.264 through ffmpeg), FILE.rgba (raw frames, "
+      "for a machine without ffmpeg), or null (nothing written: what capturing costs).");
   ImGui::Checkbox("With the panel", &record_include_panel_);
   tooltip("Record the whole window, panel included, or the picture alone.");
   ImGui::EndDisabled();
@@ -514,9 +533,10 @@ void Panel::record_section(const PanelFacts& f) {
   if (f.recording) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.75f, 0.15f, 0.12f, 1.0f));
   if (ImGui::Button(f.recording ? "Stop recording (F10)" : "Record (F10)")) ask(LabCommand::toggle_recording);
   if (f.recording) ImGui::PopStyleColor();
-  tooltip("Frames are read back through a ring of pixel buffers and encoded on another thread: the frame loop "
-          "does not wait. A frame the encoder cannot take in time is dropped, and the previous one repeated in "
-          "its place, so the video keeps the session's timing.");
+  tooltip(
+      "Frames are read back through a ring of pixel buffers and encoded on another thread: the frame loop "
+      "does not wait. A frame the encoder cannot take in time is dropped, and the previous one repeated in "
+      "its place, so the video keeps the session's timing.");
   if (f.recording) wrapped(kError, f.record_line);
 }
 
@@ -526,7 +546,8 @@ void Panel::caption(const PanelFacts& f) {
   if (f.caption_title.empty() && f.caption_figure.empty()) return;
   const ImGuiIO& io = ImGui::GetIO();
   const float margin = ImGui::GetFontSize();
-  const float room = std::max(io.DisplaySize.x - width() - 2 * margin, 8 * margin);  // the picture's width, not the panel's
+  const float room =
+      std::max(io.DisplaySize.x - width() - 2 * margin, 8 * margin);  // the picture's width, not the panel's
   ImGui::SetNextWindowPos(ImVec2(margin, io.DisplaySize.y - margin), ImGuiCond_Always, ImVec2(0.0f, 1.0f));
   ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(room, io.DisplaySize.y));
   ImGui::SetNextWindowBgAlpha(0.7f);
@@ -548,17 +569,20 @@ void Panel::caption(const PanelFacts& f) {
 
 void Panel::view_section(const PanelFacts& f, SettingsEditor& editor) {
   const ViewSettings& v = editor.draft().view;
-  setting_widgets_of(SettingGroup::view, editor.draft().algorithm, editor, f.simulation->effective_settings(), f.unicode_font);
+  setting_widgets_of(SettingGroup::view, editor.draft().algorithm, editor, f.simulation->effective_settings(),
+                     f.unicode_font);
   if (v.octree_depth > 0 && f.simulation->settings().algorithm != Algorithm::barneshut)
     wrapped(kMuted, "All-pairs builds no tree: switch to Barnes-Hut to see cells.");
   else if (f.scene->overlay().cells_left_out > 0)
     wrapped(kWarning, "Showing the first " + with_commas(static_cast<std::int64_t>(f.scene->overlay().cells_drawn)) +
-                          " cells; " + with_commas(static_cast<std::int64_t>(f.scene->overlay().cells_left_out)) + " deeper ones left out.");
+                          " cells; " + with_commas(static_cast<std::int64_t>(f.scene->overlay().cells_left_out)) +
+                          " deeper ones left out.");
   {
     // Which renderer drew the last frame, and what it cost (the render switch above).
     const std::string path = f.scene->body_path();
     if (path == "sprites")
-      ImGui::TextColored(kMuted, "bodies: GL point sprites, %.2f ms GPU for the whole picture", f.scene->render_gpu_ms());
+      ImGui::TextColored(kMuted, "bodies: GL point sprites, %.2f ms GPU for the whole picture",
+                         f.scene->render_gpu_ms());
     else
       ImGui::TextColored(kMuted, "bodies: %s %.2f ms + GL passes %.2f ms", path.c_str(), f.scene->splat_ms(),
                          f.scene->render_gpu_ms());
@@ -571,8 +595,7 @@ void Panel::view_section(const PanelFacts& f, SettingsEditor& editor) {
                        f.scene->exposure_gpu_ms());
   if (v.follow_bound && f.scene->bound())
     ImGui::TextColored(kMuted, "following %.0f%% of the mass (bound), %.2f ms per frame (estimate on a worker)",
-                       100 * f.scene->bound()->bound_fraction,
-                       f.scene->follow_cpu_ms());
+                       100 * f.scene->bound()->bound_fraction, f.scene->follow_cpu_ms());
   {
     // The dark halos (sim/scenes.hpp): simulated, drawn only when asked.
     std::size_t dark = 0;
@@ -581,7 +604,8 @@ void Panel::view_section(const PanelFacts& f, SettingsEditor& editor) {
       if (g.dark) dark += g.end - g.begin, dark_mass += g.mass;
     if (dark > 0)
       wrapped(kMuted, with_commas(static_cast<std::int64_t>(dark)) + " bodies (" +
-                          std::to_string(static_cast<int>(std::lround(100 * dark_mass))) + "% of the mass) are the galaxies' dark halos: " +
+                          std::to_string(static_cast<int>(std::lround(100 * dark_mass))) +
+                          "% of the mass) are the galaxies' dark halos: " +
                           (v.show_dark_matter ? "drawn, each as bright as its mass." : "simulated, not drawn."));
   }
   if (ImGui::Button("Fit camera (F)")) ask(LabCommand::fit_camera);
@@ -597,13 +621,15 @@ void Panel::optimizations_section(const PanelFacts& f, SettingsEditor& editor) {
   if (!on_gpu) {
     std::string read;  // what the CPU backend reads, by its panel labels
     for (const ToggleId id : kCpuBarnesHutToggles) read += (read.empty() ? "" : ", ") + std::string(id.def().label);
-    wrapped(kMuted, "The CPU backend reads only " + read + " (Barnes-Hut); the other toggles shape the GPU kernels, "
-                    "so they are greyed out here. Hover one to read what it does.");
+    wrapped(kMuted, "The CPU backend reads only " + read +
+                        " (Barnes-Hut); the other toggles shape the GPU kernels, "
+                        "so they are greyed out here. Hover one to read what it does.");
   }
   // Groups in the table's order; each toggle once, under its group.
   std::vector<std::string_view> groups;
   for (const auto& t : kToggles)
-    if (t.algorithm == d.algorithm && std::find(groups.begin(), groups.end(), t.group) == groups.end()) groups.push_back(t.group);
+    if (t.algorithm == d.algorithm && std::find(groups.begin(), groups.end(), t.group) == groups.end())
+      groups.push_back(t.group);
   for (const auto group : groups) {
     ImGui::TextColored(kMuted, "%.*s", static_cast<int>(group.size()), group.data());
     ImGui::Indent();
@@ -634,8 +660,9 @@ void Panel::ab_section(const PanelFacts& f, SettingsEditor& editor) {
     return;
   }
   if (!b) {
-    wrapped(kMuted, "Compare the running variant (A) with another one (B): both compute forces from the same "
-                    "state every frame; A moves the bodies, B is only timed and compared.");
+    wrapped(kMuted,
+            "Compare the running variant (A) with another one (B): both compute forces from the same "
+            "state every frame; A moves the bodies, B is only timed and compared.");
     if (ImGui::Button("Start A/B (B = a copy of A)")) editor.start_comparison(a);
     if (a.algorithm == Algorithm::allpairs) {
       ImGui::SameLine();
@@ -650,8 +677,9 @@ void Panel::ab_section(const PanelFacts& f, SettingsEditor& editor) {
         }
         ImGui::EndCombo();
       }
-      tooltip("B runs one rung of the tutorial's ladder (the single-thread rung is left out: it takes seconds per "
-              "step at the lab's N; `nbodylab bench ladder` times it on a sample).");
+      tooltip(
+          "B runs one rung of the tutorial's ladder (the single-thread rung is left out: it takes seconds per "
+          "step at the lab's N; `nbodylab bench ladder` times it on a sample).");
     }
     return;
   }
@@ -705,8 +733,9 @@ void Panel::ab_section(const PanelFacts& f, SettingsEditor& editor) {
   ImGui::SameLine();
   if (ImGui::Button("Clear B")) ask(LabCommand::ab_clear);
   if (ImGui::Button("Colour by A/B difference")) editor.view().color_mode = ColorMode::ab_difference;
-  tooltip("Each body coloured by how far B's force on it differs from A's, relative to the RMS force: blue is "
-          "rounding (1e-7), white 1e-4, red a percent or more.");
+  tooltip(
+      "Each body coloured by how far B's force on it differs from A's, relative to the RMS force: blue is "
+      "rounding (1e-7), white 1e-4, red a percent or more.");
 
   const ComparisonHistory& h = *f.ab_history;
   if (!f.ab_ready || h.size() == 0) {
@@ -740,8 +769,8 @@ void Panel::ab_section(const PanelFacts& f, SettingsEditor& editor) {
         const bool faster = row.speedup.low > 1.0, slower = row.speedup.high < 1.0;
         ImGui::TextColored(faster ? kGood : slower ? kWarning : kMuted, "%.2fx", row.speedup.median);
         if (ImGui::IsItemHovered())
-          ImGui::SetTooltip("B is %s\n95%% interval %.3f .. %.3f over %zu paired frames%s", row.speedup.describe().c_str(),
-                            row.speedup.low, row.speedup.high, row.speedup.pairs,
+          ImGui::SetTooltip("B is %s\n95%% interval %.3f .. %.3f over %zu paired frames%s",
+                            row.speedup.describe().c_str(), row.speedup.low, row.speedup.high, row.speedup.pairs,
                             faster || slower ? "" : "\nThe interval holds 1: no difference this noise can show.");
       }
     }
@@ -749,10 +778,11 @@ void Panel::ab_section(const PanelFacts& f, SettingsEditor& editor) {
   }
   const Spread norm = h.difference_relative_norm(), worst = h.difference_max();
   wrapped(h.any_non_finite() ? kError : kMuted,
-          "B's forces vs A's: relative norm " + fmt("%.2g", norm.median) + ", largest body " + fmt("%.2g", worst.median) +
-              " of the RMS force" + (h.any_non_finite() ? " (NaN or inf in B!)" : ""));
-  tooltip("||aB - aA|| / ||aA|| over every body, and the largest per-body difference relative to the RMS force "
-          "(the metric that survives cancellation). Against the double-precision reference: Accuracy.");
+          "B's forces vs A's: relative norm " + fmt("%.2g", norm.median) + ", largest body " +
+              fmt("%.2g", worst.median) + " of the RMS force" + (h.any_non_finite() ? " (NaN or inf in B!)" : ""));
+  tooltip(
+      "||aB - aA|| / ||aA|| over every body, and the largest per-body difference relative to the RMS force "
+      "(the metric that survives cancellation). Against the double-precision reference: Accuracy.");
 }
 
 void Panel::ladder_section(const PanelFacts& f) {
@@ -762,16 +792,20 @@ void Panel::ladder_section(const PanelFacts& f) {
   ImGui::BeginDisabled(ladder.running() || !have_gpu);
   if (ImGui::Button(ladder.running() ? "Running the ladder..." : "Run ladder")) ask(LabCommand::run_ladder);
   ImGui::EndDisabled();
-  tooltip(std::string("Runs every rung of the all-pairs optimization ladder (Burtscher's CUDA optimization tutorial, Part I) on this GPU and lists "
-                      "time, speed-ups, GFLOP/s and force error per rung, as nbodylab bench ladder does. The simulation "
-                      "pauses meanwhile.") + (have_gpu ? "" : "\n\nNeeds a GPU."));
+  tooltip(
+      std::string("Runs every rung of the all-pairs optimization ladder (Burtscher's CUDA optimization tutorial, Part "
+                  "I) on this GPU and lists "
+                  "time, speed-ups, GFLOP/s and force error per rung, as nbodylab bench ladder does. The simulation "
+                  "pauses meanwhile.") +
+      (have_gpu ? "" : "\n\nNeeds a GPU."));
   if (!ladder.error().empty()) wrapped(kError, ladder.error());
   const LadderTable& table = ladder.table();
   if (table.columns.empty()) return;
   if (!table.note.empty()) wrapped(kMuted, table.note);
-  if (ImGui::BeginTable("ladder", static_cast<int>(table.columns.size()),
-                        ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX,
-                        ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(table.rows.size() + 2)))) {
+  if (ImGui::BeginTable(
+          "ladder", static_cast<int>(table.columns.size()),
+          ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX,
+          ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(table.rows.size() + 2)))) {
     for (const auto& c : table.columns) ImGui::TableSetupColumn(c.c_str());
     ImGui::TableHeadersRow();
     for (const auto& r : table.rows) {
@@ -826,7 +860,8 @@ void Panel::ladder_chart(const LadderTable& table) {
     }
     draw->AddLine(ImVec2(one, y0), ImVec2(one, y1), axis);
   }
-  ImGui::TextColored(kMuted, "%% after a name: the measured rate against the issue-slot ceiling of the rung's own loop.");
+  ImGui::TextColored(kMuted,
+                     "%% after a name: the measured rate against the issue-slot ceiling of the rung's own loop.");
 }
 
 void Panel::performance_section(const PanelFacts& f) {
@@ -836,8 +871,9 @@ void Panel::performance_section(const PanelFacts& f) {
   ImGui::SameLine();
   const Spread frame = s.frame_ms.spread();
   ImGui::TextColored(kMuted, "(frame %.1f ms, p90 %.1f; %d frames)", frame.median, frame.high, s.frame_ms.count());
-  tooltip("FPS is the wall-clock interval from one frame to the next (median over the frames in view), not the sum "
-          "of the parts below: on a GPU they can overlap.");
+  tooltip(
+      "FPS is the wall-clock interval from one frame to the next (median over the frames in view), not the sum "
+      "of the parts below: on a GPU they can overlap.");
   split_bar({{t.vertices_ms, kVerticesColor}, {t.render_ms, kRenderColor}, {t.ui_ms, kUiColor}},
             std::max({t.frame_ms, t.vertices_ms + t.render_ms + t.ui_ms, 1e-3}));
   legend(kVerticesColor, "vertices", t.vertices_ms);
@@ -850,11 +886,13 @@ void Panel::performance_section(const PanelFacts& f) {
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kSimulateColor), "%.3g steps/s", st.steps_per_s);
   ImGui::SameLine();
   const std::string step_text = st.step_ms > 0 ? "step " + fmt_ms(st.step_ms) : std::string("no step finished yet");
-  const std::string running = st.running_ms > 0 ? "; the step in flight has run " + fmt_ms(st.running_ms) : std::string();
+  const std::string running =
+      st.running_ms > 0 ? "; the step in flight has run " + fmt_ms(st.running_ms) : std::string();
   wrapped(kMuted, "(" + step_text + "; state on screen " + fmt_ms(st.state_age_ms) + " old" + running + ")");
-  tooltip("The simulation runs on its own thread: steps/s counts the steps finished over the last seconds, the step "
-          "time is one step's wall time there, and the state on screen is the newest finished one. A step never "
-          "holds up a frame: when a variant is slow, the picture moves slowly while the window stays live.");
+  tooltip(
+      "The simulation runs on its own thread: steps/s counts the steps finished over the last seconds, the step "
+      "time is one step's wall time there, and the state on screen is the newest finished one. A step never "
+      "holds up a frame: when a variant is slow, the picture moves slowly while the window stays live.");
   if (!st.abandoned_note.empty()) wrapped(kMuted, st.abandoned_note);
 
   if (!s.has_step) {
@@ -866,7 +904,8 @@ void Panel::performance_section(const PanelFacts& f) {
   // Every live figure: the median over the frames in view, with the 10th-90th percentile range.
   auto with_spread = [](const Spread& v, const char* format, double scale = 1.0) {
     if (v.empty()) return std::string("-");
-    return fmt(format, v.median * scale) + "  (" + fmt(format, v.low * scale) + " .. " + fmt(format, v.high * scale) + ")";
+    return fmt(format, v.median * scale) + "  (" + fmt(format, v.low * scale) + " .. " + fmt(format, v.high * scale) +
+           ")";
   };
   const Spread step_ms = s.step_ms.spread();
   row("step", with_spread(step_ms, "%.2f") + " ms");
@@ -892,7 +931,8 @@ void Panel::performance_section(const PanelFacts& f) {
   const std::string gflops_text =
       gflops >= 1000 ? with_commas(static_cast<std::int64_t>(gflops + 0.5)) + " GFLOP/s" : fmt("%.1f GFLOP/s", gflops);
   ImGui::Text("%s", (gflops_text + (f.unicode_font ? "  ·  " : "  -  ") + ceiling).c_str());
-  tooltip(std::string("20 flops per interaction, the convention every n-body code quotes (Burtscher's tutorial included), of the ") +
+  tooltip(std::string("20 flops per interaction, the convention every n-body code quotes (Burtscher's tutorial "
+                      "included), of the ") +
           (force.empty() ? "whole step" : "force kernel alone") +
           ". The ceiling: every FP32 lane retires one FMA per clock at the peak clock (cuda/device.hpp); the "
           "issue-slot ceiling, usually the tighter one, is under Generated code.");
@@ -902,13 +942,15 @@ void Panel::performance_section(const PanelFacts& f) {
   const double total = std::max(step_ms.empty() ? step.total_ms : step_ms.median, 1e-6);
   for (const auto& [name, series] : s.stages) {
     const Spread ms = series.spread();
-    const std::string text = name + "  " + fmt("%.3f ms", ms.median) + "  (" + fmt("%.0f%%", 100.0 * ms.median / total) + ")";
+    const std::string text =
+        name + "  " + fmt("%.3f ms", ms.median) + "  (" + fmt("%.0f%%", 100.0 * ms.median / total) + ")";
     ImGui::ProgressBar(static_cast<float>(ms.median / total), ImVec2(-FLT_MIN, 0), text.c_str());
     tooltip(name + ": median " + fmt("%.3f", ms.median) + " ms, 10-90% " + fmt("%.3f", ms.low) + " .. " +
             fmt("%.3f", ms.high) + " ms over " + std::to_string(ms.count) + " steps (CUDA events on the GPU)");
   }
   if (ImGui::TreeNode("Per-kernel history")) {
-    for (const auto& [name, series] : s.stages) plot(("##" + name).c_str(), series, name + " " + fmt("%.3f ms", series.latest()), ImGui::GetFontSize() * 2.0f);
+    for (const auto& [name, series] : s.stages)
+      plot(("##" + name).c_str(), series, name + " " + fmt("%.3f ms", series.latest()), ImGui::GetFontSize() * 2.0f);
     ImGui::TreePop();
   }
   for (const auto& notice : step.notices) wrapped(kWarning, notice);
@@ -921,9 +963,10 @@ void Panel::tree_section(const PanelFacts& f) {
   row("children / cell", fmt("%.2f", tree.children_per_cell));
   row("nodes touched", fmt("min %.0f", tree.nodes_touched.min) + fmt("  avg %.1f", tree.nodes_touched.avg) +
                            fmt("  max %.0f", tree.nodes_touched.max));
-  tooltip("Per body: the tree nodes (cells and bodies) its force walk loads and tests, accepted or opened; where a "
-          "warp or a group walks together, the shared walk's count. The tutorial measures the same for its kernel 5 "
-          "(Part II, Nodes Touched per Activity).");
+  tooltip(
+      "Per body: the tree nodes (cells and bodies) its force walk loads and tests, accepted or opened; where a "
+      "warp or a group walks together, the shared walk's count. The tutorial measures the same for its kernel 5 "
+      "(Part II, Nodes Touched per Activity).");
 }
 
 void Panel::accuracy_section(const PanelFacts& f) {
@@ -935,23 +978,28 @@ void Panel::accuracy_section(const PanelFacts& f) {
     row("energy", fmt("%.6f", r.total) + (r.sampled ? pm + fmt("%.1e", r.potential_error) : ""));
     row("drift", fmt("%+.2e", last.drift) + (last.error > 0 ? pm + fmt("%.1e", last.error) : "") +
                      fmt("  at t = %.3f", e.latest_time()));
-    tooltip("(E - E0) / |E0|: the total energy's change since it was first measured after the start or the last "
-            "restart. Leapfrog keeps it small and bounded; a growing drift means dt is too large for the closest "
-            "encounters, or the forces err.");
+    tooltip(
+        "(E - E0) / |E0|: the total energy's change since it was first measured after the start or the last "
+        "restart. Leapfrog keeps it small and bounded; a growing drift means dt is too large for the closest "
+        "encounters, or the forces err.");
     row("virial 2K/|W|", fmt("%.3f", r.virial_ratio()));
-    tooltip("Twice the kinetic energy over the magnitude of the softened potential energy: 1 for a system in "
-            "equilibrium (the Plummer sphere starts there), 0 for one at rest (the cold sphere).");
+    tooltip(
+        "Twice the kinetic energy over the magnitude of the softened potential energy: 1 for a system in "
+        "equilibrium (the Plummer sphere starts there), 0 for one at rest (the cold sphere).");
     drift_plot(e.drift(), ImGui::GetFontSize() * 4.0f);
     ImGui::TextColored(kMuted, "%s", r.method.c_str());
-    tooltip(r.sampled
-                ? "The potential energy is estimated from a random sample of bodies; the bars are one standard error, so "
-                  "drift inside them is noise."
-                : "Every pair is summed: the error (~1e-7 relative, float pairs) lies far below any drift worth showing. "
-                  "Took " + fmt("%.2f s", e.latest_seconds()) + " of wall time, spread over frames.");
+    tooltip(
+        r.sampled
+            ? "The potential energy is estimated from a random sample of bodies; the bars are one standard error, so "
+              "drift inside them is noise."
+            : "Every pair is summed: the error (~1e-7 relative, float pairs) lies far below any drift worth showing. "
+              "Took " +
+                  fmt("%.2f s", e.latest_seconds()) + " of wall time, spread over frames.");
   }
   if (e.busy()) {
-    ImGui::TextColored(kMuted, "%s", e.progress() > 0 ? fmt("Measuring energy... %.0f%%", 100 * e.progress()).c_str()
-                                                      : "Measuring energy...");
+    ImGui::TextColored(
+        kMuted, "%s",
+        e.progress() > 0 ? fmt("Measuring energy... %.0f%%", 100 * e.progress()).c_str() : "Measuring energy...");
   } else if (!e.latest()) {
     ImGui::TextColored(kMuted, "Energy is measured every few seconds.");
   }
@@ -971,13 +1019,17 @@ void Panel::accuracy_section(const PanelFacts& f) {
       row("relative RMS", fmt("%.2e", err.rms));
       row("median / p99", fmt("%.2e", err.median) + fmt(" / %.2e", err.p99));
       row("max", fmt("%.2e", err.max));
-      tooltip("Per body: |a - a_ref| / |a_ref|. Where the pulls on a body nearly cancel this blows up although the "
-              "approximation is no worse there.");
+      tooltip(
+          "Per body: |a - a_ref| / |a_ref|. Where the pulls on a body nearly cancel this blows up although the "
+          "approximation is no worse there.");
       row("vs RMS: p99 / max", fmt("%.2e", err.normalized_p99) + fmt(" / %.2e", err.normalized_max));
-      tooltip("|a - a_ref| / sqrt(mean |a_ref|^2): the error against the sample's typical acceleration, which "
-              "cancellation cannot inflate. Median " + fmt("%.2e", err.normalized_median) + ", RMS " +
-              fmt("%.2e", err.normalized_rms) + "; RMS acceleration " + fmt("%.3e", err.reference_rms) + ".");
-      row("sample", with_commas(static_cast<std::int64_t>(reading->sample)) + " bodies, " + fmt("%.0f ms", reading->ms));
+      tooltip(
+          "|a - a_ref| / sqrt(mean |a_ref|^2): the error against the sample's typical acceleration, which "
+          "cancellation cannot inflate. Median " +
+          fmt("%.2e", err.normalized_median) + ", RMS " + fmt("%.2e", err.normalized_rms) + "; RMS acceleration " +
+          fmt("%.3e", err.reference_rms) + ".");
+      row("sample",
+          with_commas(static_cast<std::int64_t>(reading->sample)) + " bodies, " + fmt("%.0f ms", reading->ms));
     }
   }
 }
@@ -985,12 +1037,14 @@ void Panel::accuracy_section(const PanelFacts& f) {
 void Panel::generated_code_section(const PanelFacts& f) {
   const auto& kernels = *f.kernels;
   if (kernels.empty()) {
-    wrapped(kMuted, f.simulation->backend().on_gpu() ? "The backend reports no kernels yet."
-                                                      : "The CPU backend compiles no kernels; run on a GPU to see the generated code.");
+    wrapped(kMuted, f.simulation->backend().on_gpu()
+                        ? "The backend reports no kernels yet."
+                        : "The CPU backend compiles no kernels; run on a GPU to see the generated code.");
     return;
   }
   for (const auto& k : kernels) {
-    if (k.reload_failed) wrapped(kError, k.name + ": the edited source does not compile; the previous module still runs.");
+    if (k.reload_failed)
+      wrapped(kError, k.name + ": the edited source does not compile; the previous module still runs.");
     if (!ImGui::TreeNodeEx(k.name.c_str(), k.reload_failed ? ImGuiTreeNodeFlags_DefaultOpen : 0)) continue;
     if (!k.variant.empty()) wrapped(kMuted, k.variant);
     auto known = [](int v, const char* unit) { return v < 0 ? std::string("?") : std::to_string(v) + unit; };
@@ -1026,10 +1080,11 @@ void Panel::issue_ceiling_rows(const PanelFacts& f, const KernelInfo& k) {
   if (!device) return;
   const double ceiling = issue_ceiling(device->sm_count, device->clock_mhz, k.instructions_per_interaction);
   row("issue ceiling", si(ceiling, "") + " interactions/s");
-  tooltip("Issue slots: each of an SM's four schedulers issues one warp instruction per clock, 128 thread-instructions. " +
-          std::to_string(device->sm_count) + " SMs x 128 instructions per clock x " + std::to_string(device->clock_mhz) +
-          " MHz (the GPU's peak clock as the driver reports it; `nbodylab bench clock` measures the clock under load) / " +
-          fmt("%.2f", k.instructions_per_interaction) + " instructions per interaction.");
+  tooltip(
+      "Issue slots: each of an SM's four schedulers issues one warp instruction per clock, 128 thread-instructions. " +
+      std::to_string(device->sm_count) + " SMs x 128 instructions per clock x " + std::to_string(device->clock_mhz) +
+      " MHz (the GPU's peak clock as the driver reports it; `nbodylab bench clock` measures the clock under load) / " +
+      fmt("%.2f", k.instructions_per_interaction) + " instructions per interaction.");
   const Spread measured = f.stats->force_interactions_per_s.spread();
   if (!measured.empty() && ceiling > 0 && k.name.find("force") != std::string::npos)
     row("measured", si(measured.median, "") + "/s = " + fmt("%.0f%%", 100.0 * measured.median / ceiling) + " of it");

@@ -25,20 +25,20 @@ namespace nbl {
 struct ForceErrorReading {
   ForceError error;
   std::size_t sample = 0;
-  double ms = 0;           // how long the measurement took
-  std::string variant;     // settings it was measured with (JSON of the toggles + algorithm)
+  double ms = 0;        // how long the measurement took
+  std::string variant;  // settings it was measured with (JSON of the toggles + algorithm)
   double sim_time = 0;
 };
 
 // What the panel shows this frame (read only).
 // The simulation's own pace (app/core/stepper.hpp), beside the display's.
 struct SteppingFacts {
-  double steps_per_s = 0;     // finished steps per second, over the last seconds
-  double step_ms = 0;         // the last finished step's wall time on the stepping thread
-  double state_age_ms = 0;    // how long ago the state on screen was finished
-  double running_ms = 0;      // the step in flight, so far (0: none)
-  std::string slow_notice;    // "this variant takes 1.2 s a step: ..." ("" when steps keep up)
-  std::string abandoned_note; // the last abandoned step, said once it happened ("" when none)
+  double steps_per_s = 0;      // finished steps per second, over the last seconds
+  double step_ms = 0;          // the last finished step's wall time on the stepping thread
+  double state_age_ms = 0;     // how long ago the state on screen was finished
+  double running_ms = 0;       // the step in flight, so far (0: none)
+  std::string slow_notice;     // "this variant takes 1.2 s a step: ..." ("" when steps keep up)
+  std::string abandoned_note;  // the last abandoned step, said once it happened ("" when none)
 };
 
 struct PanelFacts {
@@ -53,19 +53,19 @@ struct PanelFacts {
   const std::optional<DeviceInfo>* device = nullptr;
   std::string gl_description;
   bool paused = false;
-  std::string pause_reason;  // why it paused itself (NaN, CUDA error), "" when the user paused
-  std::string status;        // the last thing that happened ("screenshot saved to ...")
-  std::string error;         // the last thing that went wrong
-  std::string gl_error;      // the first OpenGL error the frame loop caught ("" when none)
-  std::vector<BuildProgress> builds;  // kernel builds in flight or just finished
+  std::string pause_reason;                       // why it paused itself (NaN, CUDA error), "" when the user paused
+  std::string status;                             // the last thing that happened ("screenshot saved to ...")
+  std::string error;                              // the last thing that went wrong
+  std::string gl_error;                           // the first OpenGL error the frame loop caught ("" when none)
+  std::vector<BuildProgress> builds;              // kernel builds in flight or just finished
   const ComparisonHistory* ab_history = nullptr;  // A/B's measurements over the last frames
   std::vector<BuildProgress> ab_builds;           // B's build
   bool ab_ready = false;                          // B is built and compared each frame
   SteppingFacts stepping;
-  std::string auto_n_note;   // what the start-up body-count tuning did
+  std::string auto_n_note;  // what the start-up body-count tuning did
   bool unicode_font = false;
   bool recording = false;
-  std::string record_line;   // "Recording 1920x1080 to talk.mp4 ...: 310 frames, 0 dropped"
+  std::string record_line;  // "Recording 1920x1080 to talk.mp4 ...: 310 frames, 0 dropped"
   const std::vector<Bookmark>* bookmarks = nullptr;
   std::string caption_title, caption_figure;  // presenter mode's caption
   ImFont* caption_font = nullptr;
@@ -73,7 +73,7 @@ struct PanelFacts {
 
 class Panel {
  public:
-  static constexpr float kWidth = 430.0f;  // in screen units at content scale 1; the lab scales it
+  static constexpr float kWidth = 430.0f;              // in screen units at content scale 1; the lab scales it
   static constexpr float kPresenterWidthShare = 0.8f;  // the presenter layout's compact panel
 
   // Builds this frame's panel; returns what its buttons asked for.
@@ -89,7 +89,9 @@ class Panel {
   bool record_include_panel() const { return record_include_panel_; }
   const std::string& bookmark_name() const { return bookmark_name_; }
   const Bookmark* selected_bookmark(const std::vector<Bookmark>& list) const {
-    return selected_bookmark_ >= 0 && selected_bookmark_ < static_cast<int>(list.size()) ? &list[static_cast<std::size_t>(selected_bookmark_)] : nullptr;
+    return selected_bookmark_ >= 0 && selected_bookmark_ < static_cast<int>(list.size())
+               ? &list[static_cast<std::size_t>(selected_bookmark_)]
+               : nullptr;
   }
   void select_bookmark(int index) { selected_bookmark_ = index; }  // tests and scripts
 

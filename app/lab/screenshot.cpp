@@ -14,7 +14,8 @@ std::filesystem::path next_screenshot_path(const std::filesystem::path& folder) 
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
   const std::filesystem::path where = std::filesystem::absolute(folder);  // the status line names it whole
   std::filesystem::path file = where / (std::string("nbodylab-") + stamp + ".png");
-  for (int k = 2; std::filesystem::exists(file); ++k) file = where / (std::string("nbodylab-") + stamp + "-" + std::to_string(k) + ".png");
+  for (int k = 2; std::filesystem::exists(file); ++k)
+    file = where / (std::string("nbodylab-") + stamp + "-" + std::to_string(k) + ".png");
   return file;
 }
 

@@ -27,11 +27,11 @@ class Surface {
   virtual bool vsync() const = 0;
   virtual void toggle_fullscreen() = 0;
 
-  virtual Viewport framebuffer() const = 0;         // the whole drawable area in pixels
-  virtual unsigned draw_framebuffer() const = 0;    // the GL framebuffer the frame goes to (0: the window's)
-  virtual float content_scale() const = 0;          // HiDPI: 1 on ordinary screens, 2 on "Retina" ones
+  virtual Viewport framebuffer() const = 0;       // the whole drawable area in pixels
+  virtual unsigned draw_framebuffer() const = 0;  // the GL framebuffer the frame goes to (0: the window's)
+  virtual float content_scale() const = 0;        // HiDPI: 1 on ordinary screens, 2 on "Retina" ones
   virtual const std::string& gl_description() const = 0;
-  virtual const char* kind() const = 0;             // "window" or "offscreen", for messages
+  virtual const char* kind() const = 0;  // "window" or "offscreen", for messages
 
   // The GLFW window behind it, for Dear ImGui's GLFW backend; null offscreen, where the lab feeds
   // ImGui's input itself (app/lab/imgui_layer.hpp).

@@ -54,8 +54,8 @@ std::vector<std::string> measured_for(const Tour& tour, const TourStep& step) {
   for (const MeasuredFigure* f : figures.comparing(tour.algorithm(), step.toggles, before)) {
     std::string bodies = std::to_string(f->config.bodies);
     for (int i = static_cast<int>(bodies.size()) - 3; i > 0; i -= 3) bodies.insert(static_cast<std::size_t>(i), ",");
-    out.push_back(f->value + " (" + f->gpu + ", " + bodies + " bodies, " + f->config.scene + " scene, commit " + f->commit +
-                  "; " + f->log + ")");
+    out.push_back(f->value + " (" + f->gpu + ", " + bodies + " bodies, " + f->config.scene + " scene, commit " +
+                  f->commit + "; " + f->log + ")");
   }
   return out;
 }
@@ -76,7 +76,8 @@ void code_section(const StepCode& code, bool first_step) {
     if (c.file_before == c.file_after)
       ImGui::TextColored(kAccent, "%s kernel (%s)", c.kernel.c_str(), c.file_after.c_str());
     else
-      ImGui::TextColored(kAccent, "%s kernel: %s -> %s", c.kernel.c_str(), c.file_before.empty() ? "none" : c.file_before.c_str(),
+      ImGui::TextColored(kAccent, "%s kernel: %s -> %s", c.kernel.c_str(),
+                         c.file_before.empty() ? "none" : c.file_before.c_str(),
                          c.file_after.empty() ? "none" : c.file_after.c_str());
     for (const auto& m : c.macro_changes) ImGui::BulletText("-D %s", m.c_str());
     for (const auto& o : c.option_changes) ImGui::BulletText("NVRTC option %s", o.c_str());
@@ -150,8 +151,9 @@ void mix_section(const StepCode& code, bool first_step) {
     wrapped(kMuted, "Compiling both sides with NVRTC and reading their machine code (no GPU needed)...");
     return;
   }
-  wrapped(kMuted, "PTX is NVRTC's intermediate code; SASS is the machine code ptxas makes of it, what the SM runs. "
-                  "The two can disagree, so both are shown.");
+  wrapped(kMuted,
+          "PTX is NVRTC's intermediate code; SASS is the machine code ptxas makes of it, what the SM runs. "
+          "The two can disagree, so both are shown.");
   for (std::size_t k = 0; k < code.mix.size(); ++k) {
     const EntryMix& m = code.mix[k];
     const auto rows = mix_rows(m);
@@ -206,8 +208,9 @@ void TourView::prediction_card(const TourFacts& f) {
   const TourSession& session = *f.session;
   const TourStep& step = session.tour().steps[*session.awaiting()];
   label("Predict, then measure");
-  wrapped(ImVec4(1, 1, 1, 1), "How much faster will this step run than step " + std::to_string(*step.previous + 1) +
-                                  "? Enter the speed-up you expect (above 1 is faster, below 1 slower), then run the step.");
+  wrapped(ImVec4(1, 1, 1, 1),
+          "How much faster will this step run than step " + std::to_string(*step.previous + 1) +
+              "? Enter the speed-up you expect (above 1 is faster, below 1 slower), then run the step.");
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
   const bool entered = ImGui::InputText("expected speed-up##prediction", prediction_text_, sizeof prediction_text_,
                                         ImGuiInputTextFlags_CharsDecimal | ImGuiInputTextFlags_EnterReturnsTrue);
@@ -220,8 +223,9 @@ void TourView::prediction_card(const TourFacts& f) {
   wrapped(kMuted, "The running kernels stay those of step " + std::to_string(session.step() + 1) +
                       " until you run this step. Right / Page Down runs it too; Left / Page Up goes back.");
   if (f.live.state == LiveSpeedup::State::no_gpu)
-    wrapped(kWarning, "This lab runs on the CPU backend: A/B cannot run here, so the step will not be measured live. "
-                      "Predictions are still recorded, beside the tutorial's figures.");
+    wrapped(kWarning,
+            "This lab runs on the CPU backend: A/B cannot run here, so the step will not be measured live. "
+            "Predictions are still recorded, beside the tutorial's figures.");
 }
 
 // A predicted step: the class's figure, this machine's and the tutorial's, side by side.
@@ -249,16 +253,19 @@ void TourView::prediction_result(const TourFacts& f, const PredictionRow& row) {
         wrapped(kMuted, std::string(interval) + " (95% interval)");
       }
     } else {
-      wrapped(kMuted, f.live.state == LiveSpeedup::State::no_gpu ? "needs a GPU: the CPU backend runs" : row.live_note.empty() ? "measuring..." : row.live_note);
+      wrapped(kMuted, f.live.state == LiveSpeedup::State::no_gpu ? "needs a GPU: the CPU backend runs"
+                      : row.live_note.empty()                    ? "measuring..."
+                                                                 : row.live_note);
     }
     ImGui::TableNextColumn();
-    wrapped(row.tutorial.empty() ? kMuted : ImVec4(1, 1, 1, 1), row.tutorial.empty() ? "not measured by the tutorial" : row.tutorial);
+    wrapped(row.tutorial.empty() ? kMuted : ImVec4(1, 1, 1, 1),
+            row.tutorial.empty() ? "not measured by the tutorial" : row.tutorial);
     ImGui::EndTable();
   }
   if (!row.code.empty())
-    wrapped(kMuted, "Force loop, " + row.code + " instructions per interaction (" + row.count_kind + "): " +
-                        (row.per_interaction_before.empty() ? "-" : row.per_interaction_before) + " before, " + row.per_interaction_after +
-                        " now.");
+    wrapped(kMuted, "Force loop, " + row.code + " instructions per interaction (" + row.count_kind +
+                        "): " + (row.per_interaction_before.empty() ? "-" : row.per_interaction_before) + " before, " +
+                        row.per_interaction_after + " now.");
 }
 
 std::vector<LabCommand> TourView::build(const TourFacts& f, float height) {
@@ -270,13 +277,15 @@ std::vector<LabCommand> TourView::build(const TourFacts& f, float height) {
   ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(width_, height), ImGuiCond_Always);
   ImGui::Begin("Tour", nullptr,
-               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoTitleBar |
-                   ImGuiWindowFlags_NoSavedSettings);
+               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                   ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings);
   ImGui::TextColored(kMuted, "TOUR  %s", tour.title.c_str());
-  ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize("Close tour").x - ImGui::GetStyle().FramePadding.x * 2);
+  ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize("Close tour").x -
+                  ImGui::GetStyle().FramePadding.x * 2);
   if (ImGui::SmallButton("Close tour")) commands_.push_back(LabCommand::tour_close);
 
-  ImGui::TextColored(kMuted, "Step %zu of %zu%s", shown + 1, tour.steps.size(), session.awaiting() ? "  (waiting for a prediction)" : "");
+  ImGui::TextColored(kMuted, "Step %zu of %zu%s", shown + 1, tour.steps.size(),
+                     session.awaiting() ? "  (waiting for a prediction)" : "");
   ImGui::SetWindowFontScale(1.45f);
   wrapped(ImVec4(1, 1, 1, 1), step.title);
   ImGui::SetWindowFontScale(1.0f);
@@ -303,15 +312,17 @@ std::vector<LabCommand> TourView::build(const TourFacts& f, float height) {
   bool predicting = session.predicting();
   if (ImGui::Checkbox("Predict, then measure", &predicting)) commands_.push_back(LabCommand::tour_toggle_predicting);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Before each step runs, the class enters the speed-up it expects; the step then shows the prediction "
-                      "beside the live measurement and the tutorial's figure, and the table exports as CSV and Markdown.");
+    ImGui::SetTooltip(
+        "Before each step runs, the class enters the speed-up it expects; the step then shows the prediction "
+        "beside the live measurement and the tutorial's figure, and the table exports as CSV and Markdown.");
   if (!session.predictions().empty()) {
     ImGui::SameLine();
     if (ImGui::SmallButton("Export table")) commands_.push_back(LabCommand::tour_export_predictions);
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("Writes tour-%s-predictions.csv and .md beside the screenshots: per step the prediction, the live "
-                        "speed-up with its interval, the tutorial's figure and the force loop's instructions per interaction.",
-                        std::string(to_string(tour.kind)).c_str());
+      ImGui::SetTooltip(
+          "Writes tour-%s-predictions.csv and .md beside the screenshots: per step the prediction, the live "
+          "speed-up with its interval, the tutorial's figure and the force loop's instructions per interaction.",
+          std::string(to_string(tour.kind)).c_str());
   }
   ImGui::Separator();
 
@@ -321,7 +332,8 @@ std::vector<LabCommand> TourView::build(const TourFacts& f, float height) {
     ImGui::Spacing();
     wrapped(ImVec4(0.93f, 0.94f, 0.97f, 1.0f), teaching_text(step.text));
     ImGui::Spacing();
-    if (ImGui::CollapsingHeader("What this step changes in the code", ImGuiTreeNodeFlags_DefaultOpen)) code_section(session.awaiting_code(), false);
+    if (ImGui::CollapsingHeader("What this step changes in the code", ImGuiTreeNodeFlags_DefaultOpen))
+      code_section(session.awaiting_code(), false);
     ImGui::EndChild();
     ImGui::End();
     return commands_;
@@ -335,26 +347,30 @@ std::vector<LabCommand> TourView::build(const TourFacts& f, float height) {
 
   label("The tutorial measured");
   const std::string tutorial = tutorial_speedup(tour, step);
-  const char* none = step.previous ? "Nothing: this step is beyond the tutorial."
-                                    : "This is the starting point; the tutorial measured each next step against the one before.";
+  const char* none = step.previous
+                         ? "Nothing: this step is beyond the tutorial."
+                         : "This is the starting point; the tutorial measured each next step against the one before.";
   wrapped(tutorial.empty() ? kMuted : ImVec4(1, 1, 1, 1), tutorial.empty() ? none : tutorial);
   wrapped(kMuted, tutorial_reference(tour, step));
 
   label("Live on this GPU");
-  const ImVec4 live_color = f.live.state == LiveSpeedup::State::measured ? (f.live.median >= 1.0 ? kGood : kWarning) : kMuted;
+  const ImVec4 live_color =
+      f.live.state == LiveSpeedup::State::measured ? (f.live.median >= 1.0 ? kGood : kWarning) : kMuted;
   if (f.live.state == LiveSpeedup::State::measured) {
     ImGui::SetWindowFontScale(1.3f);
     wrapped(live_color, f.live.text.substr(0, f.live.text.find(" (")));
     ImGui::SetWindowFontScale(1.0f);
-    wrapped(kMuted, f.live.text.find(" (") == std::string::npos ? f.live.label : f.live.text.substr(f.live.text.find(" (") + 1));
+    wrapped(kMuted, f.live.text.find(" (") == std::string::npos ? f.live.label
+                                                                : f.live.text.substr(f.live.text.find(" (") + 1));
     // A step that reads about as fast as the one before: what the machine code says about it.
     const bool level = (f.live.low <= 1.0 && f.live.high >= 1.0) || std::abs(f.live.median - 1.0) < 0.03;
     if (level && step.previous) {
       const std::string verdict = session.machine_code_verdict();
-      wrapped(kWarning, "Why it reads about as fast as step " + std::to_string(*step.previous + 1) + ": " +
-                            (verdict.empty() ? "this step does not change the force kernel's code (its other kernels are "
-                                               "in the code view below)."
-                                             : verdict));
+      wrapped(kWarning,
+              "Why it reads about as fast as step " + std::to_string(*step.previous + 1) + ": " +
+                  (verdict.empty() ? "this step does not change the force kernel's code (its other kernels are "
+                                     "in the code view below)."
+                                   : verdict));
     }
   } else {
     wrapped(live_color, f.live.text);
@@ -367,8 +383,9 @@ std::vector<LabCommand> TourView::build(const TourFacts& f, float height) {
   if (step.previous) {
     label("Measured on a GPU in this step's configuration");
     if (measured.empty())
-      wrapped(kMuted, "Not measured in this configuration yet (scripts/measured_figures.py lists the GPU runs that "
-                      "would measure it).");
+      wrapped(kMuted,
+              "Not measured in this configuration yet (scripts/measured_figures.py lists the GPU runs that "
+              "would measure it).");
     for (const auto& m : measured) wrapped(ImVec4(1, 1, 1, 1), m);
   }
   if (!step.this_gpu.empty()) {
@@ -377,7 +394,8 @@ std::vector<LabCommand> TourView::build(const TourFacts& f, float height) {
   }
 
   ImGui::Spacing();
-  if (ImGui::CollapsingHeader("What changed in the code", ImGuiTreeNodeFlags_DefaultOpen)) code_section(session.code(), !step.previous);
+  if (ImGui::CollapsingHeader("What changed in the code", ImGuiTreeNodeFlags_DefaultOpen))
+    code_section(session.code(), !step.previous);
   if (ImGui::CollapsingHeader("What changed in the generated code", ImGuiTreeNodeFlags_DefaultOpen))
     mix_section(session.code(), !step.previous);
   if (ImGui::CollapsingHeader("All steps")) {

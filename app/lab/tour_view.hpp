@@ -20,7 +20,7 @@ namespace nbl {
 struct TourFacts {
   const TourSession* session = nullptr;
   LiveSpeedup live;
-  std::string running;  // what runs now ("float4 const rsqrt ..."), and whether the step's build is still pending
+  std::string running;    // what runs now ("float4 const rsqrt ..."), and whether the step's build is still pending
   std::string lab_error;  // the lab's last error (a refused build, B cleared), shown where the tour's reader looks
 };
 

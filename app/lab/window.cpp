@@ -40,8 +40,8 @@ std::string probe_gl_version() {
   auto get_string = reinterpret_cast<GetString>(glfwGetProcAddress("glGetString"));
   std::string version;
   if (get_string) {
-    const unsigned char* v = get_string(0x1F02);   // GL_VERSION
-    const unsigned char* r = get_string(0x1F01);   // GL_RENDERER
+    const unsigned char* v = get_string(0x1F02);  // GL_VERSION
+    const unsigned char* r = get_string(0x1F01);  // GL_RENDERER
     version = gl_version_problem(v ? reinterpret_cast<const char*>(v) : "", r ? reinterpret_cast<const char*>(r) : "");
   }
   glfwMakeContextCurrent(nullptr);
@@ -55,21 +55,23 @@ std::string display_problem() {
   const char* x11 = std::getenv("DISPLAY");
   const char* wayland = std::getenv("WAYLAND_DISPLAY");
   if ((x11 && *x11) || (wayland && *wayland)) return {};
-  return std::string("no display: neither DISPLAY nor WAYLAND_DISPLAY is set, so there is no screen to open "
-                     "the window on.\n") + kRenderHint;
+  return std::string(
+             "no display: neither DISPLAY nor WAYLAND_DISPLAY is set, so there is no screen to open "
+             "the window on.\n") +
+         kRenderHint;
 }
 
 Window::Window(const WindowOptions& options) : vsync_(options.vsync) {
   if (auto problem = display_problem(); !problem.empty()) throw Error(problem);
   glfwSetErrorCallback(remember_glfw_error);
-  if (!glfwInit())
-    throw Error("cannot open the display (" + g_last_glfw_error + ").\n" + kRenderHint);
+  if (!glfwInit()) throw Error("cannot open the display (" + g_last_glfw_error + ").\n" + kRenderHint);
 
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, kGlMajorNeeded);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, kGlMinorNeeded);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, default_gl_error_mode() == GlErrorMode::exceptions ? GLFW_TRUE : GLFW_FALSE);
+  glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT,
+                 default_gl_error_mode() == GlErrorMode::exceptions ? GLFW_TRUE : GLFW_FALSE);
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
   GLFWmonitor* monitor = options.fullscreen ? glfwGetPrimaryMonitor() : nullptr;
   int width = options.width, height = options.height;

@@ -38,7 +38,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
 
 // What a script does in `render`: settings through the panel's editor, pause, screenshots of the
 // rendered frame, the stats, an early end. No panel, keys or mouse, and no A/B (render_cannot).
@@ -106,22 +108,23 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
     log << text;
   };
   log << "benchmark: " << with_commas(r.bodies) << " bodies, " << job.size.width << "x" << job.size.height << ", "
-      << job.settings.steps_per_frame << " step(s)/frame, medians over " << r.frames_rendered - skipped << " frames after "
-      << skipped << " warm-up\n";
+      << job.settings.steps_per_frame << " step(s)/frame, medians over " << r.frames_rendered - skipped
+      << " frames after " << skipped << " warm-up\n";
   char head[200];
   std::snprintf(head, sizeof head, "  FPS %.1f: wall-clock frame interval %.3f ms median, p95 %.3f ms%s\n", r.fps(),
                 r.interval.median, r.interval.p95, job.out.empty() ? "" : " (with readback and encode)");
   log << head;
-  log << "  frames " << (r.overlapped ? "overlapped: the next step runs while the GPU draws this frame"
-                                      : "sequential: each part runs to its end before the next")
-      << (r.overlapped || !job.overlap ? "" : " (a script's entries act on exact frames)")
-      << "\n  bodies drawn as " << r.body_path << "\n";
+  log << "  frames "
+      << (r.overlapped ? "overlapped: the next step runs while the GPU draws this frame"
+                       : "sequential: each part runs to its end before the next")
+      << (r.overlapped || !job.overlap ? "" : " (a script's entries act on exact frames)") << "\n  bodies drawn as "
+      << r.body_path << "\n";
   line("simulate", r.simulate, r.overlapped ? "  (the next step, enqueued while the GPU draws)" : "");
   line("vertices", r.vertices, std::string("  ") + to_string(r.path));
   line("render", r.render,
-       !r.overlapped                    ? "  (glFinish)"
+       !r.overlapped                   ? "  (glFinish)"
        : r.body_path == "splat (CUDA)" ? "  (GPU: the splat's CUDA events + the GL passes after the bodies)"
-                                        : "  (GPU: GL timer queries)");
+                                       : "  (GPU: GL timer queries)");
   if (r.body_path != "sprites") line("splat", r.splat, "  (" + r.body_path + ", part of render)");
   line("render GL", r.render_gpu, "  (GPU: GL timer queries, the passes below)");
   line("readback", r.readback);
@@ -136,8 +139,7 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
     const char* note = "";
     if (pass == RenderPass::bodies)
       note = r.body_path == "sprites" ? "  (clear + point sprites)" : "  (the splat: GL waits for its CUDA stream)";
-    else if (pass == RenderPass::lines)
-      note = "  (overlays; not post-processing)";
+    else if (pass == RenderPass::lines) note = "  (overlays; not post-processing)";
     line((std::string("  ") + pass_name(pass)).c_str(), r.passes[k], note);
   }
   line("  post-processing", r.post_processing, "  (quarter + histogram + exposure + glow + tone map, per frame)");
@@ -146,11 +148,14 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
     for (const auto& [name, stage] : r.step_stages) line(("  " + name).c_str(), stage);
   }
   if (!job.record.target.empty())
-    line("capture", r.capture, "  (--record: readback ring + hand-off, in the frame loop; " +
-                                   std::to_string(r.recorded.dropped) + " dropped)");
+    line("capture", r.capture,
+         "  (--record: readback ring + hand-off, in the frame loop; " + std::to_string(r.recorded.dropped) +
+             " dropped)");
   char text[200];
-  std::snprintf(text, sizeof text, "  diagnostic, the parts' sum (simulate + vertices + render): %.3f ms (not the FPS: parts may overlap)\n",
-                r.interactive.median);
+  std::snprintf(
+      text, sizeof text,
+      "  diagnostic, the parts' sum (simulate + vertices + render): %.3f ms (not the FPS: parts may overlap)\n",
+      r.interactive.median);
   log << text;
   std::snprintf(text, sizeof text, "  diagnostic, the parts' sum with readback and encode: %.3f ms\n", r.total.median);
   log << text;
@@ -193,8 +198,11 @@ void write_report(const RenderReport& r, const RenderJob& job, const std::string
          {"post_processing_gpu", part(r.post_processing)},
          {"step_stages", stages},
          {"capture", part(r.capture)},
-         {"recorded", json{{"target", job.record.target}, {"captured", r.recorded.captured}, {"written", r.recorded.written},
-                           {"dropped", r.recorded.dropped}, {"repeated", r.recorded.repeated}}},
+         {"recorded", json{{"target", job.record.target},
+                           {"captured", r.recorded.captured},
+                           {"written", r.recorded.written},
+                           {"dropped", r.recorded.dropped},
+                           {"repeated", r.recorded.repeated}}},
          {"picture_local_contrast", r.picture ? json(r.picture->local_contrast) : json(nullptr)},
          {"picture_content_share", r.picture ? json(r.picture->content_share) : json(nullptr)},
          {"interactive_frame", part(r.interactive)},
@@ -222,13 +230,15 @@ std::string render_cannot(ScriptAction action) {
       return "render runs one variant; A/B comparison is the lab's (nbodylab --offscreen --script FILE)";
     case ScriptAction::predict:
     case ScriptAction::export_predictions:
-      return "predict, then measure is the guided tour's, in the lab (nbodylab --offscreen --tour allpairs --script FILE)";
+      return "predict, then measure is the guided tour's, in the lab (nbodylab --offscreen --tour allpairs --script "
+             "FILE)";
     default: return "";
   }
 }
 
 void validate(const RenderJob& job) {
-  if (job.frames < 1 || job.frames > 1000000) throw InputError("--frames must lie in [1, 1000000] (got " + std::to_string(job.frames) + ")");
+  if (job.frames < 1 || job.frames > 1000000)
+    throw InputError("--frames must lie in [1, 1000000] (got " + std::to_string(job.frames) + ")");
   if (job.out.empty() && !job.benchmark)
     throw InputError("--out is required: a folder for PNG frames (e.g. --out frames/) or a video file (--out run.mp4)");
   if (job.warmup_frames < 0) throw InputError("--warmup must be >= 0");
@@ -241,8 +251,9 @@ void validate(const RenderJob& job) {
   if (job.video_fps < 1 || job.video_fps > 240) throw InputError("--fps must lie in [1, 240]");
   const std::filesystem::path out(job.out);
   if (!job.out.empty() && !is_video_path(job.out) && out.has_filename() && out.has_extension())
-    throw InputError("--out " + job.out + ": '" + out.extension().string() + "' is not a video format nbodylab writes; " +
-                     "the known ones are " + video_extension_list() + " (through ffmpeg). For PNG frames give a folder: " +
+    throw InputError("--out " + job.out + ": '" + out.extension().string() +
+                     "' is not a video format nbodylab writes; " + "the known ones are " + video_extension_list() +
+                     " (through ffmpeg). For PNG frames give a folder: " +
                      "a name without an extension, or one ending in '/' (--out " + job.out + "/)");
   if (!job.out.empty() && !is_video_path(job.out)) {
     check_output_folder(out, "--out");
@@ -255,9 +266,10 @@ void validate(const RenderJob& job) {
         frames += is_frame_file(entry.path());
       }
       if (files > 0 && !job.overwrite)
-        throw InputError("--out " + job.out + " already holds " + std::to_string(files) + " file(s) (" + std::to_string(frames) +
-                         " of them frame_*.png), which would mix with this render's frames. Give a new or empty folder, " +
-                         "or add --overwrite to replace its frame_*.png files (other files are kept)");
+        throw InputError(
+            "--out " + job.out + " already holds " + std::to_string(files) + " file(s) (" + std::to_string(frames) +
+            " of them frame_*.png), which would mix with this render's frames. Give a new or empty folder, " +
+            "or add --overwrite to replace its frame_*.png files (other files are kept)");
     }
   }
   if (is_video_path(job.out)) check_output_file(out, "--out");
@@ -287,7 +299,8 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   Simulation& simulation = session.simulation();
   EglContext context;
   std::unique_ptr<FrameSink> sink;
-  if (is_video_path(job.out)) sink = make_ffmpeg_pipe(*find_program("ffmpeg"), job.out, job.size.width, job.size.height, job.video_fps);
+  if (is_video_path(job.out))
+    sink = make_ffmpeg_pipe(*find_program("ffmpeg"), job.out, job.size.width, job.size.height, job.video_fps);
   else if (!job.out.empty()) sink = make_png_folder(job.out);
 
   RenderReport report;
@@ -295,7 +308,8 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   report.backend = simulation.backend().name();
   report.bodies = simulation.body_count();
   log << "nbodylab render: " << job.frames << " frame(s) of " << job.size.width << "x" << job.size.height << ", "
-      << (job.load_file.empty() ? std::string(to_string(job.settings.scene)) : job.load_file) << ", " << with_commas(report.bodies) << " bodies"
+      << (job.load_file.empty() ? std::string(to_string(job.settings.scene)) : job.load_file) << ", "
+      << with_commas(report.bodies) << " bodies"
       << (simulation.body_count_origin().empty() ? "" : " (" + simulation.body_count_origin() + ")") << ", "
       << report.backend << "\n"
       << "  " << report.context << "\n";
@@ -357,8 +371,8 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     if (!r) return 0.0;
     if (!r->error.empty()) throw Error(r->error);
     if (r->non_finite)
-      throw Error("NaN or inf appeared in the bodies at frame " + std::to_string(frame) + " (t = " +
-                  std::to_string(simulation.time()) + "); " + std::to_string(report.frames_written) +
+      throw Error("NaN or inf appeared in the bodies at frame " + std::to_string(frame) +
+                  " (t = " + std::to_string(simulation.time()) + "); " + std::to_string(report.frames_written) +
                   " frame(s) were written. A smaller --dt or a larger --eps keeps close encounters finite.");
     steps_this_frame = static_cast<int>(r->steps.size());
     if (!r->steps.empty()) frame_step = r->steps.back();
@@ -396,7 +410,8 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     std::optional<ConfigureOutcome> swapped = applied ? applied->swapped : std::nullopt;
     if (swapped && !swapped->accepted)
       log << "  frame " << frame << ": not applied: " << swapped->label << ": " << swapped->message << "\n";
-    if (applied && !applied->refused.empty()) log << "  frame " << frame << ": not applied: " << applied->refused << "\n";
+    if (applied && !applied->refused.empty())
+      log << "  frame " << frame << ": not applied: " << applied->refused << "\n";
     if (target.take_restarted() || (applied && applied->restarted)) {
       stats.clear_steps();
       vertices_fresh = false;  // a new state: its vertices are written before drawing
@@ -433,7 +448,8 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     if (recorder) recorder->capture(frame_target.framebuffer(), viewport);
 
     const bool last = frame + 1 == job.frames;
-    if (overlap && !last && !target.quit_requested()) start_steps();  // the next frame's state, beside this frame's drawing
+    if (overlap && !last && !target.quit_requested())
+      start_steps();  // the next frame's state, beside this frame's drawing
     simulate.push_back(simulate_ms);
     vertices.push_back(vertices_ms);
     // Sequential: the draw's wall time to its end. Overlapped: its GPU time, since nothing waits for its
@@ -522,8 +538,9 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   if (recorder) {
     report.recorded = recorder->stop();
     report.capture = split(report.recorded.capture_ms, std::min(job.frames - 1, std::max(job.warmup_frames, 1)));
-    log << "recorded " << report.recorded.written << " frame(s) to " << recorder->describe() << ": " << report.recorded.dropped
-        << " dropped (the encoder held every slot of the ring), " << report.recorded.repeated << " repeated in their place\n";
+    log << "recorded " << report.recorded.written << " frame(s) to " << recorder->describe() << ": "
+        << report.recorded.dropped << " dropped (the encoder held every slot of the ring), " << report.recorded.repeated
+        << " repeated in their place\n";
   }
 
   // Frame 0 takes no step; the benchmark leaves it and the warm-up out.
@@ -551,7 +568,8 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   if (job.benchmark) print_benchmark(report, job, skip, log);
   if (!job.report_file.empty()) write_report(report, job, job.report_file);
   if (!job.out.empty()) log << "wrote " << report.frames_written << " frame(s) to " << job.out << "\n";
-  if (report.picture) log << "image check of the last frame (t = " << simulation.time() << "): " << describe(*report.picture) << "\n";
+  if (report.picture)
+    log << "image check of the last frame (t = " << simulation.time() << "): " << describe(*report.picture) << "\n";
   if (!job.save_file.empty())
     write_snapshot(job.save_file, simulation.snapshot(), static_cast<float>(simulation.softening()));
   if (!job.trace_file.empty()) {
@@ -559,7 +577,8 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     log << "trace: " << trace.records().size() << " frame(s) written to " << job.trace_file << "\n";
   }
   if (script) {
-    if (const std::string note = script->unfinished_note(report.frames_rendered); !note.empty()) log << "script: " << note << "\n";
+    if (const std::string note = script->unfinished_note(report.frames_rendered); !note.empty())
+      log << "script: " << note << "\n";
   }
   if (tracing) trace.print_summary(log);
   report.refused = editor.refusals();

@@ -29,21 +29,21 @@ struct RenderJob {
   std::string load_file;
   int frames = 300;
   FrameSize size{1920, 1080};
-  std::string out;           // a folder (frame_00000.png, ...) or a video file (kVideoExtensions)
-  bool overwrite = false;    // `out` is a folder that holds files: replace its frame_*.png (else refuse)
-  bool benchmark = false;    // report timings; `out` may then be empty (nothing is written)
-  int warmup_frames = 10;    // left out of the benchmark's statistics
+  std::string out;         // a folder (frame_00000.png, ...) or a video file (kVideoExtensions)
+  bool overwrite = false;  // `out` is a folder that holds files: replace its frame_*.png (else refuse)
+  bool benchmark = false;  // report timings; `out` may then be empty (nothing is written)
+  int warmup_frames = 10;  // left out of the benchmark's statistics
   bool allow_interop = true;
   float yaw_deg = -60.0f, pitch_deg = 50.0f;
-  float zoom = 1.0f;         // > 1: closer than the fit
+  float zoom = 1.0f;  // > 1: closer than the fit
   float orbit_deg_per_frame = 0.0f;
   int video_fps = 30;
-  std::string report_file;   // JSON with the benchmark figures ("" for none)
-  std::string save_file;     // the final state as a snapshot, Tipsy or HDF5 by its name ("" for none)
+  std::string report_file;  // JSON with the benchmark figures ("" for none)
+  std::string save_file;    // the final state as a snapshot, Tipsy or HDF5 by its name ("" for none)
   // The live recorder of the window (app/core/recorder.hpp), every frame through the pixel-buffer ring and
   // the encoder thread: `--record null --benchmark` times the capture path on a machine without ffmpeg.
-  RecordOptions record;      // record.target empty: not recording
-  bool check_picture = false;  // the image check (render/picture_detail.hpp) on the last frame
+  RecordOptions record;          // record.target empty: not recording
+  bool check_picture = false;    // the image check (render/picture_detail.hpp) on the last frame
   std::optional<Script> script;  // drives the render (settings, pause, screenshots, quit)
   std::string trace_file;        // one CSV row per frame (app/core/frame_trace.hpp), "" for none
   // Overlapped frames: frame k is drawn, then step k+1 is enqueued without waiting for the
@@ -59,19 +59,19 @@ struct FrameSplit {
 
 struct RenderReport {
   int frames_rendered = 0, frames_written = 0;
-  std::string context;      // which EGL platform and GL
+  std::string context;  // which EGL platform and GL
   std::string backend;
   std::size_t bodies = 0;
   VertexPath path = VertexPath::host_copy;
   std::string interop_note;  // why not interop, when not
   std::string body_path;     // how bodies were drawn: "sprites", "splat (CUDA)", "splat (host)"
   bool overlapped = false;
-  FrameSplit splat;          // the splat itself (CUDA events, or the host loop); 0 with sprites
-  FrameSplit render_gpu;     // the GL passes' GPU time (timer queries, a few frames late)
+  FrameSplit splat;       // the splat itself (CUDA events, or the host loop); 0 with sprites
+  FrameSplit render_gpu;  // the GL passes' GPU time (timer queries, a few frames late)
   FrameSplit simulate, vertices, render, readback, encode, interactive, total;
-  FrameSplit follow;        // the frame loop's part: the body sample to the estimate's worker, the camera moved
-  FrameSplit follow_wait;   // offscreen only: waiting for the GPU to reach the sample and for the worker
-  FrameSplit exposure;      // GPU: histogram + white point (timer queries, a few frames late)
+  FrameSplit follow;       // the frame loop's part: the body sample to the estimate's worker, the camera moved
+  FrameSplit follow_wait;  // offscreen only: waiting for the GPU to reach the sample and for the worker
+  FrameSplit exposure;     // GPU: histogram + white point (timer queries, a few frames late)
   // GPU time of each pass of the picture (render/gl_timer.hpp, by RenderPass), and of the
   // post-processing passes together (kPostProcessingPasses, summed per frame).
   std::array<FrameSplit, kRenderPassCount> passes;
@@ -79,9 +79,9 @@ struct RenderReport {
   // The simulation step by stage (StepStats: CUDA events on the GPU), the last step of each frame, in
   // the order the backend reports them.
   std::vector<std::pair<std::string, FrameSplit>> step_stages;
-  FrameSplit capture;       // the recorder's cost in the frame loop (with --record)
+  FrameSplit capture;  // the recorder's cost in the frame loop (with --record)
   RecordStats recorded;
-  std::optional<PictureDetail> picture;  // with check_picture: the last frame's
+  std::optional<PictureDetail> picture;          // with check_picture: the last frame's
   std::vector<SettingsEditor::Refusal> refused;  // a script's settings that did not apply (the run fails)
   // The wall-clock interval from one frame's start to the next's: what "FPS" means. The
   // parts above can overlap or leave gaps; their sum (`interactive`) is only a diagnostic. Without
@@ -103,6 +103,5 @@ std::string render_cannot(ScriptAction action);
 // Renders the job; progress and the benchmark table go to `log`. Throws Error/InputError. With
 // check_picture the report holds the last frame's measure (the caller decides what a failure means).
 RenderReport render_frames(const RenderJob& job, std::ostream& log);
-
 
 }  // namespace nbl

@@ -45,7 +45,7 @@ struct AllPairsBackend::Impl {
   PinnedBuffer<int> status_host;
   bool acc_valid = false;
   ColorScales scales;
-  std::vector<std::string> notices;  // reported with the next step
+  std::vector<std::string> notices;                           // reported with the next step
   VariantBuilds<AllPairsBuild> builds{shared_build_queue()};  // switches and hot reloads
 
   // ---- A/B: B's kernels and its own copy of the state (cuda/allpairs/comparison.hpp) ----
@@ -54,8 +54,8 @@ struct AllPairsBackend::Impl {
   ForcePassClock force_clock;         // the variant's whole force pass: how many slices the next one takes
   StateSnapshot snapshot;             // the state a step that may be abandoned started from
 
-  DeviceEnergy energy;            // the exact energy, a slice at a time
-  DeviceBodies energy_snapshot;   // the bodies in float4 when they run in another layout
+  DeviceEnergy energy;           // the exact energy, a slice at a time
+  DeviceBodies energy_snapshot;  // the bodies in float4 when they run in another layout
 
   // Hot reload without a stall: an edited file is rebuilt and checked on a worker like any switch.
   void request_reload_if_edited() {
@@ -80,9 +80,8 @@ struct AllPairsBackend::Impl {
   // Throws (CompileError, Error) with the running variant untouched when it cannot be.
   void use_variant(const AllPairsVariant& v) {
     auto candidate = std::make_unique<ReloadableKernels>(*engine, std::vector<KernelSource>{v.source});
-    const BuildVerdict verdict =
-        candidate->adopt(evaluator(v), force_error_bound(Algorithm::allpairs, v.fp64, 0.0),
-                         kernels ? kernels->last_good() : std::nullopt);
+    const BuildVerdict verdict = candidate->adopt(evaluator(v), force_error_bound(Algorithm::allpairs, v.fp64, 0.0),
+                                                  kernels ? kernels->last_good() : std::nullopt);
     if (!verdict.accepted) throw Error("kernel variant " + v.description + " is not used: " + verdict.report);
     state.adapt_to(v, stream.get());  // layout and precision, on the device
     variant = v;
@@ -196,7 +195,8 @@ std::optional<ConfigureOutcome> AllPairsBackend::poll_configure() {
   if (!finished->build) {
     if (finished->reload) {
       s.kernels->mark_failed(outcome.message);
-      s.notices.push_back(s.variant.source.file + " was edited but its build is refused; the previous build keeps running");
+      s.notices.push_back(s.variant.source.file +
+                          " was edited but its build is refused; the previous build keeps running");
     }
     return outcome;
   }
@@ -238,9 +238,10 @@ void AllPairsBackend::set_comparison(const std::optional<Settings>& b) {
   if (b->algorithm != Algorithm::allpairs) throw InputError("A/B compares two configurations of the running algorithm");
   const double softening = b->softening.value_or(s.softening);
   const AllPairsVariant v = select_allpairs_variant(b->toggles, softening);
-  s.comparison.request(v.description, s.make_build(v, softening), [softening, sm_count = s.device.sm_count](AllPairsBuild build) {
-    return std::make_unique<AllPairsComparison>(std::move(build), softening, sm_count);
-  });
+  s.comparison.request(v.description, s.make_build(v, softening),
+                       [softening, sm_count = s.device.sm_count](AllPairsBuild build) {
+                         return std::make_unique<AllPairsComparison>(std::move(build), softening, sm_count);
+                       });
 }
 
 std::optional<ComparisonSample> AllPairsBackend::compare() {
@@ -293,18 +294,20 @@ StepStats AllPairsBackend::step() {
     // Under the lab's StepControl a slow force pass runs in slices (cuda/step_slices.hpp), and a step that
     // may be abandoned copies aside the state it changes first.
     const AllPairsLaunch plan = s.plan(n);
-    const int slices = pass.slice_count(plan, n, step_control_, s.force_clock.whole_ms(s.variant.description), s.device.sm_count);
+    const int slices =
+        pass.slice_count(plan, n, step_control_, s.force_clock.whole_ms(s.variant.description), s.device.sm_count);
     if (slices > 1 && step_control_.abandon) s.snapshot.take(s.state.regions(), stream);
     s.timer.begin(stream);
     // Both halves of the leapfrog add up under one name, as on the CPU.
     s.timer.stage(Stage::integrate, [&] { pass.kick_drift(s.state, stream); });
-    s.timer.stage(Stage::force, [&] { stats.abandoned = !pass.force_in_slices(s.state, plan, slices, step_control_, stream); });
+    s.timer.stage(Stage::force,
+                  [&] { stats.abandoned = !pass.force_in_slices(s.state, plan, slices, step_control_, stream); });
     stats.force_slices = slices;
     if (stats.abandoned) return abandoned_step(s.snapshot, stream);
     s.snapshot.clear();
     s.timer.stage(Stage::integrate, [&] { pass.kick(s.state, stream); });
-    NBL_CUDA_CHECK(cudaMemcpyAsync(s.status_host.data(), s.state.status.data(), sizeof(int), cudaMemcpyDeviceToHost,
-                                   stream));
+    NBL_CUDA_CHECK(
+        cudaMemcpyAsync(s.status_host.data(), s.state.status.data(), sizeof(int), cudaMemcpyDeviceToHost, stream));
     s.timer.finish(stats);
     s.stream.synchronize();
     s.last_force.clear();

@@ -49,8 +49,10 @@ void with_params(const AllPairsVariant& v, AllPairsState& s, std::size_t i_end, 
       return v.fp64 ? fn(make_params<ap::SoaBodies, double>(s.bodies.soa(), s, i_end, j_splits, j_slice, i_first))
                     : fn(make_params<ap::SoaBodies, float>(s.bodies.soa(), s, i_end, j_splits, j_slice, i_first));
     case BodyLayout::float4:
-      return v.fp64 ? fn(make_params<ap::Float4Bodies, double>(s.bodies.float4_pair(), s, i_end, j_splits, j_slice, i_first))
-                    : fn(make_params<ap::Float4Bodies, float>(s.bodies.float4_pair(), s, i_end, j_splits, j_slice, i_first));
+      return v.fp64 ? fn(make_params<ap::Float4Bodies, double>(s.bodies.float4_pair(), s, i_end, j_splits, j_slice,
+                                                               i_first))
+                    : fn(make_params<ap::Float4Bodies, float>(s.bodies.float4_pair(), s, i_end, j_splits, j_slice,
+                                                              i_first));
   }
 }
 
@@ -217,8 +219,8 @@ void AllPairsPass::vertices(AllPairsState& s, nbl_float4* positions, float* colo
   });
 }
 
-std::vector<double> AllPairsPass::time_force(AllPairsState& s, std::size_t i_end, const AllPairsLaunch& plan, int warmups,
-                                             int repeats, cudaStream_t stream) const {
+std::vector<double> AllPairsPass::time_force(AllPairsState& s, std::size_t i_end, const AllPairsLaunch& plan,
+                                             int warmups, int repeats, cudaStream_t stream) const {
   for (int w = 0; w < warmups; ++w) force(s, i_end, plan, stream);
   std::vector<CudaEvent> start(static_cast<std::size_t>(repeats)), stop(static_cast<std::size_t>(repeats));
   for (int r = 0; r < repeats; ++r) {
@@ -261,8 +263,8 @@ ForceError check_allpairs_build(const AllPairsVariant& variant, const KernelModu
   const AllPairsPass pass(variant, module);
   // One GPU thread manages about 2e6 interactions/s: it is checked on fewer bodies (0.13 s, not 2 s).
   const std::size_t checked = variant.single_thread ? ValidationProblem::kCheckedSlow : ValidationProblem::kChecked;
-  const AllPairsLaunch plan =
-      plan_allpairs_launch(variant, scratch.size(), checked, sm_count, variant.single_thread ? 1 : pass.force_blocks_per_sm());
+  const AllPairsLaunch plan = plan_allpairs_launch(variant, scratch.size(), checked, sm_count,
+                                                   variant.single_thread ? 1 : pass.force_blocks_per_sm());
   pass.force(scratch, checked, plan, stream);
   Accelerations computed;
   scratch.download_accelerations(computed, checked, stream);

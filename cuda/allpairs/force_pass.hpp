@@ -68,7 +68,8 @@ class AllPairsPass {
                        cudaStream_t stream) const;
   // How many: 1 unless the control asks for slices, the last pass (`last_force_ms`) was slower than one,
   // and the plan does not split the source range.
-  int slice_count(const AllPairsLaunch& plan, std::size_t n, const StepControl& control, double whole_ms, int sm_count) const;
+  int slice_count(const AllPairsLaunch& plan, std::size_t n, const StepControl& control, double whole_ms,
+                  int sm_count) const;
   void kick_drift(AllPairsState& s, cudaStream_t stream) const;  // v += a dt/2, x += v dt
   void kick(AllPairsState& s, cudaStream_t stream) const;        // v += a dt/2, flags NaN/inf in `status`
   // The renderer's vertex buffer (sim/render_vertices.hpp): n positions with masses, then n colour keys.

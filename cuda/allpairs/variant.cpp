@@ -39,12 +39,8 @@ std::string describe(const AllPairsVariant& v) {
     const int value = v.toggles.values[i];
     std::string word;
     switch (t.kind) {
-      case ToggleKind::flag:
-        word = value ? std::string(t.key) : "no-" + std::string(t.key);
-        break;
-      case ToggleKind::integer:
-        word = std::string(t.key) + "=" + std::to_string(value);
-        break;
+      case ToggleKind::flag: word = value ? std::string(t.key) : "no-" + std::string(t.key); break;
+      case ToggleKind::integer: word = std::string(t.key) + "=" + std::to_string(value); break;
       case ToggleKind::choice: {
         const std::string_view name = t.choices[static_cast<std::size_t>(value)].name;
         word = (name == "none" || name == "off") ? std::string(t.key) + "=" + std::string(name) : std::string(name);
@@ -68,7 +64,8 @@ AllPairsVariant select_allpairs_variant(const ToggleValues& requested, double so
   v.single_thread = t.is(kSingleThread);
   if (v.single_thread) {
     // One thread walks every body: there are no blocks to tile for and no threads to share bodies.
-    const std::string why = "the single-thread port runs one thread (<<<1, 1>>>): no block to share tiles or bodies with";
+    const std::string why =
+        "the single-thread port runs one thread (<<<1, 1>>>): no block to share tiles or bodies with";
     mark_inert(v, "tiling", why);
     mark_inert(v, "bodies_per_thread", why);
     mark_inert(v, "block_size", why);
@@ -90,15 +87,17 @@ AllPairsVariant select_allpairs_variant(const ToggleValues& requested, double so
   v.fp64 = t.is(kFp64);
   if (v.fp64) {
     // -ftz and --use_fast_math change single-precision instructions only.
-    mark_inert(v, "fast_math", "-ftz and --use_fast_math change single-precision instructions only; fp64 has none in the loop");
+    mark_inert(v, "fast_math",
+               "-ftz and --use_fast_math change single-precision instructions only; fp64 has none in the loop");
     t.set(kFastMathOff);
   } else if (t.is(kFastMath)) {
     // --use_fast_math lets the compiler turn 1.0f / sqrtf(x) into rsqrt.approx by itself.
     mark_inert(v, "rsqrt", "--use_fast_math already compiles 1.0f / sqrtf() to rsqrt.approx");
     t["rsqrt"] = 1;
     if (requested["rsqrt"] == 0)
-      v.notices.push_back("--use_fast_math already compiles 1.0f / sqrtf() to rsqrt.approx: the rsqrt toggle "
-                          "changes nothing here");
+      v.notices.push_back(
+          "--use_fast_math already compiles 1.0f / sqrtf() to rsqrt.approx: the rsqrt toggle "
+          "changes nothing here");
   }
 
   // ---- shape ----
@@ -199,22 +198,24 @@ std::vector<std::string> allpairs_code_violations(const AllPairsVariant& v, cons
   auto count = [](const InstructionMix& m, const char* cls) { return std::to_string(m[cls]); };
 
   const PtxasStats* r = program.resource(kAllPairsForceKernel);
-  expect(r && r->registers > 0, "ptxas reports the force kernel's registers (" +
-                                    (program.from_disk_cache ? std::string("from the disk cache") : std::string("compiled")) +
-                                    "; log starts: " + program.log.substr(0, 300) + ")");
+  expect(r && r->registers > 0,
+         "ptxas reports the force kernel's registers (" +
+             (program.from_disk_cache ? std::string("from the disk cache") : std::string("compiled")) +
+             "; log starts: " + program.log.substr(0, 300) + ")");
   expect(e->has_loop && e->loop_bodies > 0, "the force kernel has a hot loop of interactions");
   if (!e->has_loop) return failed;
 
   if (t["rsqrt"]) expect(loop["rsqrt"] > 0, "rsqrt: the hot loop uses rsqrt.approx (has " + count(loop, "rsqrt") + ")");
-  else expect(all["rsqrt"] == 0 && loop["sqrt"] > 0,
-              "no rsqrt: sqrt and no rsqrt.approx (rsqrt " + count(all, "rsqrt") + ", sqrt " + count(loop, "sqrt") + ")");
+  else
+    expect(all["rsqrt"] == 0 && loop["sqrt"] > 0,
+           "no rsqrt: sqrt and no rsqrt.approx (rsqrt " + count(all, "rsqrt") + ", sqrt " + count(loop, "sqrt") + ")");
 
   const bool shared_tiles = !v.single_thread && t.is(kTilingShared);
   const bool shuffle_tiles = !v.single_thread && t.is(kTilingShuffle);
   if (shared_tiles)
     expect(loop["ld.shared"] > 0 && all["bar.sync"] > 0 && all["shfl.sync"] == 0,
-           "shared tiles: ld.shared in the hot loop and bar.sync (ld.shared " + count(loop, "ld.shared") + ", bar.sync " +
-               count(all, "bar.sync") + ")");
+           "shared tiles: ld.shared in the hot loop and bar.sync (ld.shared " + count(loop, "ld.shared") +
+               ", bar.sync " + count(all, "bar.sync") + ")");
   else expect(all["ld.shared"] == 0 && all["bar.sync"] == 0, "no shared tiles: no ld.shared, no bar.sync");
   if (shuffle_tiles)
     expect(loop["shfl.sync"] > 0, "shuffle tiles: shfl.sync in the hot loop (has " + count(loop, "shfl.sync") + ")");
@@ -231,7 +232,8 @@ std::vector<std::string> allpairs_code_violations(const AllPairsVariant& v, cons
 
   if (v.constant_params)
     expect(all["ld.const"] > 0 && all["ld.param"] == 0, "constant parameters: ld.const and no ld.param (ld.const " +
-                                                            count(all, "ld.const") + ", ld.param " + count(all, "ld.param") + ")");
+                                                            count(all, "ld.const") + ", ld.param " +
+                                                            count(all, "ld.param") + ")");
   else expect(all["ld.param"] > 0 && all["ld.const"] == 0, "kernel arguments: ld.param and no ld.const");
 
   if (v.layout == BodyLayout::float4) {
@@ -247,18 +249,21 @@ std::vector<std::string> allpairs_code_violations(const AllPairsVariant& v, cons
   const int unroll = t["unroll"], bodies = v.bodies_per_thread;
   const bool constant_trip = (shared_tiles || shuffle_tiles) && !t.is(kSelfTwoLoops);
   const int trip = v.tile_size;
-  const bool ok = e->loop_bodies == unroll * bodies ||
-                  (constant_trip && unroll >= trip && e->loop_bodies == trip * bodies);
+  const bool ok =
+      e->loop_bodies == unroll * bodies || (constant_trip && unroll >= trip && e->loop_bodies == trip * bodies);
   expect(ok, "unroll " + std::to_string(unroll) + " x " + std::to_string(bodies) +
                  " bodies per thread: interactions in the hot loop (has " + std::to_string(e->loop_bodies) + ")");
 
   if (t.is(kSelfBranch))
-    expect(loop["setp"] >= e->loop_bodies, "if (i != j): a comparison per interaction (setp " + count(loop, "setp") + ")");
+    expect(loop["setp"] >= e->loop_bodies,
+           "if (i != j): a comparison per interaction (setp " + count(loop, "setp") + ")");
   else expect(loop["setp"] <= 1, "no self test in the hot loop (setp " + count(loop, "setp") + ")");
 
   const int fmas = v.fp64 ? loop["fma.f64"] : loop["fma.f32"];
-  if (t["fma_order"]) expect(fmas == 6 * e->loop_bodies, "FMA order: 6 FMAs per interaction (" + std::to_string(fmas) + ")");
-  else expect(fmas < 6 * e->loop_bodies, "no FMA order: fewer than 6 FMAs per interaction (" + std::to_string(fmas) + ")");
+  if (t["fma_order"])
+    expect(fmas == 6 * e->loop_bodies, "FMA order: 6 FMAs per interaction (" + std::to_string(fmas) + ")");
+  else
+    expect(fmas < 6 * e->loop_bodies, "no FMA order: fewer than 6 FMAs per interaction (" + std::to_string(fmas) + ")");
 
   expect(e->max_threads == v.block_size, "launch bounds = block size (" + std::to_string(e->max_threads) + ")");
   if (r) {

@@ -34,9 +34,9 @@ struct AllPairsVariant {
   BodyLayout layout = BodyLayout::float4;
   bool constant_params = true;
   bool fp64 = false;
-  int block_size = 256;        // threads per block (1 for the single-thread kernel)
+  int block_size = 256;  // threads per block (1 for the single-thread kernel)
   int bodies_per_thread = 1;
-  int tile_size = 1;           // sources staged at a time: block size (shared), 32 (shuffle), 1
+  int tile_size = 1;                 // sources staged at a time: block size (shared), 32 (shuffle), 1
   std::vector<InertToggle> inert;    // toggles that change nothing in this combination, with why
   std::vector<std::string> notices;  // what normalising did, in words for the user
   std::string description;           // e.g. "float4 const rsqrt softening shared u32 b4 256 fma ftz"
@@ -53,9 +53,9 @@ AllPairsVariant select_allpairs_variant(const ToggleValues& toggles, double soft
 // How the force kernel is launched for n bodies, of which the first i_count get forces.
 struct AllPairsLaunch {
   int block_size = 1;
-  int grid_i = 1;     // blocks along the bodies
-  int j_splits = 1;   // blocks along the sources (gridDim.y): each block sums one slice of j
-  int j_slice = 0;    // sources per slice, a multiple of the tile size
+  int grid_i = 1;    // blocks along the bodies
+  int j_splits = 1;  // blocks along the sources (gridDim.y): each block sums one slice of j
+  int j_slice = 0;   // sources per slice, a multiple of the tile size
 };
 
 // Splits the source range across blocks when there are too few blocks along i to keep every SM busy

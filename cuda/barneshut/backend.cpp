@@ -41,9 +41,9 @@ struct BarnesHutBackend::Impl {
   BarnesHutVariant variant;
   std::unique_ptr<ReloadableKernels> kernels;
   std::unique_ptr<BarnesHutPipeline> pipeline;
-  BarnesHutBuffers buffers;                        // the lab's bodies and their tree
+  BarnesHutBuffers buffers;                         // the lab's bodies and their tree
   std::unique_ptr<BarnesHutBuffers> check_buffers;  // the check problem's (sim/accuracy.hpp)
-  DeviceBuffer<unsigned char> staging;               // host-copy vertices
+  DeviceBuffer<unsigned char> staging;              // host-copy vertices
   BarnesHutPhysics physics;
   double softening = 0, theta = 0.5;
   ColorScales scales;
@@ -92,7 +92,8 @@ struct BarnesHutBackend::Impl {
   // the running variant untouched).
   void use_variant(const BarnesHutVariant& v) {
     auto candidate = std::make_unique<ReloadableKernels>(*engine, barneshut_sources(v));
-    const BuildVerdict verdict = candidate->adopt(evaluator(v), bound(v), kernels ? kernels->last_good() : std::nullopt);
+    const BuildVerdict verdict =
+        candidate->adopt(evaluator(v), bound(v), kernels ? kernels->last_good() : std::nullopt);
     if (!verdict.accepted) throw Error("Barnes-Hut variant " + v.label + " is not used: " + verdict.report);
     auto next = std::make_unique<BarnesHutPipeline>(v, candidate->modules(), device);
     if (buffers.size()) buffers.fit_variant(v);
@@ -235,7 +236,8 @@ void BarnesHutBackend::set_comparison(const std::optional<Settings>& b) {
   Impl& s = *impl_;
   s.comparison.clear();
   if (!b) return;
-  if (b->algorithm != Algorithm::barneshut) throw InputError("A/B compares two configurations of the running algorithm");
+  if (b->algorithm != Algorithm::barneshut)
+    throw InputError("A/B compares two configurations of the running algorithm");
   const double eps = b->softening.value_or(s.softening);
   const BarnesHutPhysics physics{s.physics.dt, static_cast<float>(eps * eps), static_cast<float>(b->opening_angle)};
   const BarnesHutVariant v = barneshut_variant(b->toggles, eps > 0.0);
@@ -357,7 +359,8 @@ void BarnesHutBackend::write_vertices(VertexTarget target, ColorMode mode) {
   s.pipeline->write_vertices(s.buffers, reinterpret_cast<float4*>(out), keys, static_cast<int>(mode), scales,
                              s.stream.get());
   if (mode == ColorMode::ab_difference) s.comparison.write_keys(keys, n);
-  if (!target.on_device) s.staging.download(static_cast<unsigned char*>(target.data), vertex_buffer_bytes(n), s.stream.get());
+  if (!target.on_device)
+    s.staging.download(static_cast<unsigned char*>(target.data), vertex_buffer_bytes(n), s.stream.get());
 }
 
 std::vector<CellBox> BarnesHutBackend::tree_cells(int max_depth) {

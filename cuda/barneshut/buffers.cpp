@@ -20,16 +20,16 @@ struct Sizes {
       : n(bodies),
         cells(pool),
         radix_nodes(std::max<std::size_t>(bodies, 2) - 1),
-        bounds_blocks(static_cast<std::size_t>(
-            std::clamp(blocks_for(bodies, bh::kBoundsThreads), 1, std::max(1, sm_count * 2)))),
+        bounds_blocks(
+            static_cast<std::size_t>(std::clamp(blocks_for(bodies, bh::kBoundsThreads), 1, std::max(1, sm_count * 2)))),
         morton(v.morton_build),
         groups(!v.groups.file.empty()) {}
 
   std::size_t common_bytes() const {
-    return (n + cells) * sizeof(float4) + 2 * n * sizeof(float4)  // node, vel, acc
-           + cells * (8 + 3) * sizeof(int)                         // child, depth, count, start
+    return (n + cells) * sizeof(float4) + 2 * n * sizeof(float4)            // node, vel, acc
+           + cells * (8 + 3) * sizeof(int)                                  // child, depth, count, start
            + cells * (2 * sizeof(float4) + sizeof(float2) + sizeof(float))  // second moments, box, opening size
-           + 2 * n * sizeof(int)                                    // sorted, body_depth
+           + 2 * n * sizeof(int)                                            // sorted, body_depth
            + (groups ? n * sizeof(int2) : 0) + bounds_blocks * 6 * sizeof(float) + sizeof(bh::Control);
   }
   std::size_t morton_bytes() const {
@@ -107,8 +107,8 @@ std::size_t BarnesHutBuffers::bytes() const {
                       control_.bytes() + keys_unsorted_.bytes() + keys_.bytes() + second_.bytes() +
                       second_xz_yz_.bytes() + open_size2_.bytes() + reach_.bytes() + box_.bytes();
   total += cell_parent_.bytes() + arrivals_.bytes();
-  for (const auto* b : {&child_, &depth_, &count_, &start_, &sorted_, &body_depth_, &rank_, &ids_unsorted_,
-                        &first_, &last_, &prefix_bits_, &parent_, &cells_, &offset_})
+  for (const auto* b : {&child_, &depth_, &count_, &start_, &sorted_, &body_depth_, &rank_, &ids_unsorted_, &first_,
+                        &last_, &prefix_bits_, &parent_, &cells_, &offset_})
     total += b->bytes();
   return total;
 }
@@ -161,8 +161,8 @@ int* BarnesHutBuffers::rank() {
 }
 
 bh::Control BarnesHutBuffers::read_control(cudaStream_t stream) {
-  NBL_CUDA_CHECK(cudaMemcpyAsync(control_host_.data(), control_.data(), sizeof(bh::Control), cudaMemcpyDeviceToHost,
-                                 stream));
+  NBL_CUDA_CHECK(
+      cudaMemcpyAsync(control_host_.data(), control_.data(), sizeof(bh::Control), cudaMemcpyDeviceToHost, stream));
   NBL_CUDA_CHECK(cudaStreamSynchronize(stream));
   return *control_host_.data();
 }

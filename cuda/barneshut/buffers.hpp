@@ -93,19 +93,19 @@ class BarnesHutBuffers {
   DeviceBuffer<float4> node_, vel_, acc_;
   DeviceBuffer<int> child_, depth_, count_, start_, sorted_, body_depth_, rank_;
   DeviceBuffer<int2> groups_;
-  DeviceBuffer<float4> second_;        // per cell: second moments about the centre of mass
+  DeviceBuffer<float4> second_;  // per cell: second moments about the centre of mass
   DeviceBuffer<float2> second_xz_yz_;
-  DeviceBuffer<float> open_size2_;     // per cell: its size in the opening criterion, squared
-  DeviceBuffer<float> reach_;          // per cell: the farthest its bodies lie from its centre of mass
-  DeviceBuffer<float4> box_;           // per cell: its cube (centre, edge)
+  DeviceBuffer<float> open_size2_;  // per cell: its size in the opening criterion, squared
+  DeviceBuffer<float> reach_;       // per cell: the farthest its bodies lie from its centre of mass
+  DeviceBuffer<float4> box_;        // per cell: its cube (centre, edge)
   DeviceBuffer<float> block_bounds_;
   DeviceBuffer<bh::Control> control_;
   PinnedBuffer<bh::Control> control_host_;
   // Morton build.
   DeviceBuffer<unsigned long long> keys_unsorted_, keys_;
   DeviceBuffer<int> ids_unsorted_, first_, last_, prefix_bits_, parent_, cells_, offset_;
-  DeviceBuffer<int> cell_parent_;        // per cell: its parent cell (bh_octree_summarize climbs them)
-  DeviceBuffer<unsigned> arrivals_;      // per cell: child cells summarized so far
+  DeviceBuffer<int> cell_parent_;    // per cell: its parent cell (bh_octree_summarize climbs them)
+  DeviceBuffer<unsigned> arrivals_;  // per cell: child cells summarized so far
 };
 
 }  // namespace nbl

@@ -20,15 +20,16 @@ ComparisonSample BarnesHutComparison::run(BarnesHutBuffers& a, const std::vector
                                           cudaStream_t stream) {
   const std::size_t n = a.size();
   if (buffers_.size() != n) buffers_.allocate(n, build_.variant, BarnesHutBuffers::initial_cells(n), sm_count_);
-  NBL_CUDA_CHECK(cudaMemcpyAsync(buffers_.positions(), a.positions(), n * sizeof(float4), cudaMemcpyDeviceToDevice, stream));
-  NBL_CUDA_CHECK(cudaMemcpyAsync(buffers_.velocities(), a.velocities(), n * sizeof(float4), cudaMemcpyDeviceToDevice,
-                                 stream));
+  NBL_CUDA_CHECK(
+      cudaMemcpyAsync(buffers_.positions(), a.positions(), n * sizeof(float4), cudaMemcpyDeviceToDevice, stream));
+  NBL_CUDA_CHECK(
+      cudaMemcpyAsync(buffers_.velocities(), a.velocities(), n * sizeof(float4), cudaMemcpyDeviceToDevice, stream));
   StepStats b;
   timer_.begin(stream);
   // B judges by A's accelerations at these positions, if B opens cells relative to the pull.
   build_.pipeline->forces(buffers_, physics_, stream, &timer_, b, false, a.accelerations());
-  ComparisonSample sample = difference_.measure(view(a.accelerations()), view(buffers_.accelerations()), n, a_stages,
-                                                b.stages, stream);
+  ComparisonSample sample =
+      difference_.measure(view(a.accelerations()), view(buffers_.accelerations()), n, a_stages, b.stages, stream);
   sample.non_finite = sample.non_finite || b.non_finite;
   return sample;
 }

@@ -21,7 +21,7 @@ class BarnesHutComparison {
   // its accelerations.
   ComparisonSample run(BarnesHutBuffers& a, const std::vector<StageTime>& a_stages, cudaStream_t stream);
   void write_keys(float* keys, std::size_t n, cudaStream_t stream) const;  // ColorMode::ab_difference
-  bool accelerations(Accelerations& out, cudaStream_t stream) const;      // B's of the last run
+  bool accelerations(Accelerations& out, cudaStream_t stream) const;       // B's of the last run
   const BarnesHutVariant& variant() const { return build_.variant; }
 
  private:

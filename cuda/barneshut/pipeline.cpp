@@ -37,10 +37,12 @@ void record(const bh::Control& ctl, const BarnesHutVariant& v, std::size_t n, St
                             " times the bulk's): the tree resolves the bulk in a cube of its own and those "
                             "bodies in a subtree beside it");
   if (ctl.overflow_bodies > 0)
-    stats.notices.push_back(std::to_string(ctl.overflow_bodies) + " bodies share cells at the maximum depth (" +
-                            std::to_string(bh::kMaxDepth) + "), closer together than 2^-21 of the cube they are in: "
-                            "a cell whose bodies lie within a thousandth of the softening length (or at one position) "
-                            "acts on everything as one point mass; any other such cell's bodies are visited one by one");
+    stats.notices.push_back(
+        std::to_string(ctl.overflow_bodies) + " bodies share cells at the maximum depth (" +
+        std::to_string(bh::kMaxDepth) +
+        "), closer together than 2^-21 of the cube they are in: "
+        "a cell whose bodies lie within a thousandth of the softening length (or at one position) "
+        "acts on everything as one point mass; any other such cell's bodies are visited one by one");
 }
 
 }  // namespace
@@ -76,8 +78,9 @@ std::vector<KernelInfo> barneshut_kernel_info(const ReloadableKernels& kernels, 
   if (v.relative_opening) add(BarnesHutSlot::force, {bh::kPullScaleKernel.name});
   add(BarnesHutSlot::bounding_box, {bh::kBoundingBoxKernel.name});
   if (v.morton_build) {
-    add(BarnesHutSlot::build, {bh::kMortonKeysKernel.name, bh::kRadixTreeKernel.name, bh::kOctreeCountKernel.name,
-                               bh::kOctreeEmitKernel.name, bh::kOctreeAttachKernel.name, bh::kOctreeSummarizeKernel.name});
+    add(BarnesHutSlot::build,
+        {bh::kMortonKeysKernel.name, bh::kRadixTreeKernel.name, bh::kOctreeCountKernel.name, bh::kOctreeEmitKernel.name,
+         bh::kOctreeAttachKernel.name, bh::kOctreeSummarizeKernel.name});
   } else {
     add(BarnesHutSlot::build, {bh::kInsertKernel.name});
     add(BarnesHutSlot::summarize, {bh::kSummarizeKernel.name});
@@ -104,10 +107,13 @@ BarnesHutPipeline::BarnesHutPipeline(const BarnesHutVariant& variant, Modules mo
   // Kernels 2-4 of the lock-based build wait on each other's results across the grid: every block
   // must be resident at once (a persistent grid), so they are sized by occupancy.
   if (!v.morton_build) {
-    build_blocks_ = resident_blocks_per_sm(module(BarnesHutSlot::build), bh::kInsertKernel.name, bh::kInsertThreads) * sm_count_;
+    build_blocks_ =
+        resident_blocks_per_sm(module(BarnesHutSlot::build), bh::kInsertKernel.name, bh::kInsertThreads) * sm_count_;
     summarize_blocks_ =
-        resident_blocks_per_sm(module(BarnesHutSlot::summarize), bh::kSummarizeKernel.name, bh::kSummarizeThreads) * sm_count_;
-    sort_blocks_ = resident_blocks_per_sm(module(BarnesHutSlot::sort), bh::kSortKernel.name, bh::kSortThreads) * sm_count_;
+        resident_blocks_per_sm(module(BarnesHutSlot::summarize), bh::kSummarizeKernel.name, bh::kSummarizeThreads) *
+        sm_count_;
+    sort_blocks_ =
+        resident_blocks_per_sm(module(BarnesHutSlot::sort), bh::kSortKernel.name, bh::kSortThreads) * sm_count_;
   }
 }
 
@@ -140,16 +146,17 @@ void BarnesHutPipeline::size_group_stack(const DeviceInfo& device) {
   if (blocks < 1 || device.shared_per_sm + kUnifiedBeyondShared <= kKeepL1) return;
   const std::size_t shared = std::min(device.shared_per_sm, device.shared_per_sm + kUnifiedBeyondShared - kKeepL1);
   const std::size_t share = shared / static_cast<std::size_t>(blocks);
-  const std::size_t per_block = std::min<std::size_t>({share - std::min(share, device.shared_reserved_per_block),
-                                                       device.shared_per_block_optin,
-                                                       static_cast<std::size_t>(bh::kForceSharedLimit)});
+  const std::size_t per_block =
+      std::min<std::size_t>({share - std::min(share, device.shared_reserved_per_block), device.shared_per_block_optin,
+                             static_cast<std::size_t>(bh::kForceSharedLimit)});
   // A warp's bytes with a stack of s entries: those with none (lists, the stack's slack) plus 4 s.
   const int fixed = bh::group_shared_bytes_per_warp(v.force_list_capacity, v.force_cell_capacity, 0);
   int stack = std::min((static_cast<int>(per_block / static_cast<std::size_t>(warps)) - fixed) / 4, bh::kMaxGroupStack);
   stack -= stack % 32;
   // For measuring the trade-off (BENCHMARKS.md): NBODYLAB_BH_STACK caps the stack lower; the shared
   // memory the stack does not take stays L1 cache, which the walk's tree loads use.
-  if (const char* cap = std::getenv("NBODYLAB_BH_STACK"); cap && std::atoi(cap) > 0) stack = std::min(stack, std::atoi(cap));
+  if (const char* cap = std::getenv("NBODYLAB_BH_STACK"); cap && std::atoi(cap) > 0)
+    stack = std::min(stack, std::atoi(cap));
   if (stack <= bh::kMinGroupStack) return;
   // Trust the occupancy calculator over the arithmetic above: keep the larger stack only when the SM
   // still holds as many blocks.
@@ -164,7 +171,8 @@ namespace {
 // leaves them before the first walk: a second walk over the same tree then counts alone.
 void forget_walk_counts(bh::Control* ctl, cudaStream_t stream) {
   char* base = reinterpret_cast<char*>(ctl);
-  NBL_CUDA_CHECK(cudaMemsetAsync(base + offsetof(bh::Control, interactions), 0, 2 * sizeof(unsigned long long), stream));
+  NBL_CUDA_CHECK(
+      cudaMemsetAsync(base + offsetof(bh::Control, interactions), 0, 2 * sizeof(unsigned long long), stream));
   NBL_CUDA_CHECK(cudaMemsetAsync(base + offsetof(bh::Control, touched_min), 0x7f, sizeof(int), stream));
   NBL_CUDA_CHECK(cudaMemsetAsync(base + offsetof(bh::Control, touched_max), 0, sizeof(int), stream));
 }
@@ -218,7 +226,8 @@ void BarnesHutPipeline::build_tree(BarnesHutBuffers& b, const BarnesHutPhysics& 
              LaunchShape::fixed(summarize_blocks_, bh::kSummarizeThreads), stream, t);
     });
     run_stage(timer, Stage::sort, [&] {
-      launch(module(BarnesHutSlot::sort), bh::kSortKernel, LaunchShape::fixed(sort_blocks_, bh::kSortThreads), stream, t);
+      launch(module(BarnesHutSlot::sort), bh::kSortKernel, LaunchShape::fixed(sort_blocks_, bh::kSortThreads), stream,
+             t);
     });
   }
   if (has(BarnesHutSlot::groups)) {
@@ -250,8 +259,8 @@ void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, c
           previous_acc = b.accelerations();
         }
         walk.previous_acc = previous_acc;
-        launch(module(BarnesHutSlot::force), bh::kPullScaleKernel, LaunchShape::fixed(b.bounds_blocks(), bh::kBoundsThreads),
-               stream, walk);
+        launch(module(BarnesHutSlot::force), bh::kPullScaleKernel,
+               LaunchShape::fixed(b.bounds_blocks(), bh::kBoundsThreads), stream, walk);
       }
       if (slices <= 1 || !control) {
         launch(module(BarnesHutSlot::force), bh::kForceKernel, shape, stream, walk);
@@ -260,7 +269,8 @@ void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, c
       // In slices of the walk's work items, each waited for: the display draws between them, and a
       // request to abandon the step is seen. Each item's walk does not depend on the slicing.
       walk.slices = slices;
-      const auto slice_shape = LaunchShape::cover((b.size() + slices - 1) / slices, variant_.force_block, force_shared_bytes_);
+      const auto slice_shape =
+          LaunchShape::cover((b.size() + slices - 1) / slices, variant_.force_block, force_shared_bytes_);
       for (int s = 0; s < slices; ++s) {
         if (s > 0 && !next_slice(*control, stream)) {
           stats.abandoned = true;
@@ -319,7 +329,8 @@ void BarnesHutPipeline::write_vertices(BarnesHutBuffers& b, float4* positions, f
   const bh::Tree t = b.tree({});
   const auto shape = LaunchShape::fixed(stream_blocks(b.size()), bh::kStreamThreads);
   const KernelModule& integrate = module(BarnesHutSlot::integrate);
-  const bool want_rank = mode == static_cast<int>(ColorMode::body_index) || mode == static_cast<int>(ColorMode::warp_id);
+  const bool want_rank =
+      mode == static_cast<int>(ColorMode::body_index) || mode == static_cast<int>(ColorMode::warp_id);
   const int* rank = nullptr;
   if (want_rank && variant_.sort) {
     int* r = b.rank();
@@ -353,7 +364,8 @@ ForceError check_barneshut_build(const BarnesHutVariant& variant, const BarnesHu
   NBL_CUDA_CHECK(cudaStreamSynchronize(stream));
   Accelerations computed;
   computed.resize(acc.size());
-  for (std::size_t i = 0; i < acc.size(); ++i) computed.x[i] = acc[i].x, computed.y[i] = acc[i].y, computed.z[i] = acc[i].z;
+  for (std::size_t i = 0; i < acc.size(); ++i)
+    computed.x[i] = acc[i].x, computed.y[i] = acc[i].y, computed.z[i] = acc[i].z;
   return validation_error(*problem, computed);
 }
 

@@ -63,8 +63,8 @@ BarnesHutTreeCopy copy_tree(BarnesHutBuffers& buffers, const BarnesHutVariant& v
   const std::vector<float2> second_xz_yz = buffers.second_xz_yz_buffer().to_host(stream);
   copy.second.reserve(second.size() * 6);
   for (std::size_t c = 0; c < second.size(); ++c)
-    copy.second.insert(copy.second.end(), {second[c].x, second[c].y, second[c].z, second[c].w, second_xz_yz[c].x,
-                                           second_xz_yz[c].y});
+    copy.second.insert(copy.second.end(),
+                       {second[c].x, second[c].y, second[c].z, second[c].w, second_xz_yz[c].x, second_xz_yz[c].y});
   copy.reach = buffers.reach_buffer().to_host(stream);
   copy.has_groups = buffers.groups_buffer().size() > 0;
   if (copy.has_groups) {

@@ -15,16 +15,16 @@ struct BarnesHutVariant;
 struct BarnesHutTreeCopy {
   int n = 0;
   bool morton_build = true;
-  bool sorted = true;       // bodies were put in tree order (`order` is meaningful)
-  bool has_groups = false;  // force groups were formed
+  bool sorted = true;                           // bodies were put in tree order (`order` is meaningful)
+  bool has_groups = false;                      // force groups were formed
   int first_cell = 0, last_cell = 0, root = 0;  // cell ids [first_cell, last_cell]
   int groups = 0;
   float root_size = 0;
   float root_center[3] = {0, 0, 0};
-  std::vector<float> node;  // 4 per id (x, y, z, mass), bodies then cells
-  std::vector<int> child;   // 8 per cell, indexed by id - n
+  std::vector<float> node;               // 4 per id (x, y, z, mass), bodies then cells
+  std::vector<int> child;                // 8 per cell, indexed by id - n
   std::vector<int> depth, count, start;  // per cell, indexed by id - n
-  std::vector<int> order;   // body ids in tree order
+  std::vector<int> order;                // body ids in tree order
   std::vector<int> group_first, group_size;
   std::vector<float> second;  // 6 per cell, indexed by id - n: second moments about the centre of mass
                               // (xx, yy, zz, xy, xz, yz)

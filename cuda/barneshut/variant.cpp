@@ -40,7 +40,8 @@ std::vector<std::pair<std::string, std::string>> macros(const ToggleValues& t, T
 
 // A kernel source of this switchboard: every BH file also gets NBL_BH_SWITCHBOARD (bh_common.cuh
 // refuses to compile without it) and the common options.
-KernelSource source(std::string file, std::initializer_list<ToggleId> toggles, const ToggleValues& t, std::string label) {
+KernelSource source(std::string file, std::initializer_list<ToggleId> toggles, const ToggleValues& t,
+                    std::string label) {
   KernelSource s{std::move(file), {{"NBL_BH_SWITCHBOARD", "1"}}, kOptions, std::move(label)};
   for (ToggleId id : toggles)
     for (auto& m : macros(t, id)) s.macros.push_back(std::move(m));
@@ -65,11 +66,14 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
     v.inert = {{"bh_throttle", no_locks},
                {"bh_combined_fence", no_locks},
                {"bh_waitfree",
-                "the Morton build summarizes its cells bottom-up in its own pass (the last child to arrive summarizes the parent); only the insertion build's "
+                "the Morton build summarizes its cells bottom-up in its own pass (the last child to arrive summarizes "
+                "the parent); only the insertion build's "
                 "summarize kernel waits on children"},
-               {"bh_sort_throttle", "the Morton build sorts the bodies as it builds; only the insertion build runs the sort kernel"},
-               {"bh_early_out", "the Morton build keeps every child in its octant's slot, with empty slots between them, so the walk "
-                                "reads all eight; only the insertion build's summarize moves empty slots to the back"}};
+               {"bh_sort_throttle",
+                "the Morton build sorts the bodies as it builds; only the insertion build runs the sort kernel"},
+               {"bh_early_out",
+                "the Morton build keeps every child in its octant's slot, with empty slots between them, so the walk "
+                "reads all eight; only the insertion build's summarize moves empty slots to the back"}};
   } else {
     v.build = source("bh_build_insert.cu", {"bh_throttle", "bh_combined_fence"}, t,
                      std::string("lock-based insertion") + (t["bh_throttle"] ? ", throttled" : "") +
@@ -77,7 +81,8 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
     v.summarize = source("bh_summarize.cu", {"bh_waitfree"}, t,
                          t["bh_waitfree"] ? "summarize, wait-free pre-pass" : "summarize, waiting");
     v.sort_bodies = source("bh_sort.cu", {"bh_sort_throttle"}, t, t["bh_sort_throttle"] ? "sort, throttled" : "sort");
-    v.inert = {{"bh_leaf_capacity", "the insertion build keeps one body per leaf; leaf capacity is the Morton build's"}};
+    v.inert = {
+        {"bh_leaf_capacity", "the insertion build keeps one body per leaf; leaf capacity is the Morton build's"}};
   }
 
   // The traversal picks the kernel file: three different algorithms, not one with a run-time switch.
@@ -108,8 +113,9 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
   if (v.traversal == BhTraversal::warp) {
     v.force.macros.emplace_back("NBL_BH_VOTE", std::to_string(t["bh_vote"]));
   } else {
-    inert("bh_vote", v.traversal == BhTraversal::thread ? "each thread walks alone: there is nothing to agree on"
-                                                        : "only the warp walk votes on a cell; the group walk tests a whole group's box");
+    inert("bh_vote", v.traversal == BhTraversal::thread
+                         ? "each thread walks alone: there is nothing to agree on"
+                         : "only the warp walk votes on a cell; the group walk tests a whole group's box");
   }
   const bool relative = t.is(Choice{"bh_opening", "relative"});
   v.relative_opening = relative;
@@ -132,7 +138,8 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
     int list_cap = t["bh_list_capacity"];
     auto cells_for = [&](int list) { return monopole ? 0 : std::max(64, list / 4); };
     auto bytes_for = [&](int list) {
-      return static_cast<std::size_t>(warps) * bh::group_shared_bytes_per_warp(list, cells_for(list), bh::kMinGroupStack);
+      return static_cast<std::size_t>(warps) *
+             bh::group_shared_bytes_per_warp(list, cells_for(list), bh::kMinGroupStack);
     };
     while (list_cap > 64 && bytes_for(list_cap) > bh::kForceSharedLimit) list_cap /= 2;
     v.force.macros.emplace_back("NBL_BH_LIST_CAP", std::to_string(list_cap));
@@ -141,15 +148,18 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
     v.force_list_capacity = list_cap;
     v.force_cell_capacity = cells_for(list_cap);
     if (group_size == 32)
-      v.inert.push_back({"bh_fit_slots", v.sort ? "groups of 32 fill one slot of each lane: there is nothing to fit"
-                                                : "unsorted runs of 32 fill one slot of each lane: there is nothing to fit"});
+      v.inert.push_back(
+          {"bh_fit_slots", v.sort ? "groups of 32 fill one slot of each lane: there is nothing to fit"
+                                  : "unsorted runs of 32 fill one slot of each lane: there is nothing to fit"});
     if (v.sort) {
       v.groups = source("bh_groups.cu", {"bh_group_size"}, t, "force groups");
     } else {
-      v.inert.push_back({"bh_group_size", "unsorted bodies are taken in runs of 32 in memory order: groups need the tree order"});
+      v.inert.push_back(
+          {"bh_group_size", "unsorted bodies are taken in runs of 32 in memory order: groups need the tree order"});
     }
   } else {
-    const std::string group_only = "only the group walk forms groups and lists; this traversal walks per thread or per warp";
+    const std::string group_only =
+        "only the group walk forms groups and lists; this traversal walks per thread or per warp";
     v.inert.push_back({"bh_group_size", group_only});
     v.inert.push_back({"bh_list_capacity", group_only});
     v.inert.push_back({"bh_fit_slots", group_only});
@@ -159,10 +169,10 @@ BarnesHutVariant barneshut_variant(const ToggleValues& t, bool softened) {
                   (group_walk ? ", lists of " + std::to_string(v.force_list_capacity) : std::string()) +
                   (t.is(Choice{"bh_moments", "quadrupole"}) ? ", quadrupoles"
                    : t.is(Choice{"bh_moments", "adaptive"}) ? ", adaptive quadrupoles"
-                                                              : "") +
+                                                            : "") +
                   (relative ? ", relative opening at " + std::to_string(t["bh_tolerance"]) + "e-4" : std::string()) +
-                  (group_walk && !t["bh_fit_slots"] ? ", every slot" : "") + (t["bh_rsqrt"] ? ", rsqrtf" : ", 1/sqrtf") +
-                  (t["bh_avoid_volatile"] ? "" : ", volatile") +
+                  (group_walk && !t["bh_fit_slots"] ? ", every slot" : "") +
+                  (t["bh_rsqrt"] ? ", rsqrtf" : ", 1/sqrtf") + (t["bh_avoid_volatile"] ? "" : ", volatile") +
                   (v.traversal == BhTraversal::warp && !t["bh_vote"] ? ", shared-memory verdicts" : "") +
                   (!group_walk && !v.morton_build && !t["bh_early_out"] ? ", all eight child slots" : "") + ", " +
                   std::to_string(v.force_block) + " threads";
@@ -215,9 +225,12 @@ std::vector<ToggleValues> barneshut_toggle_sweep() {
       }
   {
     ToggleValues t;
-    t.set(kInsertion).set(Choice{"bh_traversal", "thread"}).set(Choice{"bh_moments", "monopole"}).set(Choice{"bh_opening", "geometric"});
-    for (const char* off : {"bh_throttle", "bh_combined_fence", "bh_waitfree", "bh_sort_throttle", "bh_sort", "bh_early_out",
-                            "bh_vote", "bh_rsqrt", "bh_avoid_volatile"})
+    t.set(kInsertion)
+        .set(Choice{"bh_traversal", "thread"})
+        .set(Choice{"bh_moments", "monopole"})
+        .set(Choice{"bh_opening", "geometric"});
+    for (const char* off : {"bh_throttle", "bh_combined_fence", "bh_waitfree", "bh_sort_throttle", "bh_sort",
+                            "bh_early_out", "bh_vote", "bh_rsqrt", "bh_avoid_volatile"})
       t.values[static_cast<std::size_t>(find_toggle(off) - kToggles.data())] = 0;
     t["bh_block_size"] = 256;
     if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
@@ -280,13 +293,15 @@ std::vector<std::string> barneshut_code_violations(const ToggleValues& t, Kernel
     const BarnesHutVariant other = flipped(id);
     const bool changed = !v.force.same_code(other.force);
     claim(changed == expected, what);
-    if (changed && expected) claim(ptx(other.force) != force, std::string(id.def().key) + " changes the force kernel's PTX");
+    if (changed && expected)
+      claim(ptx(other.force) != force, std::string(id.def().key) + " changes the force kernel's PTX");
   };
   acts("bh_vote", v.traversal == BhTraversal::warp, "bh_vote changes the force kernel exactly in the warp walk");
   acts("bh_early_out", !v.morton_build && v.traversal != BhTraversal::group,
        "bh_early_out changes the force kernel exactly in the insertion build's per-thread and warp walks");
-  claim((count(force, "vote.sync.ballot") > 0 && count(force, "shfl.sync.up") > 0) == (v.traversal == BhTraversal::group),
-        "ballot + shfl.up (interaction lists) exactly in the group traversal");
+  claim(
+      (count(force, "vote.sync.ballot") > 0 && count(force, "shfl.sync.up") > 0) == (v.traversal == BhTraversal::group),
+      "ballot + shfl.up (interaction lists) exactly in the group traversal");
   claim((count(force, "ld.volatile.global") > 1) == (t["bh_avoid_volatile"] == 0),
         "volatile tree reads exactly when bh_avoid_volatile is off");
   claim(ptx(flipped("bh_sort").force) != force, "bh_sort changes the force kernel");
@@ -332,8 +347,8 @@ std::vector<std::string> barneshut_code_violations(const ToggleValues& t, Kernel
       const double per_interaction = static_cast<double>(arithmetic(*group)) / group->loop_bodies;
       const double allpairs_per_interaction = static_cast<double>(arithmetic(*allpairs)) / allpairs->loop_bodies;
       claim(per_interaction == allpairs_per_interaction,
-            "the point list's arithmetic per interaction is the all-pairs kernel's (" + std::to_string(per_interaction) +
-                " against " + std::to_string(allpairs_per_interaction) + ")");
+            "the point list's arithmetic per interaction is the all-pairs kernel's (" +
+                std::to_string(per_interaction) + " against " + std::to_string(allpairs_per_interaction) + ")");
       const int slots = v.sort ? t["bh_group_size"] / 32 : 1;  // the hot loop applies each entry to every slot
       const double entries = static_cast<double>(group->loop_bodies) / slots;
       const double overhead = (group->loop_mix.total() - arithmetic(*group)) / entries;
@@ -360,7 +375,8 @@ std::vector<std::string> barneshut_code_violations(const ToggleValues& t, Kernel
     claim(count(ptx(v.build), ".entry bh_radix_tree") == 1, "the Morton build has the radix-tree kernel");
   } else {
     const std::string build = ptx(v.build);
-    claim((count(build, "bar.red.or") > 0) == (t["bh_throttle"] != 0), "bar.red.or (the throttle) exactly with bh_throttle");
+    claim((count(build, "bar.red.or") > 0) == (t["bh_throttle"] != 0),
+          "bar.red.or (the throttle) exactly with bh_throttle");
     claim((count(ptx(v.sort_bodies), "bar.red.or") > 0) == (t["bh_sort_throttle"] != 0),
           "bar.red.or in the sort kernel exactly with bh_sort_throttle");
     const int fences = count(build, "membar.gl") + count(build, "fence.sc.gpu");

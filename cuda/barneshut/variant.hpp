@@ -19,10 +19,10 @@ static_assert(Choice{"bh_traversal", "thread"}.value == static_cast<int>(BhTrave
               Choice{"bh_traversal", "group"}.value == static_cast<int>(BhTraversal::group));
 
 struct BarnesHutVariant {
-  bool morton_build = true;  // else the lock-based insertion build
+  bool morton_build = true;       // else the lock-based insertion build
   bool relative_opening = false;  // bh_opening = relative: the force pass wants the previous accelerations
   int tolerance = 0;              // ... and judges cells by this share of their RMS (bh_tolerance; 0 by angle)
-  bool sort = true;          // force threads take bodies in tree order
+  bool sort = true;               // force threads take bodies in tree order
   BhTraversal traversal = BhTraversal::group;
   int leaf_capacity = 1;
   int force_block = 256;
@@ -41,8 +41,8 @@ struct BarnesHutVariant {
   KernelSource force;         // kernel 5
   KernelSource integrate;     // kernel 6 (and the vertex writer)
 
-  std::vector<InertToggle> inert;       // toggles that change nothing in this combination, with why
-  std::string label;                    // e.g. "morton leaf=4, group lists, sorted, rsqrt"
+  std::vector<InertToggle> inert;  // toggles that change nothing in this combination, with why
+  std::string label;               // e.g. "morton leaf=4, group lists, sorted, rsqrt"
 };
 
 // `softened`: softening > 0, so a body's interaction with itself is zero without a test.

@@ -222,7 +222,7 @@ void BuildQueue::serve_retirements() {
       std::unique_lock lock(mutex_);
       // Unlike requests and prefetches, retirements are never dropped: shutdown waits for the last one.
       wake_.wait(lock, [this] { return stopping_ || !retirements_.empty(); });
-      if (retirements_.empty()) return;  // stopping, and nothing left to release
+      if (retirements_.empty()) return;       // stopping, and nothing left to release
       std::swap(work, retirements_.front());  // swap: the deque's element is left empty for sure
       retirements_.pop_front();
       ++running_retirements_;

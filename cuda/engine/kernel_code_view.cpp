@@ -62,8 +62,9 @@ bool uses(const std::string& line, const std::string& macro) {
     const bool start = at == 0 || !is_identifier_char(code[at - 1]);
     const bool end = at + macro.size() >= code.size() || !is_identifier_char(code[at + macro.size()]);
     const std::string before = trim(code.substr(0, at));
-    const bool guard = before.size() >= 7 && (before.compare(before.size() - 7, 7, "defined") == 0 ||
-                                              (before.size() >= 8 && before.compare(before.size() - 8, 8, "defined(") == 0));
+    const bool guard =
+        before.size() >= 7 && (before.compare(before.size() - 7, 7, "defined") == 0 ||
+                               (before.size() >= 8 && before.compare(before.size() - 8, 8, "defined(") == 0));
     if (start && end && !guard) return true;
   }
   return false;
@@ -107,12 +108,18 @@ class Expression {
   }
   long long logical_or() {
     long long v = logical_and();
-    while (take("||")) { const long long r = logical_and(); v = v || r; }
+    while (take("||")) {
+      const long long r = logical_and();
+      v = v || r;
+    }
     return v;
   }
   long long logical_and() {
     long long v = bit_or();
-    while (take("&&")) { const long long r = bit_or(); v = v && r; }
+    while (take("&&")) {
+      const long long r = bit_or();
+      v = v && r;
+    }
     return v;
   }
   long long bit_or() {
@@ -203,7 +210,9 @@ class Expression {
       std::size_t used = 0;
       const long long v = std::stoll(text_.substr(pos_), &used, 0);
       pos_ += used;
-      while (pos_ < text_.size() && (text_[pos_] == 'u' || text_[pos_] == 'U' || text_[pos_] == 'l' || text_[pos_] == 'L')) ++pos_;
+      while (pos_ < text_.size() &&
+             (text_[pos_] == 'u' || text_[pos_] == 'U' || text_[pos_] == 'l' || text_[pos_] == 'L'))
+        ++pos_;
       return v;
     }
     const std::string name = identifier();
@@ -366,7 +375,8 @@ std::vector<SourceLine> active_lines(const SourceSnapshot& snapshot, const Macro
   return Preprocessor(snapshot, macros).run();
 }
 
-std::vector<DiffLine> diff_lines(const std::vector<SourceLine>& before, const std::vector<SourceLine>& after, int context) {
+std::vector<DiffLine> diff_lines(const std::vector<SourceLine>& before, const std::vector<SourceLine>& after,
+                                 int context) {
   // The common prefix and suffix, then a longest common subsequence over what is left.
   std::size_t prefix = 0;
   while (prefix < before.size() && prefix < after.size() && before[prefix].text == after[prefix].text) ++prefix;
@@ -378,7 +388,8 @@ std::vector<DiffLine> diff_lines(const std::vector<SourceLine>& before, const st
   std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
   for (std::size_t i = n; i-- > 0;)
     for (std::size_t j = m; j-- > 0;)
-      lcs[i][j] = before[prefix + i].text == after[prefix + j].text ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+      lcs[i][j] = before[prefix + i].text == after[prefix + j].text ? lcs[i + 1][j + 1] + 1
+                                                                    : std::max(lcs[i + 1][j], lcs[i][j + 1]);
   std::vector<DiffLine> all;
   for (std::size_t k = 0; k < prefix; ++k) all.push_back({' ', after[k]});
   std::size_t i = 0, j = 0;
@@ -411,7 +422,8 @@ std::vector<DiffLine> diff_lines(const std::vector<SourceLine>& before, const st
   return out;
 }
 
-std::vector<std::pair<std::string, KernelSource>> kernel_sources(Algorithm algorithm, const ToggleValues& toggles, double softening) {
+std::vector<std::pair<std::string, KernelSource>> kernel_sources(Algorithm algorithm, const ToggleValues& toggles,
+                                                                 double softening) {
   if (algorithm == Algorithm::allpairs) return {{"force", select_allpairs_variant(toggles, softening).source}};
   const BarnesHutVariant v = barneshut_variant(toggles, softening > 0);
   std::vector<std::pair<std::string, KernelSource>> out;
@@ -428,14 +440,16 @@ std::vector<std::pair<std::string, KernelSource>> kernel_sources(Algorithm algor
   return out;
 }
 
-std::vector<KernelCodeChange> kernel_code_changes(const KernelEngine& engine, Algorithm algorithm, const ToggleValues& before,
-                                                  const ToggleValues& after, double softening) {
+std::vector<KernelCodeChange> kernel_code_changes(const KernelEngine& engine, Algorithm algorithm,
+                                                  const ToggleValues& before, const ToggleValues& after,
+                                                  double softening) {
   const auto a = kernel_sources(algorithm, before, softening), b = kernel_sources(algorithm, after, softening);
   std::vector<std::string> stages;
   for (const auto& s : a) stages.push_back(s.first);
   for (const auto& s : b)
     if (std::find(stages.begin(), stages.end(), s.first) == stages.end()) stages.push_back(s.first);
-  auto find = [](const std::vector<std::pair<std::string, KernelSource>>& sources, const std::string& stage) -> const KernelSource* {
+  auto find = [](const std::vector<std::pair<std::string, KernelSource>>& sources,
+                 const std::string& stage) -> const KernelSource* {
     for (const auto& s : sources)
       if (s.first == stage) return &s.second;
     return nullptr;
@@ -513,22 +527,25 @@ bool differ(const HotLoop& a, const HotLoop& b) {
   if (std::abs(a.per_interaction() - b.per_interaction()) >= kBookkeeping) return true;
   for (const auto* side : {&a, &b})
     for (const auto& [cls, count] : side->mix)
-      if (!is_modifier(cls) && std::abs(per_interaction_of(a, cls) - per_interaction_of(b, cls)) >= kBookkeeping) return true;
+      if (!is_modifier(cls) && std::abs(per_interaction_of(a, cls) - per_interaction_of(b, cls)) >= kBookkeeping)
+        return true;
   return false;
 }
 
 bool modifiers_differ(const HotLoop& a, const HotLoop& b) {
   for (const auto* side : {&a, &b})
     for (const auto& [cls, count] : side->mix)
-      if (is_modifier(cls) && std::abs(per_interaction_of(a, cls) - per_interaction_of(b, cls)) >= kBookkeeping) return true;
+      if (is_modifier(cls) && std::abs(per_interaction_of(a, cls) - per_interaction_of(b, cls)) >= kBookkeeping)
+        return true;
   return false;
 }
 
-void add_rows(std::vector<HotLoopRow>& rows, const char* code, const std::optional<HotLoop>& before, const std::optional<HotLoop>& after,
-              bool has_before) {
+void add_rows(std::vector<HotLoopRow>& rows, const char* code, const std::optional<HotLoop>& before,
+              const std::optional<HotLoop>& after, bool has_before) {
   if (!before && !after) return;
   auto value = [](const std::optional<HotLoop>& l, double v) { return l ? per_interaction_text(v) : std::string(); };
-  rows.push_back({code, "instructions per interaction (hot loop, static)", has_before ? value(before, before ? before->per_interaction() : 0) : "",
+  rows.push_back({code, "instructions per interaction (hot loop, static)",
+                  has_before ? value(before, before ? before->per_interaction() : 0) : "",
                   value(after, after ? after->per_interaction() : 0)});
   std::vector<std::string> classes;
   for (const auto* side : {&after, &before})
@@ -538,7 +555,8 @@ void add_rows(std::vector<HotLoopRow>& rows, const char* code, const std::option
   for (const std::string& cls : classes) {
     const double b = before ? per_interaction_of(*before, cls) : 0, a = after ? per_interaction_of(*after, cls) : 0;
     if (b < 0.005 && a < 0.005) continue;  // a loop's counter, a fraction of an instruction per interaction either way
-    rows.push_back({code, (is_modifier(cls) ? "." + cls + " flag (not an instruction)" : cls) + " per interaction", has_before && before ? per_interaction_text(b) : "", after ? per_interaction_text(a) : ""});
+    rows.push_back({code, (is_modifier(cls) ? "." + cls + " flag (not an instruction)" : cls) + " per interaction",
+                    has_before && before ? per_interaction_text(b) : "", after ? per_interaction_text(a) : ""});
   }
 }
 
@@ -552,9 +570,12 @@ bool HotLoopChange::ptx_changed() const {
 bool HotLoopChange::sass_changed() const { return sass_before && sass_after && differ(*sass_before, *sass_after); }
 
 std::string HotLoopChange::verdict() const {
-  const auto ptx = [&](const std::optional<HotLoop>& l) { return l ? per_interaction_text(l->per_interaction()) : std::string("none"); };
+  const auto ptx = [&](const std::optional<HotLoop>& l) {
+    return l ? per_interaction_text(l->per_interaction()) : std::string("none");
+  };
   if (!sass_after || (has_before && !sass_before)) {
-    return "No SASS to compare (" + sass_missing + "): the PTX count is NVRTC's intermediate code, and ptxas can add or drop "
+    return "No SASS to compare (" + sass_missing +
+           "): the PTX count is NVRTC's intermediate code, and ptxas can add or drop "
            "instructions it does not show (around rsqrt without -ftz, it adds three per interaction).";
   }
   if (!has_before) return "";
@@ -563,7 +584,8 @@ std::string HotLoopChange::verdict() const {
     const bool same = per_interaction_text(a) == per_interaction_text(b);
     std::string s = "No SASS instruction of an interaction changed in the hot loop (" +
                     (same ? per_interaction_text(a) : per_interaction_text(b) + " -> " + per_interaction_text(a)) +
-                    " per interaction, static count" + (same ? "" : ", the difference is the loop's own counting") + ")";
+                    " per interaction, static count" + (same ? "" : ", the difference is the loop's own counting") +
+                    ")";
     if (ptx_changed())
       s += ", although the PTX goes from " + ptx(ptx_before) + " to " + ptx(ptx_after) +
            " per interaction: ptxas made the same machine code of both";
@@ -593,8 +615,7 @@ std::vector<HotLoopRow> hot_loop_rows(const HotLoopChange& change) {
   add_rows(rows, "PTX", change.ptx_before, change.ptx_after, change.has_before);
   if (!change.sass_missing.empty() && !change.sass_after)
     rows.push_back({"SASS", "not read: " + change.sass_missing, "", ""});
-  else
-    add_rows(rows, "SASS", change.sass_before, change.sass_after, change.has_before);
+  else add_rows(rows, "SASS", change.sass_before, change.sass_after, change.has_before);
   return rows;
 }
 

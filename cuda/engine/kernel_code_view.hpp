@@ -39,27 +39,32 @@ struct DiffLine {
   char kind = ' ';
   SourceLine line;
 };
-std::vector<DiffLine> diff_lines(const std::vector<SourceLine>& before, const std::vector<SourceLine>& after, int context = 2);
+std::vector<DiffLine> diff_lines(const std::vector<SourceLine>& before, const std::vector<SourceLine>& after,
+                                 int context = 2);
 
 struct KernelCodeChange {
-  std::string kernel;                    // the stage it runs in: "force", "tree build", ...
-  std::string file_before, file_after;   // kernel files ("" when the kernel exists on one side only)
+  std::string kernel;                       // the stage it runs in: "force", "tree build", ...
+  std::string file_before, file_after;      // kernel files ("" when the kernel exists on one side only)
   std::vector<std::string> macro_changes;   // "NBL_RSQRT: 0 -> 1"
   std::vector<std::string> option_changes;  // "-ftz=true: added"
   std::vector<std::string> changed_macros;  // the macro names alone
   std::vector<DiffLine> diff;               // the code after conditional inclusion
   std::vector<SourceLine> macro_lines;      // every line of either side's files naming a changed macro
-  bool empty() const { return macro_changes.empty() && option_changes.empty() && diff.empty() && file_before == file_after; }
+  bool empty() const {
+    return macro_changes.empty() && option_changes.empty() && diff.empty() && file_before == file_after;
+  }
 };
 
 // The kernels of `algorithm` built from `before` and from `after` (the switchboards decide: cuda/
 // allpairs_variant.hpp, cuda/barneshut/variant.hpp), compared kernel by kernel; kernels with the same
 // code are left out. `softening` as the running simulation's (it decides whether the self test can go).
-std::vector<KernelCodeChange> kernel_code_changes(const KernelEngine& engine, Algorithm algorithm, const ToggleValues& before,
-                                                  const ToggleValues& after, double softening);
+std::vector<KernelCodeChange> kernel_code_changes(const KernelEngine& engine, Algorithm algorithm,
+                                                  const ToggleValues& before, const ToggleValues& after,
+                                                  double softening);
 
 // The kernel sources of one variant, by stage, as the switchboard gives them.
-std::vector<std::pair<std::string, KernelSource>> kernel_sources(Algorithm algorithm, const ToggleValues& toggles, double softening);
+std::vector<std::pair<std::string, KernelSource>> kernel_sources(Algorithm algorithm, const ToggleValues& toggles,
+                                                                 double softening);
 
 // Whether `entry` evaluates interactions in its hot loop (one reciprocal square root each): the force
 // kernels. Other loops with a square root (bh_pull_scale's sum of one body's pull) are no interactions.
@@ -70,10 +75,10 @@ bool is_force_entry(std::string_view entry);
 // is a measurement (Nsight Compute's), which this view does not have.
 struct HotLoopChange {
   std::string entry;
-  bool has_before = false;                           // the entry exists before the step
-  std::optional<HotLoop> ptx_before, ptx_after;      // NVRTC's PTX
-  std::optional<HotLoop> sass_before, sass_after;    // the machine code, when it could be read
-  std::string sass_missing;  // why a side has no SASS count ("" when both have one)
+  bool has_before = false;                         // the entry exists before the step
+  std::optional<HotLoop> ptx_before, ptx_after;    // NVRTC's PTX
+  std::optional<HotLoop> sass_before, sass_after;  // the machine code, when it could be read
+  std::string sass_missing;                        // why a side has no SASS count ("" when both have one)
 
   bool ptx_changed() const;   // per interaction or in its mix
   bool sass_changed() const;  // both sides read and different

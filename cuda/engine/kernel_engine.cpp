@@ -84,7 +84,7 @@ std::vector<std::string> quoted_includes(const std::string& text) {
   return names;
 }
 
-struct NvrtcProgram {  // RAII for nvrtcProgram
+struct NvrtcProgram {                               // RAII for nvrtcProgram
   const NvrtcLibrary& nvrtc = NvrtcLibrary::get();  // throws, saying what is missing, without NVRTC
   nvrtcProgram program = nullptr;
   ~NvrtcProgram() {
@@ -236,7 +236,8 @@ SourceSnapshot KernelEngine::snapshot(const KernelSource& source) const {
         std::error_code ec;
         if (!std::filesystem::is_regular_file(candidate, ec)) continue;
         SourceSnapshot::File f{name, std::filesystem::weakly_canonical(candidate, ec), {}};
-        if (!read_file(candidate, f.text)) throw CompileError("cannot read " + candidate.string(), "cannot read " + candidate.string());
+        if (!read_file(candidate, f.text))
+          throw CompileError("cannot read " + candidate.string(), "cannot read " + candidate.string());
         found.push_back(std::move(f));
         break;
       }
@@ -312,9 +313,10 @@ std::shared_ptr<CompiledProgram> KernelEngine::run_nvrtc(const KernelSource& sou
   }
   NvrtcProgram prog;
   const std::string program_name = snap.main.path.string();
-  check_nvrtc(prog.nvrtc.create_program(&prog.program, snap.main.text.c_str(), program_name.c_str(),
-                                 static_cast<int>(header_texts.size()), header_texts.data(), header_names.data()),
-              "nvrtcCreateProgram");
+  check_nvrtc(
+      prog.nvrtc.create_program(&prog.program, snap.main.text.c_str(), program_name.c_str(),
+                                static_cast<int>(header_texts.size()), header_texts.data(), header_names.data()),
+      "nvrtcCreateProgram");
 
   const bool real_arch = arch_.rfind("sm_", 0) == 0;
   std::vector<std::string> options{"--gpu-architecture=" + arch_, "-std=c++17"};
@@ -325,7 +327,8 @@ std::shared_ptr<CompiledProgram> KernelEngine::run_nvrtc(const KernelSource& sou
   std::vector<const char*> option_ptrs;
   for (const auto& o : options) option_ptrs.push_back(o.c_str());
 
-  const nvrtcResult result = prog.nvrtc.compile_program(prog.program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
+  const nvrtcResult result =
+      prog.nvrtc.compile_program(prog.program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
   std::size_t log_size = 0;
   prog.nvrtc.get_program_log_size(prog.program, &log_size);
   std::string log(log_size, '\0');
@@ -355,14 +358,13 @@ std::shared_ptr<CompiledProgram> KernelEngine::run_nvrtc(const KernelSource& sou
   } else {
     program->image = program->ptx;  // std::string keeps the terminating NUL the loader wants
   }
-  program->compile_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  program->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   fill_reports(*program);
   return program;
 }
 
 std::shared_ptr<const CompiledProgram> KernelEngine::load_from_disk(const std::string& key, const KernelSource& source,
-                                                                     const SourceSnapshot& snap) const {
+                                                                    const SourceSnapshot& snap) const {
   if (!config_.cache_dir || config_.cache_dir->empty()) return nullptr;
   const auto base = *config_.cache_dir / key;
   auto program = std::make_shared<CompiledProgram>();
@@ -390,9 +392,7 @@ void KernelEngine::save_to_disk(const CompiledProgram& program) const {
   } catch (const std::exception& e) {
     // A cache that cannot be written costs a recompile next time, nothing more: say so once.
     static std::once_flag warned;
-    std::call_once(warned, [&] {
-      std::fprintf(stderr, "nbodylab: not caching compiled kernels (%s)\n", e.what());
-    });
+    std::call_once(warned, [&] { std::fprintf(stderr, "nbodylab: not caching compiled kernels (%s)\n", e.what()); });
   }
 }
 
@@ -435,8 +435,8 @@ const void* KernelModule::kernel(std::string_view name) const {
   const cudaError_t status = cudaLibraryGetKernel(&k, static_cast<cudaLibrary_t>(library_), key.c_str());
   if (status != cudaSuccess) {
     cudaGetLastError();
-    throw Error("kernel " + program_->source.file + " has no entry point '" + key + "' (" +
-                cudaGetErrorString(status) + ")");
+    throw Error("kernel " + program_->source.file + " has no entry point '" + key + "' (" + cudaGetErrorString(status) +
+                ")");
   }
   kernels_.emplace(key, reinterpret_cast<const void*>(k));
   return reinterpret_cast<const void*>(k);
@@ -462,8 +462,8 @@ void KernelModule::write_global(std::string_view name, const std::vector<unsigne
   if (size != bytes.size())
     throw Error("kernel " + program_->source.file + ": " + key + " is " + std::to_string(size) + " bytes, the host's " +
                 std::to_string(bytes.size()) + " (the shared header was compiled differently on the two sides)");
-  NBL_CUDA_CHECK(cudaMemcpyAsync(device_ptr, bytes.data(), size, cudaMemcpyHostToDevice,
-                                 static_cast<cudaStream_t>(stream)));
+  NBL_CUDA_CHECK(
+      cudaMemcpyAsync(device_ptr, bytes.data(), size, cudaMemcpyHostToDevice, static_cast<cudaStream_t>(stream)));
   written_globals_[key] = bytes;
 }
 
@@ -556,7 +556,7 @@ WatchedProgram::Change WatchedProgram::poll(bool force) {
   stamps_ = std::move(now_stamps);
   try {
     auto program = engine_.compile(source_);
-    stamps_ = stamps(program->files);  // an edit may have added or removed an include
+    stamps_ = stamps(program->files);     // an edit may have added or removed an include
     if (program->key == current_->key) {  // back to the running text (an undo, or only touched)
       candidate_.reset();
       failed_ = false;

@@ -30,9 +30,9 @@ namespace nbl {
 
 // What to compile.
 struct KernelSource {
-  std::string file;                                        // relative to the kernels directory
+  std::string file;                                         // relative to the kernels directory
   std::vector<std::pair<std::string, std::string>> macros;  // -D NAME=VALUE, in this order
-  std::vector<std::string> options;                        // further NVRTC options ("-ftz=true", ...)
+  std::vector<std::string> options;                         // further NVRTC options ("-ftz=true", ...)
   std::string label;  // what the variant is, for people ("float4 shared unroll=32 ..."); not hashed
 
   bool same_code(const KernelSource& o) const { return file == o.file && macros == o.macros && options == o.options; }
@@ -70,10 +70,10 @@ struct CompiledProgram {
   std::string arch;   // "sm_90": image is a cubin; "compute_90": image is PTX for the driver to JIT
   std::string image;  // what cudaLibraryLoadData gets
   std::string ptx;
-  std::string log;    // NVRTC's messages, including ptxas's resource report (-v)
+  std::string log;                           // NVRTC's messages, including ptxas's resource report (-v)
   std::vector<std::filesystem::path> files;  // the source and everything it includes
   bool from_disk_cache = false;
-  double compile_ms = 0;  // NVRTC time (0 for a cache hit)
+  double compile_ms = 0;               // NVRTC time (0 for a cache hit)
   std::vector<PtxEntryStats> entries;  // per entry point: instruction mix, hot loop
   std::vector<PtxasStats> resources;   // per function: registers, spills, shared memory
 
@@ -86,12 +86,12 @@ struct CompiledProgram {
 class KernelEngine {
  public:
   struct Config {
-    std::filesystem::path kernels_dir;                // empty: find_resource("cuda/kernels")
+    std::filesystem::path kernels_dir;  // empty: find_resource("cuda/kernels")
     // Empty: the kernels dir, and for "physics/..." the kernels dir itself when it holds physics/ (a
     // workspace made by `nbodylab kernels --export`), else the resource root.
     std::vector<std::filesystem::path> include_dirs;
-    std::string arch;                                 // empty: this GPU's (sm_XY), or sm_90 without one
-    std::optional<std::filesystem::path> cache_dir;   // unset: default_cache_dir(); empty: no disk cache
+    std::string arch;                                // empty: this GPU's (sm_XY), or sm_90 without one
+    std::optional<std::filesystem::path> cache_dir;  // unset: default_cache_dir(); empty: no disk cache
   };
 
   explicit KernelEngine(Config config = {});
@@ -126,7 +126,7 @@ class KernelEngine {
 
  private:
   std::shared_ptr<const CompiledProgram> load_from_disk(const std::string& key, const KernelSource& source,
-                                                         const SourceSnapshot& snapshot) const;
+                                                        const SourceSnapshot& snapshot) const;
   void save_to_disk(const CompiledProgram& program) const;
   std::shared_ptr<CompiledProgram> run_nvrtc(const KernelSource& source, const SourceSnapshot& snapshot) const;
 

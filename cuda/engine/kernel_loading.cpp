@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-
 namespace nbl {
 
 namespace {
@@ -37,8 +36,7 @@ struct DriverCalls {
     if (cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &found) == cudaSuccess &&
         found == cudaDriverEntryPointSuccess)
       out = reinterpret_cast<F>(fn);
-    else
-      cudaGetLastError();  // not sticky: the fallback takes over
+    else cudaGetLastError();  // not sticky: the fallback takes over
   }
   static DriverCalls find() {
     DriverCalls c;
@@ -107,7 +105,8 @@ KernelLoading load_every_kernel(void* library) {
     // Loads the kernel where cuFuncLoad is missing (its attributes need a loaded function), and tells
     // its local memory: the context's reservation grows, synchronizing the device, when a launch needs more.
     cudaFuncAttributes attributes{};
-    if (const cudaError_t r = cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel)); r == cudaSuccess) {
+    if (const cudaError_t r = cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel));
+        r == cudaSuccess) {
       out.max_local_bytes = std::max(out.max_local_bytes, attributes.localSizeBytes);
     } else {
       cudaGetLastError();

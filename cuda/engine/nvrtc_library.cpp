@@ -15,7 +15,7 @@ namespace nbl {
 namespace {
 
 // The NVRTC this program was compiled against: same major version, same ABI.
-constexpr const char* kSoname = NBL_NVRTC_SONAME;           // e.g. "libnvrtc.so.13"
+constexpr const char* kSoname = NBL_NVRTC_SONAME;             // e.g. "libnvrtc.so.13"
 constexpr const char* kToolkitLibDir = NBL_CUDA_LIBRARY_DIR;  // the build machine's Toolkit
 
 struct Loaded {
@@ -128,8 +128,10 @@ std::string NvrtcLibrary::version() const {
 
 std::string NvrtcLibrary::describe() {
   const Loaded& l = loaded();
-  if (!l.library) return "NVRTC: missing (" + std::string(kSoname) + " cannot be loaded; the GPU backends and "
-                         "`nbodylab kernels` need it, the CPU backends do not)";
+  if (!l.library)
+    return "NVRTC: missing (" + std::string(kSoname) +
+           " cannot be loaded; the GPU backends and "
+           "`nbodylab kernels` need it, the CPU backends do not)";
   return "NVRTC " + l.library->version() + " (" + l.library->path() + ")";
 }
 

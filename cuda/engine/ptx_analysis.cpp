@@ -125,10 +125,10 @@ int InstructionMix::operator[](std::string_view cls) const {
 const std::vector<std::string>& instruction_classes() {
   // Never destroyed: build workers analyse PTX until shutdown.
   static const std::vector<std::string>& classes = *new std::vector<std::string>{
-      "fma.f32",      "mul.f32",   "add.f32",   "fma.f64",   "rsqrt",        "sqrt",     "div",
-      "rcp",          "f64",       "cvt",       "ld.shared", "ld.shared.v4", "st.shared", "ld.global",
-      "ld.global.v4", "st.global", "ld.const",  "ld.param",  "ld.local",     "st.local", "shfl.sync",
-      "setp",         "selp",      "bra",       "bar.sync",  "atom",         "ftz",      "total"};
+      "fma.f32",      "mul.f32",   "add.f32",  "fma.f64",   "rsqrt",        "sqrt",      "div",
+      "rcp",          "f64",       "cvt",      "ld.shared", "ld.shared.v4", "st.shared", "ld.global",
+      "ld.global.v4", "st.global", "ld.const", "ld.param",  "ld.local",     "st.local",  "shfl.sync",
+      "setp",         "selp",      "bra",      "bar.sync",  "atom",         "ftz",       "total"};
   return classes;
 }
 
@@ -146,8 +146,7 @@ std::vector<std::string_view> classify_opcode(std::string_view opcode) {
   if (base == "sqrt") out.push_back("sqrt");
   if (base == "div" && (f32 || type == "f64")) out.push_back("div");
   if (base == "rcp") out.push_back("rcp");
-  if (f64 && base != "ld" && base != "st" && base != "mov" && base != "cvt" && base != "shfl")
-    out.push_back("f64");
+  if (f64 && base != "ld" && base != "st" && base != "mov" && base != "cvt" && base != "shfl") out.push_back("f64");
   if (base == "cvt") out.push_back("cvt");
   if (base == "ld" || base == "ldu") {
     const bool v4 = has_part(parts, "v4");
@@ -157,8 +156,7 @@ std::vector<std::string_view> classify_opcode(std::string_view opcode) {
     } else if (has_part(parts, "global")) {
       out.push_back("ld.global");
       if (v4) out.push_back("ld.global.v4");
-    }
-    else if (has_part(parts, "const")) out.push_back("ld.const");
+    } else if (has_part(parts, "const")) out.push_back("ld.const");
     else if (has_part(parts, "param")) out.push_back("ld.param");
     else if (has_part(parts, "local")) out.push_back("ld.local");
   }
@@ -256,7 +254,8 @@ std::vector<PtxasStats> parse_ptxas_log(std::string_view log) {
   // under a compile still running at exit crashed the process.
   static const std::regex& entry_re = *new std::regex(R"(Compiling entry function '([^']+)')");
   static const std::regex& props_re = *new std::regex(R"(Function properties for ([^\s]+))");
-  static const std::regex& stack_re = *new std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex& stack_re =
+      *new std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
   static const std::regex& regs_re = *new std::regex(R"(Used (\d+) registers)");
   static const std::regex& smem_re = *new std::regex(R"((\d+) bytes smem)");
   static const std::regex& bar_re = *new std::regex(R"(used (\d+) barriers)");

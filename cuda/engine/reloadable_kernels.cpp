@@ -21,7 +21,8 @@ ReloadableKernels::ReloadableKernels(KernelEngine& engine, const std::vector<Ker
 }
 
 const KernelModule& ReloadableKernels::module(std::size_t slot) const {
-  if (!slots_.at(slot).module) throw Error("internal: kernel slot " + std::to_string(slot) + " is empty in this variant");
+  if (!slots_.at(slot).module)
+    throw Error("internal: kernel slot " + std::to_string(slot) + " is empty in this variant");
   return *slots_[slot].module;
 }
 
@@ -53,7 +54,8 @@ ReloadableKernels::Outcome ReloadableKernels::poll(const Evaluate& evaluate, con
     const auto change = slot.watched->poll(force);
     if (change == WatchedProgram::Change::failed) {
       if (!slot.reported_failure)
-        out.notices.push_back(file + " was edited but does not compile; the previous build keeps running (see its compiler log)");
+        out.notices.push_back(
+            file + " was edited but does not compile; the previous build keeps running (see its compiler log)");
       slot.reported_failure = true;
       continue;
     }

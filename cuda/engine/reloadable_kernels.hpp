@@ -34,7 +34,8 @@ class ReloadableKernels {
 
   // Checks the compiled set on the check problem and judges it against `last_good` (the error of the
   // set it replaces, if any). Accepted: the set's error becomes its last good error. Returns the verdict.
-  BuildVerdict adopt(const Evaluate& evaluate, const ForceErrorBound& bound, const std::optional<ForceError>& last_good);
+  BuildVerdict adopt(const Evaluate& evaluate, const ForceErrorBound& bound,
+                     const std::optional<ForceError>& last_good);
 
   // Measures the running set again and takes that as its last good error, unjudged: the check problem
   // changed (a new softening or opening angle), so the old figure is no yardstick.
@@ -50,8 +51,8 @@ class ReloadableKernels {
   std::optional<int> unloaded_kernels() const;
 
   struct Outcome {
-    bool swapped = false;                // a new module runs from now on
-    std::vector<std::string> notices;    // what happened, for the user
+    bool swapped = false;              // a new module runs from now on
+    std::vector<std::string> notices;  // what happened, for the user
   };
   // Looks for edited files (each slot at most every poll interval, unless `force`). A slot whose file
   // changed and compiled is tried with the other slots' running modules, judged, swapped in or refused.

@@ -25,10 +25,10 @@ namespace nbl {
 namespace {
 
 struct Line {
-  long address = -1;       // /*0a10*/
-  std::string label;       // ".L_x_5" on a label line
-  std::string opcode;      // "FFMA", "MUFU.RSQ", ... (the predicate left out)
-  std::string branch_to;   // the label a BRA names (a listing with labels: nvdisasm, or cuobjdump of an ELF with them)
+  long address = -1;      // /*0a10*/
+  std::string label;      // ".L_x_5" on a label line
+  std::string opcode;     // "FFMA", "MUFU.RSQ", ... (the predicate left out)
+  std::string branch_to;  // the label a BRA names (a listing with labels: nvdisasm, or cuobjdump of an ELF with them)
   long branch_address = -1;  // the address a BRA names (cuobjdump of a bare cubin, as NVRTC makes: `BRA 0x4b0`)
 };
 
@@ -40,7 +40,8 @@ std::vector<Line> function_lines(std::string_view sass, std::string_view entry) 
   // Never destroyed (each one below): analyses run on worker threads until stop_background_work().
   static const std::regex& function_re = *new std::regex(R"(^\s*Function\s*:\s*(\S+))");
   static const std::regex& label_re = *new std::regex(R"(^\s*(\.L_x_\d+):)");
-  static const std::regex& instruction_re = *new std::regex(R"(^\s*/\*([0-9a-f]+)\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)(.*);)");
+  static const std::regex& instruction_re =
+      *new std::regex(R"(^\s*/\*([0-9a-f]+)\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)(.*);)");
   static const std::regex& target_re = *new std::regex(R"(`\((\.L_x_\d+)\))");
   static const std::regex& address_re = *new std::regex(R"(^\s*(0x[0-9a-f]+)\s*$)");
   while (std::getline(in, text)) {
@@ -78,27 +79,31 @@ bool is_rsqrt(const std::string& opcode) { return opcode == "MUFU.RSQ" || opcode
 // (tests/cuda/sass_analysis_test.cpp).
 const std::map<int, std::string_view>& opcode_names() {
   static const std::map<int, std::string_view>& names = *new std::map<int, std::string_view>{
-      {0x002, "MOV"},    {0x003, "P2R"},    {0x004, "R2P"},     {0x005, "CS2R"},    {0x006, "VOTE"},    {0x007, "SEL"},
-      {0x008, "FSEL"},   {0x009, "FMNMX"},  {0x00a, "FSET"},    {0x00b, "FSETP"},   {0x00c, "ISETP"},   {0x010, "IADD3"},
-      {0x011, "LEA"},    {0x012, "LOP3"},   {0x013, "IABS"},    {0x016, "PRMT"},    {0x017, "IMNMX"},   {0x019, "SHF"},
-      {0x01a, "SGXT"},   {0x01b, "BMSK"},   {0x01c, "PLOP3"},   {0x020, "FMUL"},    {0x021, "FADD"},    {0x022, "FSWZADD"},
-      {0x023, "FFMA"},   {0x024, "IMAD"},   {0x025, "IMAD"},    {0x026, "IDP"},     {0x027, "IMAD"},    {0x028, "DMUL"},
-      {0x029, "DADD"},   {0x02a, "DSETP"},  {0x02b, "DFMA"},    {0x030, "HADD2"},   {0x031, "HFMA2"},   {0x032, "HMUL2"},
-      {0x033, "HSET2"},  {0x034, "HSETP2"}, {0x035, "HFMA2"},   {0x036, "VIADD"},   {0x037, "IMMA"},    {0x038, "I2I"},     {0x039, "I2IP"},
-      {0x03b, "LDSM"},   {0x03c, "HMMA"},   {0x03e, "F2FP"},    {0x03f, "DMMA"},    {0x043, "F2IP"},    {0x045, "I2FP"},
-      {0x046, "VIADDMNMX"}, {0x048, "VIMNMX"}, {0x082, "UMOV"},   {0x086, "VOTEU"},   {0x087, "USEL"},    {0x08c, "UISETP"},  {0x090, "UIADD3"},
-      {0x091, "ULEA"},   {0x092, "ULOP3"},  {0x096, "UPRMT"},   {0x099, "USHF"},    {0x09a, "USGXT"},   {0x09c, "UPLOP3"},
-      {0x0a4, "UIMAD"},  {0x0a5, "UIMAD"},  {0x0b9, "ULDC"},    {0x0bb, "ULDC"},    {0x0bd, "UFLO"},    {0x0be, "UBREV"},
-      {0x0bf, "UPOPC"},  {0x100, "FLO"},    {0x101, "BREV"},    {0x102, "FCHK"},    {0x104, "F2F"},     {0x105, "F2I"},
-      {0x106, "I2F"},    {0x107, "FRND"},   {0x108, "MUFU"},    {0x109, "POPC"},    {0x110, "F2F"},     {0x111, "F2I"},
-      {0x112, "I2F"},    {0x113, "FRND"},   {0x118, "NOP"},     {0x119, "S2R"},     {0x11a, "DEPBAR"},  {0x11c, "B2R"},
-      {0x11d, "BAR"},    {0x141, "BSYNC"},  {0x142, "BREAK"},   {0x143, "CALL"},    {0x144, "CALL"},    {0x145, "BSSY"},
-      {0x146, "YIELD"},  {0x147, "BRA"},    {0x148, "WARPSYNC"}, {0x149, "BRX"},    {0x14d, "EXIT"},    {0x150, "RET"},
-      {0x15d, "NANOSLEEP"}, {0x180, "LD"},  {0x181, "LDG"},     {0x182, "LDC"},     {0x183, "LDL"},     {0x184, "LDS"},
-      {0x185, "ST"},     {0x186, "STG"},    {0x187, "STL"},     {0x188, "STS"},     {0x189, "SHFL"},    {0x18a, "ATOM"},
-      {0x18b, "ATOM"},   {0x18c, "ATOMS"},  {0x18d, "ATOMS"},   {0x18e, "RED"},     {0x18f, "CCTL"},    {0x192, "MEMBAR"},
-      {0x1a1, "MATCH"},  {0x1a8, "ATOMG"},  {0x1a9, "ATOMG"},   {0x1ab, "ERRBAR"},  {0x1ae, "LDGSTS"},  {0x1af, "LDGDEPBAR"},
-      {0x1c2, "R2UR"},   {0x1c3, "S2UR"},   {0x1c4, "REDUX"},
+      {0x002, "MOV"},    {0x003, "P2R"},       {0x004, "R2P"},    {0x005, "CS2R"},      {0x006, "VOTE"},
+      {0x007, "SEL"},    {0x008, "FSEL"},      {0x009, "FMNMX"},  {0x00a, "FSET"},      {0x00b, "FSETP"},
+      {0x00c, "ISETP"},  {0x010, "IADD3"},     {0x011, "LEA"},    {0x012, "LOP3"},      {0x013, "IABS"},
+      {0x016, "PRMT"},   {0x017, "IMNMX"},     {0x019, "SHF"},    {0x01a, "SGXT"},      {0x01b, "BMSK"},
+      {0x01c, "PLOP3"},  {0x020, "FMUL"},      {0x021, "FADD"},   {0x022, "FSWZADD"},   {0x023, "FFMA"},
+      {0x024, "IMAD"},   {0x025, "IMAD"},      {0x026, "IDP"},    {0x027, "IMAD"},      {0x028, "DMUL"},
+      {0x029, "DADD"},   {0x02a, "DSETP"},     {0x02b, "DFMA"},   {0x030, "HADD2"},     {0x031, "HFMA2"},
+      {0x032, "HMUL2"},  {0x033, "HSET2"},     {0x034, "HSETP2"}, {0x035, "HFMA2"},     {0x036, "VIADD"},
+      {0x037, "IMMA"},   {0x038, "I2I"},       {0x039, "I2IP"},   {0x03b, "LDSM"},      {0x03c, "HMMA"},
+      {0x03e, "F2FP"},   {0x03f, "DMMA"},      {0x043, "F2IP"},   {0x045, "I2FP"},      {0x046, "VIADDMNMX"},
+      {0x048, "VIMNMX"}, {0x082, "UMOV"},      {0x086, "VOTEU"},  {0x087, "USEL"},      {0x08c, "UISETP"},
+      {0x090, "UIADD3"}, {0x091, "ULEA"},      {0x092, "ULOP3"},  {0x096, "UPRMT"},     {0x099, "USHF"},
+      {0x09a, "USGXT"},  {0x09c, "UPLOP3"},    {0x0a4, "UIMAD"},  {0x0a5, "UIMAD"},     {0x0b9, "ULDC"},
+      {0x0bb, "ULDC"},   {0x0bd, "UFLO"},      {0x0be, "UBREV"},  {0x0bf, "UPOPC"},     {0x100, "FLO"},
+      {0x101, "BREV"},   {0x102, "FCHK"},      {0x104, "F2F"},    {0x105, "F2I"},       {0x106, "I2F"},
+      {0x107, "FRND"},   {0x108, "MUFU"},      {0x109, "POPC"},   {0x110, "F2F"},       {0x111, "F2I"},
+      {0x112, "I2F"},    {0x113, "FRND"},      {0x118, "NOP"},    {0x119, "S2R"},       {0x11a, "DEPBAR"},
+      {0x11c, "B2R"},    {0x11d, "BAR"},       {0x141, "BSYNC"},  {0x142, "BREAK"},     {0x143, "CALL"},
+      {0x144, "CALL"},   {0x145, "BSSY"},      {0x146, "YIELD"},  {0x147, "BRA"},       {0x148, "WARPSYNC"},
+      {0x149, "BRX"},    {0x14d, "EXIT"},      {0x150, "RET"},    {0x15d, "NANOSLEEP"}, {0x180, "LD"},
+      {0x181, "LDG"},    {0x182, "LDC"},       {0x183, "LDL"},    {0x184, "LDS"},       {0x185, "ST"},
+      {0x186, "STG"},    {0x187, "STL"},       {0x188, "STS"},    {0x189, "SHFL"},      {0x18a, "ATOM"},
+      {0x18b, "ATOM"},   {0x18c, "ATOMS"},     {0x18d, "ATOMS"},  {0x18e, "RED"},       {0x18f, "CCTL"},
+      {0x192, "MEMBAR"}, {0x1a1, "MATCH"},     {0x1a8, "ATOMG"},  {0x1a9, "ATOMG"},     {0x1ab, "ERRBAR"},
+      {0x1ae, "LDGSTS"}, {0x1af, "LDGDEPBAR"}, {0x1c2, "R2UR"},   {0x1c3, "S2UR"},      {0x1c4, "REDUX"},
   };
   return names;
 }
@@ -108,8 +113,8 @@ constexpr std::string_view kMufu[] = {"COS", "SIN", "EX2", "LG2", "RCP", "RSQ", 
 constexpr std::string_view kWidth[] = {".U8", ".S8", ".U16", ".S16", "", ".64", ".128", ".128"};
 
 bool is_memory(std::string_view name) {
-  return name == "LDS" || name == "LDG" || name == "STS" || name == "STG" || name == "LD" || name == "ST" || name == "LDL" ||
-         name == "STL" || name == "LDC";
+  return name == "LDS" || name == "LDG" || name == "STS" || name == "STG" || name == "LD" || name == "ST" ||
+         name == "LDL" || name == "STL" || name == "LDC";
 }
 
 template <class T>
@@ -121,7 +126,12 @@ bool read_at(std::string_view bytes, std::size_t offset, T& out) {
 
 // The bytes of section `name` of a little-endian 64-bit ELF image; nothing when there is none.
 std::optional<std::string_view> elf_section(std::string_view elf, std::string_view name) {
-  if (elf.size() < 64 || elf.substr(0, 4) != "\x7f" "ELF" || elf[4] != 2 || elf[5] != 1) return std::nullopt;
+  if (elf.size() < 64 ||
+      elf.substr(0, 4) !=
+          "\x7f"
+          "ELF" ||
+      elf[4] != 2 || elf[5] != 1)
+    return std::nullopt;
   std::uint64_t section_offset = 0;
   std::uint16_t entry_size = 0, count = 0, names_index = 0;
   if (!read_at(elf, 0x28, section_offset) || !read_at(elf, 0x3a, entry_size) || !read_at(elf, 0x3c, count) ||
@@ -129,13 +139,14 @@ std::optional<std::string_view> elf_section(std::string_view elf, std::string_vi
     return std::nullopt;
   auto header = [&](std::size_t i, std::uint32_t& name, std::uint64_t& offset, std::uint64_t& size) {
     const std::size_t at = static_cast<std::size_t>(section_offset) + i * entry_size;
-    return read_at(elf, at, name) && read_at(elf, at + 0x18, offset) && read_at(elf, at + 0x20, size) && offset <= elf.size() &&
-           size <= elf.size() - offset;
+    return read_at(elf, at, name) && read_at(elf, at + 0x18, offset) && read_at(elf, at + 0x20, size) &&
+           offset <= elf.size() && size <= elf.size() - offset;
   };
   std::uint32_t names_name = 0;
   std::uint64_t names_offset = 0, names_size = 0;
   if (!header(names_index, names_name, names_offset, names_size)) return std::nullopt;
-  const std::string_view names = elf.substr(static_cast<std::size_t>(names_offset), static_cast<std::size_t>(names_size));
+  const std::string_view names =
+      elf.substr(static_cast<std::size_t>(names_offset), static_cast<std::size_t>(names_size));
   for (std::size_t i = 0; i < count; ++i) {
     std::uint32_t n = 0;
     std::uint64_t offset = 0, size = 0;
@@ -161,12 +172,13 @@ std::string sass_opcode_class(std::string_view opcode) {
   if (base == "MUFU" && !parts.empty()) return base + "." + std::string(parts.front());
   if (is_memory(base))
     for (std::string_view p : parts)
-      if (p == "64" || p == "128" || p == "U8" || p == "S8" || p == "U16" || p == "S16") return base + "." + std::string(p);
+      if (p == "64" || p == "128" || p == "U8" || p == "S8" || p == "U16" || p == "S16")
+        return base + "." + std::string(p);
   return base;
 }
 
-std::optional<std::vector<SassInstruction>> read_cubin_sass(std::string_view cubin, std::string_view entry, std::string_view arch,
-                                                            std::string* why_not) {
+std::optional<std::vector<SassInstruction>> read_cubin_sass(std::string_view cubin, std::string_view entry,
+                                                            std::string_view arch, std::string* why_not) {
   auto fail = [&](const std::string& why) -> std::optional<std::vector<SassInstruction>> {
     if (why_not) *why_not = why;
     return std::nullopt;
@@ -281,14 +293,16 @@ std::optional<HotLoop> sass_hot_loop(std::string_view sass, std::string_view ent
     SassInstruction i;
     i.address = l.address;
     i.opcode = sass_opcode_class(l.opcode);
-    if (const auto it = label_address.find(l.branch_to); !l.branch_to.empty() && it != label_address.end()) i.branch_to = it->second;
+    if (const auto it = label_address.find(l.branch_to); !l.branch_to.empty() && it != label_address.end())
+      i.branch_to = it->second;
     if (l.branch_address >= 0) i.branch_to = l.branch_address;
     code.push_back(std::move(i));
   }
   return sass_hot_loop(code, kSassFromCuobjdump);
 }
 
-std::optional<HotLoop> machine_code_hot_loop(const CompiledProgram& program, std::string_view entry, std::string* why_not) {
+std::optional<HotLoop> machine_code_hot_loop(const CompiledProgram& program, std::string_view entry,
+                                             std::string* why_not) {
   std::string why;
   std::optional<HotLoop> found;
   const char* cuda_home = std::getenv("CUDA_HOME");
@@ -391,11 +405,15 @@ std::optional<HotLoop> hot_loop_if_ready(const std::shared_ptr<const CompiledPro
     if (it == jobs.by_key.end()) {
       if (jobs.stopped) return std::nullopt;  // the process is ending: nothing new starts
       // cuobjdump takes up to a second: never on the caller's (the UI's) thread.
-      it = jobs.by_key.emplace(key, std::async(std::launch::async, [program, name = std::string(entry)] {
-                                      std::string why;
-                                      auto loop = hot_loop(*program, name, &why);
-                                      return std::make_pair(loop, why);
-                                    }).share()).first;
+      it = jobs.by_key
+               .emplace(key, std::async(std::launch::async,
+                                        [program, name = std::string(entry)] {
+                                          std::string why;
+                                          auto loop = hot_loop(*program, name, &why);
+                                          return std::make_pair(loop, why);
+                                        })
+                                 .share())
+               .first;
     }
     job = it->second;
   }

@@ -25,10 +25,10 @@ inline constexpr std::string_view kSassFromCubin = "SASS (read from the cubin)";
 inline constexpr std::string_view kFromPtx = "PTX";
 
 struct HotLoop {
-  int instructions = 0;   // instructions in the loop body, each issued once per pass (NOPs excluded)
-  int interactions = 0;   // reciprocal square roots in it (MUFU.RSQ, or MUFU.RSQ64H in double)
+  int instructions = 0;  // instructions in the loop body, each issued once per pass (NOPs excluded)
+  int interactions = 0;  // reciprocal square roots in it (MUFU.RSQ, or MUFU.RSQ64H in double)
   double per_interaction() const { return interactions ? static_cast<double>(instructions) / interactions : 0.0; }
-  std::string source;     // kSassFromCuobjdump, kSassFromCubin or kFromPtx
+  std::string source;  // kSassFromCuobjdump, kSassFromCubin or kFromPtx
   bool sass() const { return source != kFromPtx; }
   // The loop's instructions by opcode class ("FFMA", "MUFU.RSQ", "LDS.128": sass_opcode_class), most first;
   // for PTX the ptx_analysis classes.
@@ -38,8 +38,8 @@ struct HotLoop {
 // One SASS instruction: its address in the function, its opcode class, and for a branch where it goes.
 struct SassInstruction {
   long address = -1;
-  std::string opcode;     // sass_opcode_class() of it
-  long branch_to = -1;    // a BRA's target address
+  std::string opcode;   // sass_opcode_class() of it
+  long branch_to = -1;  // a BRA's target address
 };
 
 // The opcode class the mixes count, from an opcode as cuobjdump prints it: the mnemonic without its
@@ -51,8 +51,8 @@ std::string sass_opcode_class(std::string_view opcode);
 // decoded from their opcode fields (the encodings of sm_70 to sm_90; an opcode outside the reader's table
 // is "opcode 0x1ab"). Nothing when the image is not such an ELF, has no such function, or the architecture
 // is one the reader does not know; `why_not` says which.
-std::optional<std::vector<SassInstruction>> read_cubin_sass(std::string_view cubin, std::string_view entry, std::string_view arch,
-                                                            std::string* why_not = nullptr);
+std::optional<std::vector<SassInstruction>> read_cubin_sass(std::string_view cubin, std::string_view entry,
+                                                            std::string_view arch, std::string* why_not = nullptr);
 
 // The same for the bytes of one function's code (its .text section) for sm_`sm` (70 to 90).
 std::vector<SassInstruction> decode_sass(std::string_view code, int sm);
@@ -65,14 +65,16 @@ std::optional<HotLoop> sass_hot_loop(std::string_view sass, std::string_view ent
 
 // The SASS hot loop of `entry` in `program`, a cubin: through cuobjdump when it is installed, else
 // read_cubin_sass. Nothing when neither can read it (`why_not` says why) or it has no loop of interactions.
-std::optional<HotLoop> machine_code_hot_loop(const CompiledProgram& program, std::string_view entry, std::string* why_not = nullptr);
+std::optional<HotLoop> machine_code_hot_loop(const CompiledProgram& program, std::string_view entry,
+                                             std::string* why_not = nullptr);
 // The PTX hot loop of `entry` (ptx_analysis.hpp): instructions and their classes over the unrolled bodies.
 std::optional<HotLoop> ptx_hot_loop(const CompiledProgram& program, std::string_view entry);
 
 // The hot loop of `entry` in `program`: from its SASS when the program is a cubin (through cuobjdump when
 // it is installed, else read_cubin_sass), else from its PTX. Cached per program. `why_not_sass` says why
 // the PTX was used ("" when the count is SASS).
-std::optional<HotLoop> hot_loop(const CompiledProgram& program, std::string_view entry, std::string* why_not_sass = nullptr);
+std::optional<HotLoop> hot_loop(const CompiledProgram& program, std::string_view entry,
+                                std::string* why_not_sass = nullptr);
 
 // The same without waiting: the first call starts the analysis on a worker and returns nothing; a
 // later call returns the result once it is there (the lab's panel asks every half second).

@@ -66,14 +66,12 @@ extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize) allpairs_kick(co
   nbl::kick(m.vy, float(p.ay[i]), p.half_dt);
   nbl::kick(m.vz, float(p.az[i]), p.half_dt);
   store_motion(p.bodies, i, m);
-  if (!(is_finite(m.x) && is_finite(m.y) && is_finite(m.z) && is_finite(m.vx) && is_finite(m.vy) &&
-        is_finite(m.vz)))
+  if (!(is_finite(m.x) && is_finite(m.y) && is_finite(m.z) && is_finite(m.vx) && is_finite(m.vy) && is_finite(m.vz)))
     *p.status = 1;
 }
 
 // Adds the partial accelerations of the j-slices in slice order: deterministic, unlike atomics.
-extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize) allpairs_sum_slices(const KernelArgs args,
-                                                                                  int slices) {
+extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize) allpairs_sum_slices(const KernelArgs args, int slices) {
   const KernelParams& p = params(args);
   const int i = p.i_first + blockIdx.x * blockDim.x + threadIdx.x;  // the targets of this launch
   if (i >= p.i_end) return;
@@ -91,8 +89,8 @@ extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize) allpairs_sum_sli
 
 // The renderer's vertex buffer (sim/render_vertices.hpp): position and mass, then a colour key in
 // [0, 1] as physics/color_keys.hpp defines it for every backend.
-extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize) allpairs_write_vertices(const KernelArgs args,
-                                                                                      const VertexParams v) {
+extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize)
+    allpairs_write_vertices(const KernelArgs args, const VertexParams v) {
   const KernelParams& p = params(args);
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= p.n) return;
@@ -109,12 +107,8 @@ extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize) allpairs_write_v
       key = nbl::magnitude_key(sqrtf(ax * ax + ay * ay + az * az), v.accel_scale);
       break;
     }
-    case nbl::allpairs::kKeyMass:
-      key = nbl::mass_key(mass, v.mass_max);
-      break;
-    case nbl::allpairs::kKeyBodyIndex:
-      key = nbl::order_key(i, v.n);
-      break;
+    case nbl::allpairs::kKeyMass: key = nbl::mass_key(mass, v.mass_max); break;
+    case nbl::allpairs::kKeyBodyIndex: key = nbl::order_key(i, v.n); break;
     case nbl::allpairs::kKeyWarpId: {
       // The warp that computes body i in the force kernel: body i sits in block i / bodies_per_block
       // at thread i % block_size.
@@ -129,7 +123,8 @@ extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize) allpairs_write_v
   v.color_key[i] = key;
 }
 
-static_assert(nbl::kHasSignature<decltype(allpairs_kick_drift), decltype(nbl::allpairs::kKickDriftKernel<KernelArgs>)> &&
-              nbl::kHasSignature<decltype(allpairs_kick), decltype(nbl::allpairs::kKickKernel<KernelArgs>)> &&
-              nbl::kHasSignature<decltype(allpairs_sum_slices), decltype(nbl::allpairs::kSumSlicesKernel<KernelArgs>)> &&
-              nbl::kHasSignature<decltype(allpairs_write_vertices), decltype(nbl::allpairs::kVerticesKernel<KernelArgs>)>);
+static_assert(
+    nbl::kHasSignature<decltype(allpairs_kick_drift), decltype(nbl::allpairs::kKickDriftKernel<KernelArgs>)> &&
+    nbl::kHasSignature<decltype(allpairs_kick), decltype(nbl::allpairs::kKickKernel<KernelArgs>)> &&
+    nbl::kHasSignature<decltype(allpairs_sum_slices), decltype(nbl::allpairs::kSumSlicesKernel<KernelArgs>)> &&
+    nbl::kHasSignature<decltype(allpairs_write_vertices), decltype(nbl::allpairs::kVerticesKernel<KernelArgs>)>);

@@ -6,9 +6,9 @@
 #include "allpairs_params.h"
 #include "physics/gravity.hpp"
 
-#if !defined(NBL_LAYOUT) || !defined(NBL_PARAMS) || !defined(NBL_RSQRT) || !defined(NBL_SELF) ||         \
-    !defined(NBL_UNROLL) || !defined(NBL_FMA_ORDER) || !defined(NBL_BODIES_PER_THREAD) ||                \
-    !defined(NBL_BLOCK_SIZE) || !defined(NBL_PRECISION)
+#if !defined(NBL_LAYOUT) || !defined(NBL_PARAMS) || !defined(NBL_RSQRT) || !defined(NBL_SELF) ||                      \
+    !defined(NBL_UNROLL) || !defined(NBL_FMA_ORDER) || !defined(NBL_BODIES_PER_THREAD) || !defined(NBL_BLOCK_SIZE) || \
+    !defined(NBL_PRECISION)
 #error "all-pairs kernels are compiled through the switchboard, which defines one NBL_* macro per toggle"
 #endif
 
@@ -24,7 +24,8 @@ typedef float real;
 
 constexpr int kBlockSize = NBL_BLOCK_SIZE;
 constexpr int kBodiesPerThread = NBL_BODIES_PER_THREAD;
-constexpr bool kFastRsqrt = NBL_RSQRT != 0;  // Burtscher's CUDA optimization tutorial, Part I: "Using the RSQRTF Instruction"
+constexpr bool kFastRsqrt =
+    NBL_RSQRT != 0;  // Burtscher's CUDA optimization tutorial, Part I: "Using the RSQRTF Instruction"
 constexpr bool kFmaOrder = NBL_FMA_ORDER != 0;  // the tutorial, Part I: "Rearranging Terms"
 
 // ---- layout: how a body's position and mass are read (the tutorial, Part I: "Using Scalar Arrays") ----
@@ -36,9 +37,7 @@ __device__ inline float4 load_source(const Bodies& b, int j) {
 }
 #elif NBL_LAYOUT == NBL_LAYOUT_SOA
 typedef nbl::allpairs::SoaBodies Bodies;
-__device__ inline float4 load_source(const Bodies& b, int j) {
-  return make_float4(b.x[j], b.y[j], b.z[j], b.mass[j]);
-}
+__device__ inline float4 load_source(const Bodies& b, int j) { return make_float4(b.x[j], b.y[j], b.z[j], b.mass[j]); }
 #else
 typedef nbl::allpairs::Float4Bodies Bodies;
 __device__ inline float4 load_source(const Bodies& b, int j) { return b.pos_mass[j]; }  // one 16-byte load

@@ -6,7 +6,8 @@ extern "C" __global__ void __launch_bounds__(kBlockSize) allpairs_force(const Ke
   const KernelParams& p = params(args);
   Targets t = load_targets(p, p.i_first + blockIdx.x * (kBlockSize * kBodiesPerThread) + threadIdx.x, kBlockSize);
   const SourceRange r = source_range(p);
-  interact_run(t, [&](int jj) { return load_source(p.bodies, r.begin + jj); }, r.begin, r.end - r.begin, p.eps2);
+  interact_run(
+      t, [&](int jj) { return load_source(p.bodies, r.begin + jj); }, r.begin, r.end - r.begin, p.eps2);
   store_targets(p, t);
 }
 

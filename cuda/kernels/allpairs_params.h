@@ -43,18 +43,18 @@ struct Float4Bodies {
 template <class BodiesT, class Real>
 struct Params {
   BodiesT bodies;
-  Real *ax, *ay, *az;           // accelerations: the force kernel's result, the kicks' input
+  Real *ax, *ay, *az;                 // accelerations: the force kernel's result, the kicks' input
   Real *force_x, *force_y, *force_z;  // where the force kernel writes: the accelerations, or one
                                       // partial sum per j-slice (n apart) when the j range is split
-  int* status;                  // set to 1 by the kick kernel when a NaN or inf appears
-  int n;                        // bodies
-  int i_end;                    // forces are computed for bodies [0, i_end): n, or a timed sample
-  int j_slice;                  // sources per j-slice (gridDim.y slices cover [0, n))
+  int* status;                        // set to 1 by the kick kernel when a NaN or inf appears
+  int n;                              // bodies
+  int i_end;                          // forces are computed for bodies [0, i_end): n, or a timed sample
+  int j_slice;                        // sources per j-slice (gridDim.y slices cover [0, n))
   // The first target body of this launch: 0, or where a slice of a sliced force pass begins (the lab's
   // StepControl, sim/backend.hpp: launches of a few milliseconds so the display draws between them).
   // A multiple of the bodies one block takes; the blocks' launch covers [i_first, i_end).
   int i_first;
-  Real eps2;                    // softening length squared
+  Real eps2;  // softening length squared
   float dt, half_dt;
 };
 
@@ -68,7 +68,7 @@ enum ColorKeyMode { kKeySpeed = 0, kKeyAcceleration, kKeyMass, kKeyBodyIndex, kK
 struct VertexParams {
   nbl_float4* position;
   float* color_key;
-  int mode;           // ColorMode (sim/settings.hpp) as an int
+  int mode;  // ColorMode (sim/settings.hpp) as an int
   int n;
   float speed_scale;  // key = v / (v + scale): a typical speed maps to one half
   float accel_scale;
@@ -81,7 +81,7 @@ struct VertexParams {
 // Every module of the all-pairs ladder has these kernels. Args is the variant's Params<...>, or NoArgs
 // with constant parameters (then c_params holds them).
 inline constexpr const char* kParamsSymbol = "c_params";  // the __constant__ parameters
-inline constexpr int kAdvanceBlockSize = 256;              // threads per block of the O(n) kernels
+inline constexpr int kAdvanceBlockSize = 256;             // threads per block of the O(n) kernels
 template <class Args>
 inline constexpr KernelSignature<Args> kForceKernel{"allpairs_force"};
 template <class Args>
@@ -100,7 +100,8 @@ static_assert(sizeof(VertexParams) == 48, "VertexParams changed: update the size
 static_assert(sizeof(Params<Float4Bodies, float>) == 104 && sizeof(Params<SoaBodies, double>) == 144,
               "Params changed: update the sizes here on purpose");
 #if !defined(__CUDACC_RTC__)
-static_assert(__builtin_offsetof(VertexParams, speed_scale) == 24 && __builtin_offsetof(Params<AosBodies, float>, eps2) == 80);
+static_assert(__builtin_offsetof(VertexParams, speed_scale) == 24 &&
+              __builtin_offsetof(Params<AosBodies, float>, eps2) == 80);
 #endif
 
 }  // namespace allpairs

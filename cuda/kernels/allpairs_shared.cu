@@ -24,9 +24,9 @@ extern "C" __global__ void __launch_bounds__(kBlockSize) allpairs_force(const Ke
   const auto from_tile = [&](int jj) { return tile.load(jj); };
 
   int start = r.begin;
-  for (; start + kBlockSize <= r.end; start += kBlockSize) {  // full tiles: a constant trip count
+  for (; start + kBlockSize <= r.end; start += kBlockSize) {              // full tiles: a constant trip count
     tile.store(threadIdx.x, load_source(p.bodies, start + threadIdx.x));  // each thread copies one body
-    __syncthreads();  // the tile is complete
+    __syncthreads();                                                      // the tile is complete
     interact_run(t, from_tile, start, kBlockSize, p.eps2);
     __syncthreads();  // everyone is done with it before it is overwritten
   }

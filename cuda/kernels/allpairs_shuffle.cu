@@ -19,11 +19,13 @@ extern "C" __global__ void __launch_bounds__(kBlockSize) allpairs_force(const Ke
   int start = r.begin;
   for (; start + 32 <= r.end; start += 32) {
     const float4 mine = load_source(p.bodies, start + lane);
-    interact_run(t, [&](int jj) { return from_lane(mine, jj); }, start, 32, p.eps2);
+    interact_run(
+        t, [&](int jj) { return from_lane(mine, jj); }, start, 32, p.eps2);
   }
   if (start < r.end) {  // the last, partial warp tile: lanes past the end repeat the last body, unused
     const float4 mine = load_source(p.bodies, min(start + lane, r.end - 1));
-    interact_run(t, [&](int jj) { return from_lane(mine, jj); }, start, r.end - start, p.eps2);
+    interact_run(
+        t, [&](int jj) { return from_lane(mine, jj); }, start, r.end - start, p.eps2);
   }
   store_targets(p, t);
 }

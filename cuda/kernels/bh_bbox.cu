@@ -67,8 +67,12 @@ extern "C" __global__ void __launch_bounds__(kBoundsThreads) bh_bounding_box(Tre
       bad = true;
       continue;
     }
-    b[0] = fminf(b[0], p.x); b[1] = fminf(b[1], p.y); b[2] = fminf(b[2], p.z);
-    b[3] = fmaxf(b[3], p.x); b[4] = fmaxf(b[4], p.y); b[5] = fmaxf(b[5], p.z);
+    b[0] = fminf(b[0], p.x);
+    b[1] = fminf(b[1], p.y);
+    b[2] = fminf(b[2], p.z);
+    b[3] = fmaxf(b[3], p.x);
+    b[4] = fmaxf(b[4], p.y);
+    b[5] = fmaxf(b[5], p.z);
   }
   for (int k = 0; k < 3; ++k) b[k] = warp_min(b[k]);
   for (int k = 3; k < 6; ++k) b[k] = warp_max(b[k]);

@@ -85,7 +85,8 @@ extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tre
       cx = ctl->root_x, cy = ctl->root_y, cz = ctl->root_z;
       half = root_half;
       if (split) {
-        const bool bulk = fabsf(p.x - core_x) < core_half && fabsf(p.y - core_y) < core_half && fabsf(p.z - core_z) < core_half;
+        const bool bulk =
+            fabsf(p.x - core_x) < core_half && fabsf(p.y - core_y) < core_half && fabsf(p.z - core_z) < core_half;
         cell = root - (bulk ? 1 : 2);
         level = 1;
         if (bulk) cx = core_x, cy = core_y, cz = core_z, half = core_half;
@@ -144,7 +145,8 @@ extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tre
           t.child[(c - n) * 8 + oct_new] = i;
           t.body_depth[ch] = min(sub_level, kMaxDepth);
           t.body_depth[i] = min(sub_level, kMaxDepth);
-          overflow += (sub_level >= kMaxDepth) + (sub_level >= kMaxDepth && level < kMaxDepth);  // i, and ch if new there
+          overflow +=
+              (sub_level >= kMaxDepth) + (sub_level >= kMaxDepth && level < kMaxDepth);  // i, and ch if new there
           break;
         }
         parent = c;
@@ -158,7 +160,7 @@ extern "C" __global__ void __launch_bounds__(kInsertThreads) bh_build_insert(Tre
         active = false;
         continue;
       }
-      __threadfence();  // the whole subtree is visible before it is published
+      __threadfence();            // the whole subtree is visible before it is published
       store_volatile(slot, top);  // publish, which also releases the lock
       done = true;
       deepest = max(deepest, min(sub_level, kMaxDepth));

@@ -49,9 +49,7 @@ __device__ __forceinline__ int octant(float4 p, float cx, float cy, float cz) {
 }
 
 // Edge length of a cell at `level` below a root of edge `root_size`.
-__device__ __forceinline__ float cell_size_at(float root_size, int level) {
-  return ldexpf(root_size, -level);
-}
+__device__ __forceinline__ float cell_size_at(float root_size, int level) { return ldexpf(root_size, -level); }
 
 // The squared size a summarized cell counts as in the opening criterion (Tree::open_size2): its edge,
 // stretched when its mass lies along a line or in a plane (from its second moments about the centre

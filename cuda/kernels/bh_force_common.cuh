@@ -5,10 +5,11 @@
 
 // One macro per toggle from the switchboard, plus NBL_BH_SOFTENED (softening > 0: a body's
 // interaction with itself is exactly zero, so no test is needed).
-#if !defined(NBL_BH_RSQRT) || !defined(NBL_BH_AVOID_VOLATILE) || !defined(NBL_BH_SORT) || \
-    !defined(NBL_BH_SOFTENED) || !defined(NBL_BH_BLOCK_SIZE) || !defined(NBL_BH_MOMENTS) ||      \
-    !defined(NBL_BH_MOMENTS_QUADRUPOLE) || !defined(NBL_BH_OPENING) || !defined(NBL_BH_TOLERANCE)
-#error "the force kernels need NBL_BH_RSQRT, _AVOID_VOLATILE, _SORT, _SOFTENED, _BLOCK_SIZE, _MOMENTS, _OPENING and _TOLERANCE from the switchboard"
+#if !defined(NBL_BH_RSQRT) || !defined(NBL_BH_AVOID_VOLATILE) || !defined(NBL_BH_SORT) || !defined(NBL_BH_SOFTENED) || \
+    !defined(NBL_BH_BLOCK_SIZE) || !defined(NBL_BH_MOMENTS) || !defined(NBL_BH_MOMENTS_QUADRUPOLE) ||                  \
+    !defined(NBL_BH_OPENING) || !defined(NBL_BH_TOLERANCE)
+#error \
+    "the force kernels need NBL_BH_RSQRT, _AVOID_VOLATILE, _SORT, _SOFTENED, _BLOCK_SIZE, _MOMENTS, _OPENING and _TOLERANCE from the switchboard"
 #endif
 
 // bh_opening: cells open by an angle (theta), or by the share of the bodies' RMS pull their error would
@@ -32,7 +33,9 @@ constexpr float kMonopoleShare = nbl::kAdaptiveMonopoleShare;
 // as a kernel that must not trust its caches would do.
 #if NBL_BH_AVOID_VOLATILE
 __device__ __forceinline__ float4 tree_node(const Tree& t, int id) { return __ldg(&t.node[id]); }
-__device__ __forceinline__ int tree_child(const Tree& t, int cell, int slot) { return __ldg(&t.child[(cell - t.n) * 8 + slot]); }
+__device__ __forceinline__ int tree_child(const Tree& t, int cell, int slot) {
+  return __ldg(&t.child[(cell - t.n) * 8 + slot]);
+}
 __device__ __forceinline__ float tree_open_size2(const Tree& t, int cell) { return __ldg(&t.open_size2[cell - t.n]); }
 __device__ __forceinline__ float4 tree_box(const Tree& t, int cell) { return __ldg(&t.box[cell - t.n]); }
 #else
@@ -117,9 +120,9 @@ struct OpeningTest {
   // the cube is not looked up. Only with the relative test, and never in a new state's first pass.
   __device__ __forceinline__ bool light([[maybe_unused]] const Tree& t, [[maybe_unused]] int cell,
                                         [[maybe_unused]] float mass, [[maybe_unused]] float dist2,
-                                        [[maybe_unused]] float cx, [[maybe_unused]] float cy,
-                                        [[maybe_unused]] float cz, [[maybe_unused]] float hx,
-                                        [[maybe_unused]] float hy, [[maybe_unused]] float hz) const {
+                                        [[maybe_unused]] float cx, [[maybe_unused]] float cy, [[maybe_unused]] float cz,
+                                        [[maybe_unused]] float hx, [[maybe_unused]] float hy,
+                                        [[maybe_unused]] float hz) const {
 #if NBL_BH_RELATIVE
     if (!(budget >= 0.0f) || !nbl::light_cell(mass, dist2, budget)) return false;
     const float4 cube = tree_box(t, cell);
@@ -198,8 +201,8 @@ __device__ __forceinline__ nbl::Quadrupole cell_quadrupole(const Tree& t, int ce
   return quadrupole_from_second_moments(s.x, s.y, s.z, s.w, r.x, r.y);
 }
 
-__device__ __forceinline__ void interact(float4 other, float px, float py, float pz, float eps2, float& ax,
-                                         float& ay, float& az) {
+__device__ __forceinline__ void interact(float4 other, float px, float py, float pz, float eps2, float& ax, float& ay,
+                                         float& az) {
   const float dx = other.x - px, dy = other.y - py, dz = other.z - pz;
 #if NBL_BH_SOFTENED
   accumulate_acceleration<NBL_BH_RSQRT != 0, true>(dx, dy, dz, other.w, eps2, ax, ay, az);
@@ -212,8 +215,8 @@ __device__ __forceinline__ void interact(float4 other, float px, float py, float
 
 // A cell with its quadrupole. Without softening, a cell at the body's own position (a deepest cell it
 // belongs to) adds nothing rather than 0 * inf, as interact() does for a body meeting itself.
-__device__ __forceinline__ void interact_quadrupole(float4 cell, const nbl::Quadrupole& q, float px, float py,
-                                                    float pz, float eps2, float& ax, float& ay, float& az) {
+__device__ __forceinline__ void interact_quadrupole(float4 cell, const nbl::Quadrupole& q, float px, float py, float pz,
+                                                    float eps2, float& ax, float& ay, float& az) {
   const float dx = cell.x - px, dy = cell.y - py, dz = cell.z - pz;
 #if !NBL_BH_SOFTENED
   if (!(dx * dx + (dy * dy + dz * dz) > 0.0f)) return;

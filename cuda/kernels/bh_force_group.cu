@@ -23,7 +23,7 @@ namespace {
 constexpr unsigned kAll = 0xffffffffu;
 constexpr int kWarps = NBL_BH_BLOCK_SIZE / 32;
 constexpr int kListCap = NBL_BH_LIST_CAP;
-constexpr int kCellCap = NBL_BH_CELL_CAP;  // 0 with monopoles: a cell's monopole is a point mass
+constexpr int kCellCap = NBL_BH_CELL_CAP;                         // 0 with monopoles: a cell's monopole is a point mass
 constexpr int kGroupSize = NBL_BH_SORT ? NBL_BH_GROUP_SIZE : 32;  // unsorted: runs of 32 in memory order
 constexpr int kPerLane = kGroupSize / 32;
 static_assert(kGroupSize % 32 == 0 && kPerLane >= 1 && kGroupSize <= kMaxGroupSize, "group size: 32 to 128");
@@ -134,7 +134,8 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
 #endif
   // This launch's slice of the groups (Tree::slice): all of them unless the pass is sliced.
   const int last_group = slice_last(groups, t.slice, t.slices);
-  for (int g = slice_first(groups, t.slice, t.slices) + blockIdx.x * kWarps + warp; g < last_group; g += gridDim.x * kWarps) {
+  for (int g = slice_first(groups, t.slice, t.slices) + blockIdx.x * kWarps + warp; g < last_group;
+       g += gridDim.x * kWarps) {
 #if NBL_BH_SORT
     const int2 group = __ldg(&t.groups[g]);
 #else
@@ -207,7 +208,8 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
           const float dz = fmaxf(fabsf(q.z - box_z) - half_z, 0.0f);
           const float near2 = dx * dx + dy * dy + dz * dz;
           nbl::Acceptance as = opening.judge(open_size2, near2, q.w);
-          if (as == nbl::Acceptance::open && opening.light(t, id, q.w, near2, box_x, box_y, box_z, half_x, half_y, half_z))
+          if (as == nbl::Acceptance::open &&
+              opening.light(t, id, q.w, near2, box_x, box_y, box_z, half_x, half_y, half_z))
             as = nbl::Acceptance::monopole;
           accept = as != nbl::Acceptance::open;
           visit_bodies = !accept && bodies_to_visit(open_size2);  // a deepest cell with resolved bodies
@@ -228,7 +230,8 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
           }
           const bool has = offset + static_cast<int>(lane) < range.y;
           const unsigned present = __ballot_sync(kAll, has);
-          if (has) points[listed + __popc(present & lanes_below)] = tree_node(t, __ldg(&t.sorted[range.x + offset + lane]));
+          if (has)
+            points[listed + __popc(present & lanes_below)] = tree_node(t, __ldg(&t.sorted[range.x + offset + lane]));
           listed += __popc(present);
           touched += __popc(present);
           __syncwarp();

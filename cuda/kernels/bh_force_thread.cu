@@ -24,7 +24,8 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   int stack[7 * (kMaxDepth + 1) + 8];
   const int rounded = (n + 31) & ~31;  // whole warps iterate together (the statistics shuffle)
   // This launch's slice of the warps of bodies (Tree::slice): all of them unless the pass is sliced.
-  const int first = 32 * slice_first(rounded / 32, t.slice, t.slices), last = 32 * slice_last(rounded / 32, t.slice, t.slices);
+  const int first = 32 * slice_first(rounded / 32, t.slice, t.slices),
+            last = 32 * slice_last(rounded / 32, t.slice, t.slices);
   for (int k = first + blockIdx.x * blockDim.x + threadIdx.x; k < last; k += blockDim.x * gridDim.x) {
     const bool valid = k < n;
     const int i = valid ? body_for(t, k) : 0;

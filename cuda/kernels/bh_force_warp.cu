@@ -35,7 +35,8 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   unsigned long long interactions = 0;
   // This launch's slice of the warps of bodies (Tree::slice): all of them unless the pass is sliced.
   const int warps = (n + 31) / 32;
-  const int first = 32 * slice_first(warps, t.slice, t.slices), last = min(n, 32 * slice_last(warps, t.slice, t.slices));
+  const int first = 32 * slice_first(warps, t.slice, t.slices),
+            last = min(n, 32 * slice_last(warps, t.slice, t.slices));
   for (int base = first + (blockIdx.x * kWarps + warp) * 32; base < last; base += gridDim.x * kWarps * 32) {
     const int k = base + static_cast<int>(lane);
     const bool valid = k < n;

@@ -102,7 +102,8 @@ extern "C" __global__ void bh_morton_keys(Tree t, unsigned long long* keys, int*
   int outside = 0;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < t.n; i += blockDim.x * gridDim.x) {
     const float4 p = t.node[i];
-    const bool bulk = !split || (fabsf(p.x - cx) < core_half && fabsf(p.y - cy) < core_half && fabsf(p.z - cz) < core_half);
+    const bool bulk =
+        !split || (fabsf(p.x - cx) < core_half && fabsf(p.y - cy) < core_half && fabsf(p.z - cz) < core_half);
     keys[i] = bulk ? cube_key(p, cx - core_half, cy - core_half, cz - core_half, core_scale, top)
                    : 1ull << (3 * (kMaxDepth - 1)) | cube_key(p, x0, y0, z0, root_scale, top);
     outside += !bulk;
@@ -185,8 +186,10 @@ extern "C" __global__ void bh_octree_emit(Tree t, Morton m) {
     const unsigned long long key = m.keys[first];
     const int base = n + m.offset[node];
     // The cell enclosing this chain (index into the cell arrays), -1 above the root.
-    const int enclosing_cell =
-        node == 0 ? -1 : [&] { const int e = chain_holding(m, m.parent[node], top - 1); return m.offset[e] + m.cells[e] - 1; }();
+    const int enclosing_cell = node == 0 ? -1 : [&] {
+      const int e = chain_holding(m, m.parent[node], top - 1);
+      return m.offset[e] + m.cells[e] - 1;
+    }();
     for (int q = 0; q < cells; ++q) {
       const int c = base + q - n, level = top + q;
       t.depth[c] = level;
@@ -277,7 +280,8 @@ __device__ __forceinline__ float4 cell_cube(const Control* ctl, unsigned long lo
   const int shift = levels - below;  // grid steps of the cube below this level
   const float size = ldexpf(edge, -below);
   const float x0 = cx - 0.5f * edge, y0 = cy - 0.5f * edge, z0 = cz - 0.5f * edge;
-  const unsigned ix = compact_bits(key) >> shift, iy = compact_bits(key >> 1) >> shift, iz = compact_bits(key >> 2) >> shift;
+  const unsigned ix = compact_bits(key) >> shift, iy = compact_bits(key >> 1) >> shift,
+                 iz = compact_bits(key >> 2) >> shift;
   return make_float4(x0 + (static_cast<float>(ix) + 0.5f) * size, y0 + (static_cast<float>(iy) + 0.5f) * size,
                      z0 + (static_cast<float>(iz) + 0.5f) * size, size);
 }
@@ -288,7 +292,7 @@ namespace {
 // centre, then its centre of mass): every term is the size of the cell, never of the whole tree, so a
 // clump 1e-9 the root's size keeps its digits.
 struct Moments {
-  double m = 0, x = 0, y = 0, z = 0;                     // mass, mass-weighted offset
+  double m = 0, x = 0, y = 0, z = 0;                      // mass, mass-weighted offset
   double xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;  // second moments about the point
   __device__ void add_mass(float w, double dx, double dy, double dz) { m += w, x += w * dx, y += w * dy, z += w * dz; }
   __device__ void add_second(float w, double dx, double dy, double dz) {

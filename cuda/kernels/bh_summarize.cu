@@ -41,8 +41,8 @@ __device__ __forceinline__ void add_body(const Tree& t, int body, Sum& s) { s.ad
 // A child cell that is known to be summarized (its mass was seen >= 0 and a fence followed).
 __device__ __forceinline__ void add_cell(const Tree& t, int cell, Sum& s) {
   const float4* node = t.node + cell;
-  const float4 p = make_float4(load_volatile(&node->x), load_volatile(&node->y), load_volatile(&node->z),
-                               load_volatile(&node->w));
+  const float4 p =
+      make_float4(load_volatile(&node->x), load_volatile(&node->y), load_volatile(&node->z), load_volatile(&node->w));
   s.add(p, load_volatile(&t.count[cell - t.n]));
 }
 
@@ -67,8 +67,8 @@ __device__ __forceinline__ void add_body_second(const Tree& t, int body, float4 
 // its bodies lie within its reach of its centre of mass.
 __device__ __forceinline__ void add_cell_second(const Tree& t, int cell, float4 com, Second& s) {
   const float4* node = t.node + cell;
-  const float4 p = make_float4(load_volatile(&node->x), load_volatile(&node->y), load_volatile(&node->z),
-                               load_volatile(&node->w));
+  const float4 p =
+      make_float4(load_volatile(&node->x), load_volatile(&node->y), load_volatile(&node->z), load_volatile(&node->w));
   const float* m2 = reinterpret_cast<const float*>(t.second + (cell - t.n));
   const float* r2 = reinterpret_cast<const float*>(t.second_xz_yz + (cell - t.n));
   s.xx += load_volatile(m2 + 0), s.yy += load_volatile(m2 + 1), s.zz += load_volatile(m2 + 2);

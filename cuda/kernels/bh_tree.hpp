@@ -55,20 +55,20 @@ inline constexpr unsigned kSpinLimit = 1u << 24;
 
 // Per-step bookkeeping on the device; reset by the bounding-box kernel at the start of each step.
 struct Control {
-  int bottom;      // lowest allocated cell id (cells are handed out downward from the root)
-  int root;        // id of the root cell
-  int error;       // kError* bits
-  int max_depth;   // deepest level reached
-  int overflow_bodies;  // bodies that share a cell at kMaxDepth with others
-  int cells;       // cells in the tree
-  int groups;      // force groups (group interaction lists): contiguous runs of the tree order
-  float root_x, root_y, root_z;  // centre of the root cube (every body's bounding cube)
-  float root_size;               // edge length of the root cube
-  unsigned blocks_done;          // bounding-box and pull-scale kernels: blocks finished (last one reduces)
-  float pull_rms;                // RMS |a| of Tree::previous_acc (bh_pull_scale): the relative test's scale
-  unsigned long long interactions;     // body-body plus body-cell interactions in the force kernel
-  unsigned long long touched_sum;      // nodes touched, summed over bodies
-  int touched_min, touched_max;        // nodes touched per body
+  int bottom;                           // lowest allocated cell id (cells are handed out downward from the root)
+  int root;                             // id of the root cell
+  int error;                            // kError* bits
+  int max_depth;                        // deepest level reached
+  int overflow_bodies;                  // bodies that share a cell at kMaxDepth with others
+  int cells;                            // cells in the tree
+  int groups;                           // force groups (group interaction lists): contiguous runs of the tree order
+  float root_x, root_y, root_z;         // centre of the root cube (every body's bounding cube)
+  float root_size;                      // edge length of the root cube
+  unsigned blocks_done;                 // bounding-box and pull-scale kernels: blocks finished (last one reduces)
+  float pull_rms;                       // RMS |a| of Tree::previous_acc (bh_pull_scale): the relative test's scale
+  unsigned long long interactions;      // body-body plus body-cell interactions in the force kernel
+  unsigned long long touched_sum;       // nodes touched, summed over bodies
+  int touched_min, touched_max;         // nodes touched per body
   unsigned long long child_slots_used;  // non-empty child slots (children per cell = this / cells)
   // The bulk's cube: from quantiles of a sample of the bodies, so a few bodies far outside
   // do not stretch the cube the bulk is resolved in. When the bodies' own cube is more than
@@ -92,23 +92,23 @@ inline constexpr float kSplitRatio = 8.0f;
 inline constexpr int kBulkSamples = 1024;
 
 struct Tree {
-  int n;          // bodies
-  int max_cells;  // cell pool size; cell c lives at index c - n of the per-cell arrays
-  float4* node;   // [n + max_cells] x, y, z, mass; a cell's mass is < 0 until summarized
-  float4* vel;    // [n] velocity (w unused)
-  float4* acc;    // [n] acceleration (w unused)
-  int* child;     // [max_cells * 8] child slots: kNull, kLocked, a body id or a cell id
-  int* depth;     // [max_cells] level of each cell (root 0)
-  int* count;     // [max_cells] bodies in each cell's subtree
-  int* start;     // [max_cells] first position of the subtree's bodies in `sorted` (-1 until known)
-  int* sorted;    // [n] body ids in tree order (depth first): neighbours in space, neighbours here
-  int* body_depth;  // [n] level of the cell that holds each body (colour by tree depth)
-  int2* groups;     // [n] force groups: (first position in `sorted`, bodies), at most the group size each
+  int n;                // bodies
+  int max_cells;        // cell pool size; cell c lives at index c - n of the per-cell arrays
+  float4* node;         // [n + max_cells] x, y, z, mass; a cell's mass is < 0 until summarized
+  float4* vel;          // [n] velocity (w unused)
+  float4* acc;          // [n] acceleration (w unused)
+  int* child;           // [max_cells * 8] child slots: kNull, kLocked, a body id or a cell id
+  int* depth;           // [max_cells] level of each cell (root 0)
+  int* count;           // [max_cells] bodies in each cell's subtree
+  int* start;           // [max_cells] first position of the subtree's bodies in `sorted` (-1 until known)
+  int* sorted;          // [n] body ids in tree order (depth first): neighbours in space, neighbours here
+  int* body_depth;      // [n] level of the cell that holds each body (colour by tree depth)
+  int2* groups;         // [n] force groups: (first position in `sorted`, bodies), at most the group size each
   float* block_bounds;  // [6 * blocks] bounding-box partial results (min xyz, max xyz)
   Control* ctl;
-  float dt;         // time step
-  float eps2;       // softening length squared
-  float theta;      // opening angle
+  float dt;     // time step
+  float eps2;   // softening length squared
+  float theta;  // opening angle
   // The group walk's node stack, entries per warp (bh_force_group.cu): the force pass's launch sets it
   // to fill the shared memory its occupancy leaves (cuda/barneshut/pipeline.cpp); other kernels ignore it.
   int stack_cap;
@@ -121,13 +121,13 @@ struct Tree {
   // opening_stretch and opening_size: its edge, stretched for rods and sheets, at least its reach),
   // written by summarize; -1 for a cell at kMaxDepth, which is never opened (it acts as one point mass
   // wherever it is seen from).
-  float* open_size2;     // [max_cells]
+  float* open_size2;  // [max_cells]
   // The farthest any of each cell's bodies lies from its centre of mass (at most; from the children's,
   // written by summarize): no cell counts as smaller in the opening test (physics/gravity.hpp, opening_size).
-  float* reach;          // [max_cells]
+  float* reach;  // [max_cells]
   // Each cell's cube: centre and edge (x, y, z, edge). Written by the build (insertion: as cells are
   // made) or by summarize (Morton: from the keys); the overlay draws it, summarize sizes cells by it.
-  float4* box;           // [max_cells]
+  float4* box;  // [max_cells]
   // The previous force pass's accelerations of these bodies, whose RMS scales the relative opening
   // test (bh_opening, physics/gravity.hpp; bh_pull_scale takes it before the walk), or nullptr: then
   // the walk opens by theta. It may be `acc` itself.
@@ -152,18 +152,18 @@ NBL_HD inline int slice_last(int items, int slice, int slices) {
 // the octree cells each radix node turns into.
 struct Morton {
   unsigned long long* keys;  // [n] 63-bit Morton keys, sorted (the sorted body ids are Tree::sorted)
-  int* first;       // [n - 1] first position of each radix node's range in tree order
-  int* last;        // [n - 1] last position of the range
-  int* prefix_bits;  // [n - 1] bits all keys of the range share (> 62 for identical keys)
-  int* parent;      // [2n - 1] parent of internal node i at [i], of the leaf at position k at [n - 1 + k]
-  int* cells;       // [n - 1] octree cells each radix node emits
-  int* offset;      // [n - 1] exclusive prefix sum of `cells`: where a node's cells start
+  int* first;                // [n - 1] first position of each radix node's range in tree order
+  int* last;                 // [n - 1] last position of the range
+  int* prefix_bits;          // [n - 1] bits all keys of the range share (> 62 for identical keys)
+  int* parent;               // [2n - 1] parent of internal node i at [i], of the leaf at position k at [n - 1 + k]
+  int* cells;                // [n - 1] octree cells each radix node emits
+  int* offset;               // [n - 1] exclusive prefix sum of `cells`: where a node's cells start
   // [max_cells] each cell's parent cell (-1 for the root), and how many of its child cells have been
   // summarized: bh_octree_summarize climbs from the cells without child cells, and the thread that
   // finishes a cell's last child cell summarizes the cell.
   int* cell_parent;
   unsigned* arrivals;
-  const Control* ctl;   // Tree::ctl, for the kernels that take no Tree: they too stop on a NaN
+  const Control* ctl;  // Tree::ctl, for the kernels that take no Tree: they too stop on a NaN
 };
 
 // The group walk's shared memory per warp (bh_force_group.cu): an interaction list of `list_cap`
@@ -222,8 +222,9 @@ static_assert(sizeof(VertexScales) == 16, "bh::VertexScales changed: update the 
 #if !defined(__CUDACC_RTC__)
 static_assert(__builtin_offsetof(Control, interactions) == 56 && __builtin_offsetof(Control, child_slots_used) == 80 &&
               __builtin_offsetof(Tree, ctl) == 96 && __builtin_offsetof(Tree, theta) == 112 &&
-              __builtin_offsetof(Tree, second) == 120 && __builtin_offsetof(Tree, box) == 152 && __builtin_offsetof(Tree, previous_acc) == 160 &&
-              __builtin_offsetof(Control, core_x) == 88 && __builtin_offsetof(Morton, cell_parent) == 56);
+              __builtin_offsetof(Tree, second) == 120 && __builtin_offsetof(Tree, box) == 152 &&
+              __builtin_offsetof(Tree, previous_acc) == 160 && __builtin_offsetof(Control, core_x) == 88 &&
+              __builtin_offsetof(Morton, cell_parent) == 56);
 #endif
 
 }  // namespace nbl::bh

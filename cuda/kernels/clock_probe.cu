@@ -4,8 +4,8 @@
 // cycles per nanosecond. Each block is its own stopwatch, so how blocks are scheduled does not matter.
 constexpr int kProbeBlockSize = 256;
 
-extern "C" __global__ void __launch_bounds__(kProbeBlockSize) clock_probe(long long* cycles, long long* nanoseconds, float* sink,
-                                                                            int iterations) {
+extern "C" __global__ void __launch_bounds__(kProbeBlockSize)
+    clock_probe(long long* cycles, long long* nanoseconds, float* sink, int iterations) {
   // Eight independent chains per thread: enough work in flight to keep every FP32 lane busy.
   float a0 = threadIdx.x * 1e-7f, a1 = a0 + 1e-3f, a2 = a0 + 2e-3f, a3 = a0 + 3e-3f;
   float a4 = a0 + 4e-3f, a5 = a0 + 5e-3f, a6 = a0 + 6e-3f, a7 = a0 + 7e-3f;

@@ -33,9 +33,9 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Outcome {
-  int code = -1;             // the exit status; -1 when the program was killed by a signal
-  int killed_by = 0;         // the signal that killed it
-  std::string output;        // stdout and stderr
+  int code = -1;       // the exit status; -1 when the program was killed by a signal
+  int killed_by = 0;   // the signal that killed it
+  std::string output;  // stdout and stderr
   bool has(const std::string& text) const { return output.find(text) != std::string::npos; }
 };
 
@@ -86,12 +86,16 @@ std::string command_output(const std::string& command) {
   return out;
 }
 
-bool on_path(const std::string& program) { return std::system(("command -v " + program + " > /dev/null 2>&1").c_str()) == 0; }
+bool on_path(const std::string& program) {
+  return std::system(("command -v " + program + " > /dev/null 2>&1").c_str()) == 0;
+}
 
 // The frames ffprobe counts in a video's first video stream (-1: none, or not a video).
 long video_frames(const fs::path& video) {
-  const std::string out = command_output("ffprobe -v error -select_streams v:0 -count_packets -show_entries "
-                                         "stream=nb_read_packets -of csv=p=0 '" + video.string() + "'");
+  const std::string out = command_output(
+      "ffprobe -v error -select_streams v:0 -count_packets -show_entries "
+      "stream=nb_read_packets -of csv=p=0 '" +
+      video.string() + "'");
   try {
     return std::stol(out);
   } catch (...) {
@@ -131,7 +135,9 @@ class CliRobustness : public ::testing::Test {
     if (!mounted_.empty()) umount2(mounted_.c_str(), MNT_DETACH);
     fs::remove_all(dir_);
   }
-  Outcome run(const std::string& arguments, const std::string& environment = "") { return run_in(dir_, arguments, environment); }
+  Outcome run(const std::string& arguments, const std::string& environment = "") {
+    return run_in(dir_, arguments, environment);
+  }
   void write(const fs::path& file, const std::string& text) { std::ofstream(file) << text; }
 
   fs::path dir_;
@@ -151,8 +157,9 @@ void expect_the_lecture_is_recorded(const fs::path& dir, const std::string& extr
   testing::XvfbServer xvfb(1600, 900);
   ASSERT_TRUE(xvfb.running()) << xvfb.problem();
   std::ofstream(dir / "end.json") << R"({"events": [{"time": )" << seconds << R"(, "action": "quit"}]})";
-  const Outcome r = run_in(dir, "--presenter --ui-scale 1.75 --theme high-contrast --record talk.mp4 " + extra +
-                                    " --script end.json --trace talk.csv",
+  const Outcome r = run_in(dir,
+                           "--presenter --ui-scale 1.75 --theme high-contrast --record talk.mp4 " + extra +
+                               " --script end.json --trace talk.csv",
                            "env DISPLAY=" + xvfb.display());
   ASSERT_EQ(r.code, 0) << r.output;
   const std::vector<double> wall = trace_wall_seconds(dir / "talk.csv");
@@ -160,7 +167,8 @@ void expect_the_lecture_is_recorded(const fs::path& dir, const std::string& extr
   const double recorded_s = wall.back() - wall.front();  // from the first frame's capture to the last's
   const long frames = video_frames(dir / "talk.mp4");
   EXPECT_NEAR(static_cast<double>(frames), 30 * recorded_s, 0.1 * 30 * recorded_s)
-      << "a video of " << frames << " frames for " << recorded_s << " s at 30 frames per second\n" << r.output;
+      << "a video of " << frames << " frames for " << recorded_s << " s at 30 frames per second\n"
+      << r.output;
   EXPECT_TRUE(r.has("Recorded to " + (dir / "talk.mp4").string())) << r.output;
 }
 
@@ -234,7 +242,8 @@ TEST_F(CliRobustness, AKeyGivenTwiceIsRefusedNamingTheKeyAndTheFile) {
   EXPECT_TRUE(settings.has("settings.json")) << settings.output;
   EXPECT_TRUE(settings.has("'view.exposure' is given twice")) << settings.output;
 
-  write(dir_ / "script.json", R"({"events": [{"frame": 1, "action": "stats"}, {"frame": 2, "time": 1, "frame": 3, "action": "quit"}]})");
+  write(dir_ / "script.json",
+        R"({"events": [{"frame": 1, "action": "stats"}, {"frame": 2, "time": 1, "frame": 3, "action": "quit"}]})");
   const Outcome script = run("--offscreen --backend cpu -n 64 --script script.json", kNoDisplay);
   EXPECT_EQ(script.code, 2) << script.output;
   EXPECT_TRUE(script.has("script.json")) << script.output;
@@ -244,8 +253,8 @@ TEST_F(CliRobustness, AKeyGivenTwiceIsRefusedNamingTheKeyAndTheFile) {
 // ---- 4. No option is dropped: the window's options with a subcommand are handed over or refused ----------
 
 TEST_F(CliRobustness, BenchRefusesEveryWindowOptionNamingIt) {
-  for (const char* given : {"--trace t.csv", "--record talk.mp4", "--screenshot s.png", "--script s.json", "--size garbage",
-                            "--ui-scale 99", "--fullscreen", "--frames 5", "--offscreen"}) {
+  for (const char* given : {"--trace t.csv", "--record talk.mp4", "--screenshot s.png", "--script s.json",
+                            "--size garbage", "--ui-scale 99", "--fullscreen", "--frames 5", "--offscreen"}) {
     const std::string option = given;
     const Outcome r = run("bench --backend cpu -n 64 --steps 1 --error-sample 0 " + option);
     EXPECT_EQ(r.code, 2) << option << ": " << r.output;
@@ -285,8 +294,9 @@ TEST_F(CliRobustness, CtrlCEndsAnOffscreenSessionAndItsTraceAndSaveAreWritten) {
     SCOPED_TRACE(signal_number == SIGINT ? "SIGINT" : "SIGTERM");
     fs::remove(dir_ / "t.csv");
     fs::remove(dir_ / "s.tipsy");
-    const Outcome r = run_in(dir_, "--offscreen --backend cpu -n 1024 --size 640x360 --frames 1000000 --trace t.csv --save s.tipsy",
-                             kNoDisplay, signal_number, 6.0);
+    const Outcome r =
+        run_in(dir_, "--offscreen --backend cpu -n 1024 --size 640x360 --frames 1000000 --trace t.csv --save s.tipsy",
+               kNoDisplay, signal_number, 6.0);
     EXPECT_EQ(r.killed_by, 0) << "killed by the signal: " << r.output;
     EXPECT_EQ(r.code, 128 + signal_number) << r.output;
     EXPECT_TRUE(r.has("interrupted")) << r.output;
@@ -311,7 +321,8 @@ TEST_F(CliRobustness, CtrlCEndsTheLectureAndItsVideoIsWhole) {
   const double recorded_s = wall.back() - wall.front();
   const long frames = video_frames(dir_ / "talk.mp4");
   EXPECT_NEAR(static_cast<double>(frames), 30 * recorded_s, 0.1 * 30 * recorded_s)
-      << "a video of " << frames << " frames for " << recorded_s << " s\n" << r.output;
+      << "a video of " << frames << " frames for " << recorded_s << " s\n"
+      << r.output;
 }
 
 // An export onto a disk that fills before it is done leaves nothing that --kernels would take for one. Needs
@@ -368,7 +379,8 @@ TEST_F(CliRobustness, AScriptsSettingsThatCannotApplyFailTheRunNamingTheEntry) {
 ]})");
   for (const char* script : {"kernels.json", "bodies.json"}) {
     SCOPED_TRACE(script);
-    const Outcome lab = run(std::string("--offscreen --backend cpu -n 1024 --size 640x360 --save s.tipsy --script ") + script, kNoDisplay);
+    const Outcome lab = run(
+        std::string("--offscreen --backend cpu -n 1024 --size 640x360 --save s.tipsy --script ") + script, kNoDisplay);
     EXPECT_EQ(lab.code, 1) << lab.output;
     EXPECT_TRUE(lab.has(std::string(script) + ": entry 1 (line 2), \"set\" at frame 2: not applied")) << lab.output;
     EXPECT_TRUE(fs::exists(dir_ / "s.tipsy")) << "the rest of the session is still written";
@@ -395,7 +407,8 @@ TEST_F(CliRobustness, KernelsListWithAKernelThatDoesNotCompilePrintsItsLogAndFai
   // A header every all-pairs variant includes: they all fail, fast (the Barnes-Hut ones come from the cache).
   std::ofstream(dir_ / "my-kernels" / "allpairs_common.cuh", std::ios::app) << "\nthis is not CUDA;\n";
   const char* cache_env = std::getenv("NBODYLAB_KERNEL_CACHE");
-  const std::string cache = std::string("env NBODYLAB_KERNEL_CACHE=") + (cache_env && *cache_env ? cache_env : NBL_TEST_KERNEL_CACHE);
+  const std::string cache =
+      std::string("env NBODYLAB_KERNEL_CACHE=") + (cache_env && *cache_env ? cache_env : NBL_TEST_KERNEL_CACHE);
   const Outcome r = run("kernels --list --kernels my-kernels", cache);
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_TRUE(r.has("does not compile")) << r.output;
@@ -417,11 +430,13 @@ TEST_F(CliRobustness, PictureChecksEveryFileAndTheExitCodeSaysWhatWentWrong) {
 }
 
 TEST_F(CliRobustness, ScriptKeysAreNamedAsTheirKeyCaps) {
-  write(dir_ / "keys.json", R"({"events": [{"frame": 1, "action": "key", "key": "f9"}, {"frame": 2, "action": "key", "key": "F10"},
+  write(dir_ / "keys.json",
+        R"({"events": [{"frame": 1, "action": "key", "key": "f9"}, {"frame": 2, "action": "key", "key": "F10"},
   {"frame": 3, "action": "key", "key": "f10"}, {"frame": 4, "action": "quit"}]})");
   const Outcome keys = run("--offscreen --backend cpu -n 1024 --size 960x540 --script keys.json", kNoDisplay);
   EXPECT_EQ(keys.code, 0) << keys.output;
-  write(dir_ / "star.json", R"({"events": [{"frame": 1, "action": "key", "key": "*"}, {"frame": 2, "action": "quit"}]})");
+  write(dir_ / "star.json",
+        R"({"events": [{"frame": 1, "action": "key", "key": "*"}, {"frame": 2, "action": "quit"}]})");
   const Outcome star = run("--offscreen --backend cpu -n 1024 --script star.json", kNoDisplay);
   EXPECT_EQ(star.code, 2) << star.output;
   EXPECT_TRUE(star.has("f9, f10")) << "the list of keys names them: " << star.output;
@@ -432,7 +447,8 @@ TEST_F(CliRobustness, AScreenshotNamedOtherThanPngIsRefused) {
   EXPECT_EQ(jpg.code, 2) << jpg.output;
   EXPECT_TRUE(jpg.has("shot.png")) << "it says what to name it: " << jpg.output;
   EXPECT_FALSE(fs::exists(dir_ / "shot.jpg"));
-  write(dir_ / "shot.json", R"({"events": [{"frame": 1, "action": "screenshot", "file": "a.jpeg"}, {"frame": 2, "action": "quit"}]})");
+  write(dir_ / "shot.json",
+        R"({"events": [{"frame": 1, "action": "screenshot", "file": "a.jpeg"}, {"frame": 2, "action": "quit"}]})");
   const Outcome script = run("--offscreen --backend cpu -n 64 --script shot.json", kNoDisplay);
   EXPECT_EQ(script.code, 2) << script.output;
   EXPECT_TRUE(script.has("entry 1")) << script.output;
@@ -446,7 +462,8 @@ TEST_F(CliRobustness, TwoOutputsNamingTheSameFileAreRefused) {
   const Outcome bench = run("bench --backend cpu -n 64 --steps 1 --json r.txt --csv r.txt");
   EXPECT_EQ(bench.code, 2) << bench.output;
   EXPECT_FALSE(bench.has("Per stage")) << bench.output;
-  const Outcome render = run("render --backend cpu -n 64 --frames 1 --size 64x64 --out frames --trace t.csv --report t.csv --benchmark");
+  const Outcome render =
+      run("render --backend cpu -n 64 --frames 1 --size 64x64 --out frames --trace t.csv --report t.csv --benchmark");
   EXPECT_EQ(render.code, 2) << render.output;
 }
 

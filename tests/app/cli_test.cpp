@@ -142,7 +142,8 @@ TEST_F(Cli, BadSettingsFilesAreBadInputNamingTheFileAndKey) {
     const Outcome r = run("bench --backend cpu -n 64 --steps 1 --settings " + file.string());
     EXPECT_EQ(r.code, 2) << c.json << "\n" << r.output;
     EXPECT_NE(r.output.find(file.string()), std::string::npos) << c.json << "\n" << r.output;
-    for (const char* word : c.words) EXPECT_NE(r.output.find(word), std::string::npos) << c.json << ": " << word << "\n" << r.output;
+    for (const char* word : c.words)
+      EXPECT_NE(r.output.find(word), std::string::npos) << c.json << ": " << word << "\n" << r.output;
   }
   const Outcome folder = run("bench --backend cpu -n 64 --steps 1 --settings " + dir_.string());
   EXPECT_EQ(folder.code, 2) << folder.output;
@@ -178,12 +179,14 @@ TEST_F(Cli, InertTogglesWarnWithTheirReason) {
     std::string options, option, why;
   };
   // --backend gpu without a GPU fails after resolve: the warning is printed first either way.
-  for (const Case& c : {Case{"--algo barneshut --bh-build morton --bh-waitfree off", "--bh-waitfree", "Morton build"},
-                        Case{"--algo barneshut --bh-build insertion --bh-leaf-capacity 4", "--bh-leaf-capacity", "insertion build"},
-                        Case{"--algo allpairs --precision fp64 --fast-math ftz", "--fast-math", "single-precision"},
-                        Case{"--algo allpairs --fast-math fast_math --rsqrt off", "--rsqrt", "rsqrt.approx"}}) {
+  for (const Case& c :
+       {Case{"--algo barneshut --bh-build morton --bh-waitfree off", "--bh-waitfree", "Morton build"},
+        Case{"--algo barneshut --bh-build insertion --bh-leaf-capacity 4", "--bh-leaf-capacity", "insertion build"},
+        Case{"--algo allpairs --precision fp64 --fast-math ftz", "--fast-math", "single-precision"},
+        Case{"--algo allpairs --fast-math fast_math --rsqrt off", "--rsqrt", "rsqrt.approx"}}) {
     const Outcome r = run(base + c.options);
-    EXPECT_NE(r.output.find("warning: " + c.option + " changes nothing here"), std::string::npos) << c.options << r.output;
+    EXPECT_NE(r.output.find("warning: " + c.option + " changes nothing here"), std::string::npos)
+        << c.options << r.output;
     EXPECT_NE(r.output.find(c.why), std::string::npos) << c.options << r.output;
   }
   const Outcome cpu = run("bench --backend cpu -n 64 --steps 1 --warmup 0 --error-sample 0 --unroll 8");
@@ -210,8 +213,9 @@ TEST_F(Cli, WindowRunsFramesAndSavesAScreenshot) {
   if (!testing::XvfbServer::installed()) GTEST_SKIP() << xvfb.problem();
   ASSERT_TRUE(xvfb.running()) << xvfb.problem();
   const fs::path shot = dir_ / "window.png";
-  const Outcome r = run("--scene galaxy -n 2048 --backend cpu --frames 4 --size 1024x640 --no-vsync --screenshot " + shot.string(),
-                    "env DISPLAY=" + xvfb.display());
+  const Outcome r =
+      run("--scene galaxy -n 2048 --backend cpu --frames 4 --size 1024x640 --no-vsync --screenshot " + shot.string(),
+          "env DISPLAY=" + xvfb.display());
   ASSERT_EQ(r.code, 0) << r.output;
   const Image image = testing::load_png(shot);
   EXPECT_EQ(image.width, 1024);
@@ -239,8 +243,10 @@ TEST_F(Cli, WindowScreenshotThatCannotBeWrittenIsRefusedBeforeTheWindowOpens) {
   if (!testing::XvfbServer::installed()) GTEST_SKIP() << xvfb.problem();
   ASSERT_TRUE(xvfb.running()) << xvfb.problem();
   fs::create_directories(dir_ / "adir");
-  for (const std::string& shot : {std::string("/proc/x.png"), std::string("/nonexistent/x.png"), (dir_ / "adir").string()}) {
-    const Outcome r = run("--backend cpu -n 1024 --frames 3 --size 640x400 --screenshot " + shot, "env DISPLAY=" + xvfb.display());
+  for (const std::string& shot :
+       {std::string("/proc/x.png"), std::string("/nonexistent/x.png"), (dir_ / "adir").string()}) {
+    const Outcome r =
+        run("--backend cpu -n 1024 --frames 3 --size 640x400 --screenshot " + shot, "env DISPLAY=" + xvfb.display());
     EXPECT_EQ(r.code, 2) << shot << ": " << r.output;
     EXPECT_TRUE(has(r, "--screenshot " + shot)) << r.output;
   }
@@ -249,7 +255,8 @@ TEST_F(Cli, WindowScreenshotThatCannotBeWrittenIsRefusedBeforeTheWindowOpens) {
 TEST_F(Cli, BenchOutputThatIsAFolderSaysSoNotSuccess) {
   fs::create_directories(dir_ / "adir");
   for (const char* option : {"--save", "--json", "--csv"}) {
-    const Outcome r = run("bench --backend cpu -n 1024 --steps 1 --error-sample 0 " + std::string(option) + " " + (dir_ / "adir").string());
+    const Outcome r = run("bench --backend cpu -n 1024 --steps 1 --error-sample 0 " + std::string(option) + " " +
+                          (dir_ / "adir").string());
     EXPECT_EQ(r.code, 2) << option << ": " << r.output;
     EXPECT_TRUE(has(r, "folder")) << r.output;
     EXPECT_FALSE(has(r, "Success")) << r.output;
@@ -267,7 +274,8 @@ TEST_F(Cli, EveryOutputPathIsCheckedBeforeAnyWorkStarts) {
       "render --backend cpu -n 1024 --frames 2 --size 64x64 --out " + bad,
       "render --backend cpu -n 1024 --frames 2 --size 64x64 --out " + bad + ".mp4",
       "render --backend cpu -n 1024 --frames 2 --size 64x64 --benchmark --report " + bad + ".json",
-      "render --backend cpu -n 1024 --frames 2 --size 64x64 --out " + (dir_ / "f").string() + " --save " + bad + ".tipsy",
+      "render --backend cpu -n 1024 --frames 2 --size 64x64 --out " + (dir_ / "f").string() + " --save " + bad +
+          ".tipsy",
       "kernels --list --json " + bad + ".json",
       "kernels --export " + bad + "/kernels",
   };
@@ -276,7 +284,8 @@ TEST_F(Cli, EveryOutputPathIsCheckedBeforeAnyWorkStarts) {
     EXPECT_EQ(r.code, 2) << command << ": " << r.output;
     EXPECT_TRUE(has(r, "/nonexistent_dir")) << command << ": " << r.output;
     EXPECT_TRUE(has(r, "does not exist")) << command << ": " << r.output;
-    EXPECT_FALSE(has(r, "Per stage") || has(r, "wrote") || has(r, "Generated code")) << "ran anyway: " << command << r.output;
+    EXPECT_FALSE(has(r, "Per stage") || has(r, "wrote") || has(r, "Generated code"))
+        << "ran anyway: " << command << r.output;
   }
   EXPECT_FALSE(fs::exists(dir_ / "f")) << "render must not start before its --save is known to work";
 }
@@ -300,8 +309,10 @@ TEST_F(Cli, BenchGroupsNeedsTheGpuBackendAndSaysSo) {
 TEST_F(Cli, WarmupStepsAreStepsOfTheSavedStateAndTheSummarySaysHowMany) {
   const fs::path file = dir_ / "kepler.tipsy";
   const Outcome help = run("bench --help");
-  EXPECT_TRUE(std::regex_search(help.output, std::regex(R"(--warmup[^\n]*=1)"))) << "the default should show: " << help.output;
-  const Outcome r = run("bench --backend cpu --scene kepler --steps 3 --warmup 2 --error-sample 0 --save " + file.string());
+  EXPECT_TRUE(std::regex_search(help.output, std::regex(R"(--warmup[^\n]*=1)")))
+      << "the default should show: " << help.output;
+  const Outcome r =
+      run("bench --backend cpu --scene kepler --steps 3 --warmup 2 --error-sample 0 --save " + file.string());
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(has(r, "5 (2 warm-up + 3 measured)")) << r.output;
   // dt as printed has 4 digits: 1e-3 relative is far inside one step of 5 (20%).
@@ -310,14 +321,16 @@ TEST_F(Cli, WarmupStepsAreStepsOfTheSavedStateAndTheSummarySaysHowMany) {
   EXPECT_NEAR(saved.time, 5 * dt, 5 * dt * 1e-3) << "the saved time is that of the state after every step it took";
   EXPECT_NEAR(std::stod(summary_value(r.output, "simulated time at end")), saved.time, saved.time * 1e-3);
 
-  const Outcome exact = run("bench --backend cpu --scene kepler --steps 4 --warmup 0 --error-sample 0 --save " + file.string());
+  const Outcome exact =
+      run("bench --backend cpu --scene kepler --steps 4 --warmup 0 --error-sample 0 --save " + file.string());
   ASSERT_EQ(exact.code, 0) << exact.output;
   EXPECT_NEAR(read_tipsy(file).time, 4 * dt, 4 * dt * 1e-3) << "--warmup 0 --steps N advances exactly N";
 }
 
 TEST_F(Cli, BenchSaveWritesTheTimeAndSofteningOfTheRun) {
   const fs::path file = dir_ / "bench.tipsy";
-  const Outcome r = run("bench --backend cpu --scene plummer -n 1024 --steps 2 --error-sample 0 --save " + file.string());
+  const Outcome r =
+      run("bench --backend cpu --scene plummer -n 1024 --steps 2 --error-sample 0 --save " + file.string());
   ASSERT_EQ(r.code, 0) << r.output;
   const double dt = std::stod(summary_value(r.output, "dt"));
   const double eps = std::stod(summary_value(r.output, "softening"));
@@ -336,13 +349,15 @@ TEST_F(Cli, BenchSaveWritesTheTimeAndSofteningOfTheRun) {
 
 TEST_F(Cli, SummaryNamesTheLoadedFileNotTheDefaultScene) {
   const fs::path file = dir_ / "start.tipsy";
-  ASSERT_EQ(run("bench --backend cpu --scene plummer -n 1024 --steps 1 --error-sample 0 --save " + file.string()).code, 0);
+  ASSERT_EQ(run("bench --backend cpu --scene plummer -n 1024 --steps 1 --error-sample 0 --save " + file.string()).code,
+            0);
   const Outcome r = run("bench --backend cpu --load " + file.string() + " --steps 1 --error-sample 0");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_EQ(summary_value(r.output, "scene"), file.string()) << r.output;
   EXPECT_TRUE(has(r, "loaded from " + file.string())) << r.output;
   EXPECT_FALSE(has(r, "collision")) << r.output;
-  const Outcome render = run("render --backend cpu --load " + file.string() + " --frames 1 --size 64x64 --out " + (dir_ / "f").string());
+  const Outcome render =
+      run("render --backend cpu --load " + file.string() + " --frames 1 --size 64x64 --out " + (dir_ / "f").string());
   ASSERT_EQ(render.code, 0) << render.output;
   EXPECT_TRUE(has(render, file.string())) << render.output;
   EXPECT_FALSE(has(render, "collision")) << render.output;
@@ -377,7 +392,8 @@ TEST_F(Cli, RenderRefusesAFolderWithFilesUnlessOverwriteThenReplacesOnlyItsFrame
   EXPECT_FALSE(fs::exists(out / "frame_00002.png")) << "the longer earlier run's frames must go";
   EXPECT_TRUE(fs::exists(out / "notes.txt")) << "files that are not frames stay";
   for (const auto& entry : fs::directory_iterator(dir_))
-    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << "staging left behind: " << entry.path();
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos)
+        << "staging left behind: " << entry.path();
 }
 
 TEST_F(Cli, ASaveAfterAKilledOneRemovesItsTemporaryFile) {
@@ -397,11 +413,13 @@ TEST_F(Cli, ASaveAfterAKilledOneRemovesItsTemporaryFile) {
 
 TEST_F(Cli, CrossoverReportsTheSpreadOfEveryPointAndWhichAllPairsVariantWon) {
   const fs::path json = dir_ / "crossover.json";
-  const Outcome r = run("bench crossover --backend cpu --scene plummer --max-n 2048 --steps 5 --warmup 1 --json " + json.string());
+  const Outcome r =
+      run("bench crossover --backend cpu --scene plummer --max-n 2048 --steps 5 --warmup 1 --json " + json.string());
   ASSERT_EQ(r.code, 0) << r.output;
   std::ifstream in(json);
   const std::string text((std::istreambuf_iterator<char>(in)), {});
-  for (const char* column : {"allpairs_variant", "allpairs_p10_ms", "allpairs_p90_ms", "barneshut_p10_ms", "barneshut_p90_ms", "separated"})
+  for (const char* column :
+       {"allpairs_variant", "allpairs_p10_ms", "allpairs_p90_ms", "barneshut_p10_ms", "barneshut_p90_ms", "separated"})
     EXPECT_NE(text.find(column), std::string::npos) << column << " missing: " << text;
   EXPECT_TRUE(has(r, "5 measured steps per point")) << r.output;
   EXPECT_TRUE(has(r, "--bodies-per-thread 1")) << r.output;
@@ -413,8 +431,10 @@ TEST_F(Cli, CrossoverReportsTheSpreadOfEveryPointAndWhichAllPairsVariantWon) {
 // the command names, and says which choice reaches the accuracy target fastest.
 TEST_F(Cli, MomentsComparesBothOrdersAtEachThetaAndNamesTheFastestThatMeetsTheTarget) {
   const fs::path json = dir_ / "moments.json";
-  const Outcome r = run("bench moments --backend cpu --scene plummer -n 3000 --steps 2 --warmup 0 --thetas 0.5,0.8 "
-                        "--json " + json.string());
+  const Outcome r =
+      run("bench moments --backend cpu --scene plummer -n 3000 --steps 2 --warmup 0 --thetas 0.5,0.8 "
+          "--json " +
+          json.string());
   ASSERT_EQ(r.code, 0) << r.output;
   std::ifstream in(json);
   const nlohmann::json tables = nlohmann::json::parse(in);
@@ -453,7 +473,8 @@ TEST_F(Cli, MomentsComparesBothOrdersAtEachThetaAndNamesTheFastestThatMeetsTheTa
 // The CPU Barnes-Hut backend reads bh_moments: no inert-toggle warning for it there, and the
 // summary's force error changes with it.
 TEST_F(Cli, CellMomentsIsLiveOnTheCpuBackend) {
-  const std::string base = "bench --backend cpu --algo barneshut --scene plummer -n 2000 --steps 1 --warmup 0 --theta 0.7 ";
+  const std::string base =
+      "bench --backend cpu --algo barneshut --scene plummer -n 2000 --steps 1 --warmup 0 --theta 0.7 ";
   const Outcome monopole = run(base + "--bh-moments monopole");
   const Outcome quadrupole = run(base + "--bh-moments quadrupole");
   ASSERT_EQ(quadrupole.code, 0) << quadrupole.output;
@@ -471,7 +492,8 @@ TEST_F(Cli, RelativeOpeningIsLiveOnTheCpuBackend) {
   const Outcome relative = run(base + "--bh-opening relative --bh-tolerance 20");
   ASSERT_EQ(relative.code, 0) << relative.output;
   EXPECT_FALSE(has(relative, "changes nothing")) << relative.output;
-  EXPECT_NE(summary_value(angle.output, "interactions per step"), summary_value(relative.output, "interactions per step"))
+  EXPECT_NE(summary_value(angle.output, "interactions per step"),
+            summary_value(relative.output, "interactions per step"))
       << angle.output << relative.output;
 }
 
@@ -506,7 +528,8 @@ TEST_F(Cli, TheBinaryDoesNotNeedNvrtcToStart) {
   while (std::size_t got = std::fread(buffer, 1, sizeof buffer, pipe)) dynamic.append(buffer, got);
   if (pclose(pipe) != 0) GTEST_SKIP() << "readelf (binutils) is not installed: " << dynamic;
   ASSERT_NE(dynamic.find("(NEEDED)"), std::string::npos) << dynamic;
-  EXPECT_EQ(dynamic.find("libnvrtc"), std::string::npos) << "NVRTC must be loaded at run time, not linked:\n" << dynamic;
+  EXPECT_EQ(dynamic.find("libnvrtc"), std::string::npos) << "NVRTC must be loaded at run time, not linked:\n"
+                                                         << dynamic;
   EXPECT_EQ(dynamic.find("libcuda"), std::string::npos) << dynamic;
 }
 
@@ -524,12 +547,14 @@ TEST_F(Cli, ExportedKernelsCompileFromTheCopyAndErrorsNameIt) {
   // The suite's kernel cache: keyed by the exact text of each source and header, so a hit means the copy
   // holds what was compiled before; the edits below miss it and compile from the copy.
   const char* cache_env = std::getenv("NBODYLAB_KERNEL_CACHE");  // the GPU suite's, when it runs this
-  const std::string cache = std::string("env NBODYLAB_KERNEL_CACHE=") + (cache_env && *cache_env ? cache_env : NBL_TEST_KERNEL_CACHE);
+  const std::string cache =
+      std::string("env NBODYLAB_KERNEL_CACHE=") + (cache_env && *cache_env ? cache_env : NBL_TEST_KERNEL_CACHE);
   const Outcome ok = run("kernels --check --quick --kernels " + workspace.string(), cache);
   EXPECT_EQ(ok.code, 0) << ok.output;
 
   // An edit (here a comment in a physics header, found in the copy) compiles from the copy.
-  std::ofstream(workspace / "physics" / "gravity.hpp", std::ios::app) << "\n// edited in the workspace " << getpid() << "\n";
+  std::ofstream(workspace / "physics" / "gravity.hpp", std::ios::app)
+      << "\n// edited in the workspace " << getpid() << "\n";
   const Outcome edited = run("kernels --ptx --kernels " + workspace.string(), cache);
   EXPECT_EQ(edited.code, 0) << edited.output;
   EXPECT_TRUE(has(edited, ".entry")) << edited.output;
@@ -585,16 +610,19 @@ TEST_F(Cli, AnOffscreenScriptedSessionChangesSettingsAndKeepsFramesFlowing) {
   const fs::path script = dir_ / "session.json", trace = dir_ / "trace.csv";
   const fs::path before = dir_ / "before.png", after = dir_ / "after.png";
   write_text(script, R"({"description": "CI: settings change while frames flow", "events": [
-    {"frame": 2, "action": "screenshot", "file": ")" + before.string() + R"("},
+    {"frame": 2, "action": "screenshot", "file": ")" +
+                         before.string() + R"("},
     {"frame": 3, "action": "set", "settings": {"algorithm": "allpairs", "toggles": {"unroll": 8}}},
     {"frame": 5, "action": "set", "settings": {"algorithm": "barneshut", "theta": 0.9, "view": {"color_mode": "speed"}}},
     {"frame": 7, "action": "set", "settings": {"steps_per_frame": 2}},
-    {"frame": 9, "action": "screenshot", "file": ")" + after.string() + R"("},
+    {"frame": 9, "action": "screenshot", "file": ")" +
+                         after.string() + R"("},
     {"frame": 9, "action": "stats"},
     {"frame": 10, "action": "quit"}
   ]})");
   const Outcome r = run("--offscreen --backend cpu --scene galaxy -n 3072 --size 960x540 --script " + script.string() +
-                        " --trace " + trace.string(), "env -u DISPLAY -u WAYLAND_DISPLAY");
+                            " --trace " + trace.string(),
+                        "env -u DISPLAY -u WAYLAND_DISPLAY");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(has(r, "stats: frame 9")) << r.output;
   EXPECT_TRUE(has(r, "trace: 11 frame(s) written to " + trace.string())) << r.output;
@@ -607,12 +635,15 @@ TEST_F(Cli, AnOffscreenScriptedSessionChangesSettingsAndKeepsFramesFlowing) {
     ASSERT_EQ(image.height, 540);
     // The scene (left of the 430-pixel panel) has lit bodies around its centre, the panel its colour and text.
     const int scene_width = 960 - 430, cx = scene_width / 2, cy = 270;
-    EXPECT_GT(testing::fraction(image, cx - 50, cy - 50, cx + 50, cy + 50, [](auto p) { return testing::luma(p) > 60; }), 0.03);
-    EXPECT_GT(testing::fraction(image, scene_width + 10, 0, 950, 540, [](auto p) {
-                return std::abs(p[0] - 18) < 8 && std::abs(p[1] - 19) < 8 && std::abs(p[2] - 26) < 8;
-              }),
+    EXPECT_GT(
+        testing::fraction(image, cx - 50, cy - 50, cx + 50, cy + 50, [](auto p) { return testing::luma(p) > 60; }),
+        0.03);
+    EXPECT_GT(testing::fraction(
+                  image, scene_width + 10, 0, 950, 540,
+                  [](auto p) { return std::abs(p[0] - 18) < 8 && std::abs(p[1] - 19) < 8 && std::abs(p[2] - 26) < 8; }),
               0.3);
-    EXPECT_GT(testing::fraction(image, scene_width + 10, 0, 950, 540, [](auto p) { return testing::luma(p) > 160; }), 0.003);
+    EXPECT_GT(testing::fraction(image, scene_width + 10, 0, 950, 540, [](auto p) { return testing::luma(p) > 160; }),
+              0.003);
   }
 
   const auto csv = read_csv(trace);
@@ -645,16 +676,20 @@ TEST_F(Cli, AnOffscreenScriptedSessionChangesSettingsAndKeepsFramesFlowing) {
 
 TEST_F(Cli, ScriptsAreCheckedBeforeAnythingRuns) {
   const fs::path bad = dir_ / "bad.json";
-  write_text(bad, "{\"events\": [\n  {\"frame\": 3, \"action\": \"stats\"},\n  {\"frame\": 2, \"action\": \"quit\"}\n]}");
+  write_text(bad,
+             "{\"events\": [\n  {\"frame\": 3, \"action\": \"stats\"},\n  {\"frame\": 2, \"action\": \"quit\"}\n]}");
   const std::string no_display = "env -u DISPLAY -u WAYLAND_DISPLAY";
-  Outcome r = run("--backend cpu -n 1024 --script " + bad.string(), no_display);  // refused before the display is asked for
+  Outcome r =
+      run("--backend cpu -n 1024 --script " + bad.string(), no_display);  // refused before the display is asked for
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_TRUE(has(r, bad.string() + ": entry 2 (line 3): frame 2 comes after frame 3")) << r.output;
   r = run("render --backend cpu -n 1024 --frames 2 --out " + (dir_ / "f").string() + " --script " + bad.string());
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_FALSE(fs::exists(dir_ / "f"));
 
-  write_text(bad, R"({"events": [{"frame": 1, "action": "screenshot", "file": "/nonexistent/x.png"}, {"frame": 2, "action": "quit"}]})");
+  write_text(
+      bad,
+      R"({"events": [{"frame": 1, "action": "screenshot", "file": "/nonexistent/x.png"}, {"frame": 2, "action": "quit"}]})");
   r = run("--offscreen --backend cpu -n 1024 --script " + bad.string(), no_display);
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_TRUE(has(r, "entry 1 (line 1)")) << r.output;
@@ -680,7 +715,8 @@ TEST_F(Cli, TheWindowRunsAScriptUnderXvfb) {
   write_text(script, R"({"events": [
     {"frame": 1, "action": "key", "key": "h"},
     {"frame": 2, "action": "set", "settings": {"toggles": {"bh_sort": false}, "view": {"exposure": 2.0}}},
-    {"frame": 4, "action": "screenshot", "file": ")" + shot.string() + R"("},
+    {"frame": 4, "action": "screenshot", "file": ")" +
+                         shot.string() + R"("},
     {"frame": 5, "action": "quit"}
   ]})");
   const std::string args = "--scene galaxy -n 2048 --backend cpu --size 800x500 --no-vsync --script " + script.string();
@@ -690,9 +726,9 @@ TEST_F(Cli, TheWindowRunsAScriptUnderXvfb) {
   ASSERT_EQ(image.width, 800);
   // H hid the panel: the galaxy sits in the middle of the whole window, and no panel colour is left.
   EXPECT_GT(testing::fraction(image, 350, 200, 450, 300, [](auto p) { return testing::luma(p) > 60; }), 0.03);
-  EXPECT_LT(testing::fraction(image, 700, 0, 790, 500, [](auto p) {
-              return std::abs(p[0] - 18) < 4 && std::abs(p[1] - 19) < 4 && std::abs(p[2] - 26) < 4;
-            }),
+  EXPECT_LT(testing::fraction(
+                image, 700, 0, 790, 500,
+                [](auto p) { return std::abs(p[0] - 18) < 4 && std::abs(p[1] - 19) < 4 && std::abs(p[2] - 26) < 4; }),
             0.05);
   const auto csv = read_csv(trace);
   ASSERT_EQ(csv.size(), 7u) << "frames 0 to 5: the quit ends the window's loop";
@@ -701,15 +737,18 @@ TEST_F(Cli, TheWindowRunsAScriptUnderXvfb) {
   // A session that ends first (here --frames) says which entries never ran.
   const Outcome cut = run(args + " --frames 3", "env DISPLAY=" + xvfb.display());
   ASSERT_EQ(cut.code, 0) << cut.output;
-  EXPECT_TRUE(has(cut, "2 of 4 script entries did not run: the session ended after 3 frame(s), before entry 3")) << cut.output;
+  EXPECT_TRUE(has(cut, "2 of 4 script entries did not run: the session ended after 3 frame(s), before entry 3"))
+      << cut.output;
 }
 
 TEST_F(Cli, RenderRunsAScript) {
-  const fs::path script = dir_ / "render.json", trace = dir_ / "render.csv", shot = dir_ / "paused.png", out = dir_ / "frames";
+  const fs::path script = dir_ / "render.json", trace = dir_ / "render.csv", shot = dir_ / "paused.png",
+                 out = dir_ / "frames";
   write_text(script, R"({"events": [
     {"frame": 1, "action": "set", "settings": {"algorithm": "allpairs"}},
     {"frame": 2, "action": "pause"},
-    {"frame": 3, "action": "screenshot", "file": ")" + shot.string() + R"("},
+    {"frame": 3, "action": "screenshot", "file": ")" +
+                         shot.string() + R"("},
     {"frame": 4, "action": "resume"},
     {"frame": 5, "action": "quit"}
   ]})");
@@ -723,7 +762,8 @@ TEST_F(Cli, RenderRunsAScript) {
   const auto csv = read_csv(trace);
   ASSERT_EQ(csv.size(), 7u);
   const std::size_t steps = column(csv, "steps"), panel = column(csv, "panel_ms");
-  const std::vector<std::string> expected_steps = {"0", "1", "0", "0", "1", "1"};  // frame 0 shows the start; paused at 2 and 3
+  const std::vector<std::string> expected_steps = {"0", "1", "0",
+                                                   "0", "1", "1"};  // frame 0 shows the start; paused at 2 and 3
   for (std::size_t i = 1; i < csv.size(); ++i) {
     EXPECT_EQ(csv[i][steps], expected_steps[i - 1]) << "frame " << i - 1;
     EXPECT_EQ(csv[i][panel], "") << "render has no panel";
@@ -742,22 +782,28 @@ TEST_F(Cli, TheTourRunsInAWindowUnderXvfb) {
     {"frame": 2, "action": "key", "key": "right"},
     {"frame": 4, "action": "key", "key": "right"},
     {"frame": 6, "action": "key", "key": "page_up"},
-    {"frame": 12, "action": "screenshot", "file": ")" + shot.string() + R"("},
+    {"frame": 12, "action": "screenshot", "file": ")" +
+                         shot.string() + R"("},
     {"frame": 12, "action": "stats"},
     {"frame": 13, "action": "quit"}
   ]})");
-  const Outcome r = run("--tour barneshut --scene collision -n 4096 --backend cpu --size 1280x720 --no-vsync --script " +
-                            script.string() + " --trace " + trace.string(),
-                        "env DISPLAY=" + xvfb.display());
+  const Outcome r =
+      run("--tour barneshut --scene collision -n 4096 --backend cpu --size 1280x720 --no-vsync --script " +
+              script.string() + " --trace " + trace.string(),
+          "env DISPLAY=" + xvfb.display());
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(has(r, "Barnes-Hut")) << "the tour switched the algorithm: " << r.output;
   const Image image = testing::load_png(shot);
   ASSERT_EQ(image.width, 1280);
-  const auto window_colour = [](auto p) { return std::abs(p[0] - 18) < 8 && std::abs(p[1] - 19) < 8 && std::abs(p[2] - 26) < 8; };
+  const auto window_colour = [](auto p) {
+    return std::abs(p[0] - 18) < 8 && std::abs(p[1] - 19) < 8 && std::abs(p[2] - 26) < 8;
+  };
   EXPECT_GT(testing::fraction(image, 10, 0, 400, 720, window_colour), 0.3) << "the tour's window at the left";
-  EXPECT_GT(testing::fraction(image, 10, 0, 400, 720, [](auto p) { return testing::luma(p) > 160; }), 0.004) << "with text";
+  EXPECT_GT(testing::fraction(image, 10, 0, 400, 720, [](auto p) { return testing::luma(p) > 160; }), 0.004)
+      << "with text";
   EXPECT_GT(testing::fraction(image, 870, 0, 1270, 720, window_colour), 0.3) << "the panel at the right";
-  EXPECT_GT(testing::fraction(image, 560, 200, 840, 520, [](auto p) { return testing::luma(p) > 60; }), 0.01) << "bodies between them";
+  EXPECT_GT(testing::fraction(image, 560, 200, 840, 520, [](auto p) { return testing::luma(p) > 60; }), 0.01)
+      << "bodies between them";
   const auto csv = read_csv(trace);
   ASSERT_EQ(csv.size(), 15u);
   EXPECT_GT(std::stoi(csv.back()[column(csv, "steps_completed")]), 0) << "the steps went on through the tour's steps";
@@ -812,7 +858,6 @@ TEST_F(Cli, BenchCompareRefusesBadChangesClearly) {
   EXPECT_NE(cpu.output.find("needs a GPU"), std::string::npos) << cpu.output;
 }
 
-
 // HDF5 snapshots as users give them: a GADGET-4 file with several types and unit attributes is described
 // by `info`, run by `bench` and saved back; the saved state keeps types, IDs and units and reads back as is.
 void write_gadget4_fixture(const fs::path& file) {
@@ -824,7 +869,7 @@ void write_gadget4_fixture(const fs::path& file) {
     testing::FixtureType& t = types[i < 400 ? 0 : 1];
     const double r = 2.0 + 8.0 * std::fmod(0.618034 * i, 1.0), phi = 0.1 * i, z = 0.5 * std::sin(0.7 * i);
     t.position.insert(t.position.end(), {r * std::cos(phi), r * std::sin(phi), z});  // kpc/h
-    const double v = 120 + 10 * std::cos(0.3 * i);  // km/s, around the axis
+    const double v = 120 + 10 * std::cos(0.3 * i);                                   // km/s, around the axis
     t.velocity.insert(t.velocity.end(), {-v * std::sin(phi), v * std::cos(phi), 3.0 * std::cos(1.3 * i)});
     t.ids.push_back(static_cast<std::uint64_t>(5000 + i));
     if (i >= 400) t.mass.push_back(0.0005);
@@ -874,8 +919,10 @@ TEST_F(Cli, Hdf5SnapshotsAreDescribedRunAndSavedBackWithTheirTypesIdsAndUnits) {
 // With h5py (python3-h5py, which the set-up installs), the other way round: a GADGET-2 file with a
 // MassTable-only type written by h5py loads, and what nbodylab writes opens in h5py with GADGET-4's layout.
 TEST_F(Cli, Hdf5FilesWrittenByH5pyLoadAndOursOpenInH5py) {
-  if (std::system("/usr/bin/python3 -c 'import h5py' >/dev/null 2>&1") != 0) GTEST_SKIP() << "python3-h5py is not installed";
-  const fs::path script = dir_ / "write.py", g2 = dir_ / "g2.hdf5", saved = dir_ / "saved.hdf5", check = dir_ / "check.py";
+  if (std::system("/usr/bin/python3 -c 'import h5py' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "python3-h5py is not installed";
+  const fs::path script = dir_ / "write.py", g2 = dir_ / "g2.hdf5", saved = dir_ / "saved.hdf5",
+                 check = dir_ / "check.py";
   write_text(script, R"(import sys, h5py, numpy as np
 rng = np.random.default_rng(3)
 with h5py.File(sys.argv[1], "w") as f:
@@ -922,7 +969,8 @@ print("h5py reads it")
 // unit attributes as its unit_base, a scene saved by the lab (its stars PartType4, its halo PartType1) weighs what
 // the lab says: 1e10 solar masses.
 TEST_F(Cli, SavedSnapshotsOpenInYtWithTheirUnits) {
-  if (std::system("/usr/bin/python3 -c 'import yt' >/dev/null 2>&1") != 0) GTEST_SKIP() << "python3-yt is not installed";
+  if (std::system("/usr/bin/python3 -c 'import yt' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "python3-yt is not installed";
   const fs::path saved = dir_ / "scene.hdf5", check = dir_ / "yt_check.py";
   const Outcome r = run("bench --backend cpu --scene galaxy -n 512 --warmup 0 --steps 1 --save " + saved.string());
   ASSERT_EQ(r.code, 0) << r.output;
@@ -998,16 +1046,20 @@ TEST_F(Cli, MalformedHdf5SnapshotsAreRefusedWithExitTwoAndNothingIsSaved) {
 TEST_F(Cli, OutputsLandInTheStartingFolderAndAreNamedByAbsolutePaths) {
   const fs::path start = dir_ / "start here";
   fs::create_directories(start);
-  write_text(start / "keys.json", R"({"events": [{"frame": 1, "action": "key", "key": "f12"}, {"frame": 3, "action": "quit"}]})");
-  const Outcome r = run("--offscreen --backend cpu -n 256 --size 640x360 --script keys.json --record rec.rgba --record-panel --save state.hdf5",
-                        "cd '" + start.string() + "' && env -u DISPLAY -u WAYLAND_DISPLAY");
+  write_text(start / "keys.json",
+             R"({"events": [{"frame": 1, "action": "key", "key": "f12"}, {"frame": 3, "action": "quit"}]})");
+  const Outcome r =
+      run("--offscreen --backend cpu -n 256 --size 640x360 --script keys.json --record rec.rgba --record-panel --save "
+          "state.hdf5",
+          "cd '" + start.string() + "' && env -u DISPLAY -u WAYLAND_DISPLAY");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(has(r, "Recorded to " + (start / "rec.rgba").string())) << r.output;
   EXPECT_TRUE(fs::exists(start / "rec.rgba"));
   EXPECT_TRUE(fs::exists(start / "state.hdf5"));
   int screenshots = 0;
   for (const auto& entry : fs::directory_iterator(start))
-    if (entry.path().filename().string().rfind("nbodylab-", 0) == 0 && entry.path().extension() == ".png") ++screenshots;
+    if (entry.path().filename().string().rfind("nbodylab-", 0) == 0 && entry.path().extension() == ".png")
+      ++screenshots;
   EXPECT_EQ(screenshots, 1) << "F12 saves into the starting folder";
 }
 

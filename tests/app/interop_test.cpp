@@ -44,8 +44,8 @@ TEST_P(Interop, WritesTheSameVerticesAsTheHostCopy) {
     BodyVertices interop(true), host(false);
     interop.update(sim.backend(), mode);
     host.update(sim.backend(), mode);
-    ASSERT_EQ(interop.path(), VertexPath::interop) << "interop unavailable: " << interop.interop_unavailable_reason()
-                                                   << " (" << context.description() << ")";
+    ASSERT_EQ(interop.path(), VertexPath::interop)
+        << "interop unavailable: " << interop.interop_unavailable_reason() << " (" << context.description() << ")";
     ASSERT_EQ(host.path(), VertexPath::host_copy);
     const auto a = whole_buffer(interop), b = whole_buffer(host);
     ASSERT_EQ(a.size(), b.size());

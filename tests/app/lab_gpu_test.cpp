@@ -48,7 +48,8 @@ TEST(LabOnGpu, AScriptedAllPairsABTracesBsFiguresAndSwaps) {
   std::string previous;
   for (const FrameRecord& r : lab.trace().records()) {
     const std::string now = r.variant + " | B: " + r.ab_b + " (" + r.ab_state + ")" + (r.ab_b_ms ? " compared" : "") +
-                            (r.swap.empty() ? "" : " | swap " + r.swap) + (r.script.empty() ? "" : " | script " + r.script) +
+                            (r.swap.empty() ? "" : " | swap " + r.swap) +
+                            (r.script.empty() ? "" : " | script " + r.script) +
                             (r.build_state.empty() ? "" : " | build " + r.build_state + " " + r.build_label);
     if (now != previous) std::printf("frame %lld: %s\n", static_cast<long long>(r.frame), now.c_str());
     previous = now;
@@ -86,7 +87,8 @@ TEST(LabOnGpu, AScriptedBarnesHutABComparesTheAngleWithTheRelativeTest) {
   EXPECT_NE(rows.front().ab_b.find("theta=0.3"), std::string::npos) << rows.front().ab_b;
   EXPECT_NE(rows.front().ab_b.find("bh_sort=off"), std::string::npos) << rows.front().ab_b;
   EXPECT_NE(rows.front().ab_b.find("bh_opening=geometric"), std::string::npos) << rows.front().ab_b;
-  for (const FrameRecord& r : rows) EXPECT_LT(*r.ab_difference, 1e-2) << "either opening test differs by the tree's error";
+  for (const FrameRecord& r : rows)
+    EXPECT_LT(*r.ab_difference, 1e-2) << "either opening test differs by the tree's error";
   EXPECT_TRUE(lab.trace().records().back().ab_b.empty()) << "stopped";
 }
 

@@ -95,14 +95,14 @@ TEST(StartupBodyCount, ScalesTheProbeByTheAlgorithmsCostLaw) {
 TEST(StartupBodyCount, SlowerGpusGetFewerBodiesWithinTheLimits) {
   std::size_t previous = SIZE_MAX;
   for (double probe_ms : {0.5, 2.0, 8.0, 32.0, 128.0}) {  // the same probe on ever slower GPUs
-    const std::size_t n = scale_body_count(65536, probe_ms, kStartupSimulationBudgetMs, cost_exponent(Algorithm::allpairs),
-                                           16384, 1u << 22);
+    const std::size_t n = scale_body_count(65536, probe_ms, kStartupSimulationBudgetMs,
+                                           cost_exponent(Algorithm::allpairs), 16384, 1u << 22);
     EXPECT_LT(n, previous) << probe_ms;
     previous = n;
   }
-  EXPECT_EQ(scale_body_count(65536, 1e6, 10.0, 2.0, 16384, 1u << 22), 16384u);        // never below the floor
-  EXPECT_EQ(scale_body_count(65536, 1e-6, 10.0, 2.0, 16384, 1u << 22), 1u << 22);     // nor above the memory cap
-  EXPECT_EQ(scale_body_count(65536, 0.0, 10.0, 2.0, 16384, 1u << 22), 1u << 22);      // a probe too fast to time
+  EXPECT_EQ(scale_body_count(65536, 1e6, 10.0, 2.0, 16384, 1u << 22), 16384u);     // never below the floor
+  EXPECT_EQ(scale_body_count(65536, 1e-6, 10.0, 2.0, 16384, 1u << 22), 1u << 22);  // nor above the memory cap
+  EXPECT_EQ(scale_body_count(65536, 0.0, 10.0, 2.0, 16384, 1u << 22), 1u << 22);   // a probe too fast to time
   EXPECT_GT(cost_exponent(Algorithm::allpairs), cost_exponent(Algorithm::barneshut));
   EXPECT_GE(probe_body_count(Algorithm::allpairs), 16384u);  // below this a GPU is latency-bound
 }
@@ -148,7 +148,8 @@ TEST(FrameSize, ParsesWidthByHeight) {
 }
 
 TEST(FrameSize, RefusesWhatIsNotASize) {
-  for (const char* bad : {"", "1920", "x1080", "1920x", "-5x10", "10x10", "1920x1080x3", "abcxdef", "99999x100", "1e3x100"}) {
+  for (const char* bad :
+       {"", "1920", "x1080", "1920x", "-5x10", "10x10", "1920x1080x3", "abcxdef", "99999x100", "1e3x100"}) {
     try {
       parse_frame_size(bad);
       ADD_FAILURE() << bad;
@@ -192,7 +193,8 @@ TEST(Presets, EveryPresetLoadsAndValidates) {
     s.body_count = 12345;
     EXPECT_NO_THROW(s = load_settings(entry.path(), s)) << entry.path();
     EXPECT_NO_THROW(validate(s)) << entry.path();
-    EXPECT_NE(s.body_count, std::optional<std::int64_t>(12345)) << entry.path() << " must say how many bodies (null: auto)";
+    EXPECT_NE(s.body_count, std::optional<std::int64_t>(12345))
+        << entry.path() << " must say how many bodies (null: auto)";
   }
   EXPECT_GE(presets, 3);
 }

@@ -67,13 +67,14 @@ TEST_F(LabOffscreen, DrawsTheBodiesAndThePanelIntoItsFramebuffer) {
   ASSERT_GT(scene_width, kWidth / 2);
   ASSERT_LT(scene_width, kWidth);
   const int cx = scene_width / 2, cy = kHeight / 2;
-  EXPECT_GT(testing::fraction(image, cx - 60, cy - 60, cx + 60, cy + 60, [](auto p) { return testing::luma(p) > 80; }), 0.05)
+  EXPECT_GT(testing::fraction(image, cx - 60, cy - 60, cx + 60, cy + 60, [](auto p) { return testing::luma(p) > 80; }),
+            0.05)
       << "bodies should be drawn in the scene region";
   EXPECT_GT(testing::fraction(image, 5, 5, 60, 60, [](auto p) { return testing::luma(p) < 25; }), 0.95);
   const int px0 = scene_width + 10, px1 = kWidth - 10;
-  EXPECT_GT(testing::fraction(image, px0, 0, px1, kHeight, [](auto p) {
-              return std::abs(p[0] - 18) < 8 && std::abs(p[1] - 19) < 8 && std::abs(p[2] - 26) < 8;
-            }),
+  EXPECT_GT(testing::fraction(
+                image, px0, 0, px1, kHeight,
+                [](auto p) { return std::abs(p[0] - 18) < 8 && std::abs(p[1] - 19) < 8 && std::abs(p[2] - 26) < 8; }),
             0.3)
       << "the panel's background should cover its area";
   EXPECT_GT(testing::fraction(image, px0, 0, px1, kHeight, [](auto p) { return testing::luma(p) > 160; }), 0.003)
@@ -203,7 +204,8 @@ TEST_F(LabOffscreen, ASessionThatCannotEndOrRunsWhatTheLabLacksIsRefusedFirst) {
   EXPECT_EQ(ends.run(), 0);
 
   try {
-    Lab ab(scripted(R"({"frame": 1, "action": "ab_start", "toggles": {"unroll": 128}}, {"frame": 2, "action": "quit"})"));
+    Lab ab(
+        scripted(R"({"frame": 1, "action": "ab_start", "toggles": {"unroll": 128}}, {"frame": 2, "action": "quit"})"));
     FAIL() << "an A/B entry was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("test.json: entry 1"), std::string::npos) << e.what();
@@ -253,7 +255,8 @@ TEST_F(LabOffscreen, TheTourOpensWalksAndDrawsBesideTheScene) {
   LabOptions o = scripted(R"({"frame": 4, "action": "screenshot", "file": ")" + shot("tour-1.png") + R"("},
                  {"frame": 5, "action": "key", "key": "right"},
                  {"frame": 8, "action": "tour", "tour": "allpairs", "step": 5},
-                 {"frame": 30, "action": "screenshot", "file": ")" + shot("tour-5.png") + R"("},
+                 {"frame": 30, "action": "screenshot", "file": ")" +
+                          shot("tour-5.png") + R"("},
                  {"frame": 31, "action": "quit"})");
   o.tour = TourKind::allpairs;
   Lab lab(o);
@@ -262,7 +265,9 @@ TEST_F(LabOffscreen, TheTourOpensWalksAndDrawsBesideTheScene) {
   for (int i = 0; i < 7; ++i) lab.frame();
   EXPECT_EQ(lab.tour_session()->step(), 1u) << "Right moves to the next step";
   EXPECT_EQ(lab.simulation().settings().algorithm, Algorithm::allpairs);
-  EXPECT_EQ(toggle_changes(lab.simulation().settings().toggles, lab.tour_session()->tour().steps[1].toggles, Algorithm::allpairs), "")
+  EXPECT_EQ(toggle_changes(lab.simulation().settings().toggles, lab.tour_session()->tour().steps[1].toggles,
+                           Algorithm::allpairs),
+            "")
       << "the step runs exactly its rung's toggles";
   for (int i = 7; i < 9; ++i) lab.frame();
   const TourSession& tour = *lab.tour_session();
@@ -282,12 +287,18 @@ TEST_F(LabOffscreen, TheTourOpensWalksAndDrawsBesideTheScene) {
     const Viewport scene = lab.scene_viewport();
     ASSERT_GT(scene.x, kWidth / 5) << "the tour's window takes the left of the scene";
     ASSERT_GT(scene.width, kWidth / 5);
-    const auto window_colour = [](auto p) { return std::abs(p[0] - 18) < 8 && std::abs(p[1] - 19) < 8 && std::abs(p[2] - 26) < 8; };
-    EXPECT_GT(testing::fraction(image, 10, 0, scene.x - 10, kHeight, window_colour), 0.3) << "the tour window's background";
-    EXPECT_GT(testing::fraction(image, 10, 0, scene.x - 10, kHeight, [](auto p) { return testing::luma(p) > 160; }), 0.004)
+    const auto window_colour = [](auto p) {
+      return std::abs(p[0] - 18) < 8 && std::abs(p[1] - 19) < 8 && std::abs(p[2] - 26) < 8;
+    };
+    EXPECT_GT(testing::fraction(image, 10, 0, scene.x - 10, kHeight, window_colour), 0.3)
+        << "the tour window's background";
+    EXPECT_GT(testing::fraction(image, 10, 0, scene.x - 10, kHeight, [](auto p) { return testing::luma(p) > 160; }),
+              0.004)
         << "the tour window shows text";
     const int cx = scene.x + scene.width / 2, cy = kHeight / 2;
-    EXPECT_GT(testing::fraction(image, cx - 60, cy - 60, cx + 60, cy + 60, [](auto p) { return testing::luma(p) > 60; }), 0.03)
+    EXPECT_GT(
+        testing::fraction(image, cx - 60, cy - 60, cx + 60, cy + 60, [](auto p) { return testing::luma(p) > 60; }),
+        0.03)
         << "the bodies are drawn in the scene between the tour and the panel";
   }
 }

@@ -75,7 +75,8 @@ TEST_F(LabWindow, DrawsBodiesInTheSceneAndThePanelBesideIt) {
   ASSERT_LT(scene_width, kWidth);
   // The galaxy glows in the middle of the scene area; its corners stay dark.
   const int cx = scene_width / 2, cy = kHeight / 2;
-  const double lit = testing::fraction(image, cx - 60, cy - 60, cx + 60, cy + 60, [](auto p) { return testing::luma(p) > 80; });
+  const double lit =
+      testing::fraction(image, cx - 60, cy - 60, cx + 60, cy + 60, [](auto p) { return testing::luma(p) > 80; });
   EXPECT_GT(lit, 0.05) << "bodies should be drawn in the scene region";
   const double dark_corner = testing::fraction(image, 5, 5, 60, 60, [](auto p) { return testing::luma(p) < 25; });
   EXPECT_GT(dark_corner, 0.95);
@@ -114,8 +115,11 @@ TEST_F(LabWindow, PresenterModeShowsACompactHighContrastPanelAndALargeCaption) {
   EXPECT_GT(scene_width, kWidth / 3);
   // The high-contrast panel: pure black behind white text.
   const int px0 = scene_width + 10, px1 = kWidth - 10;
-  EXPECT_GT(testing::fraction(image, px0, 0, px1, kHeight, [](auto p) { return p[0] < 4 && p[1] < 4 && p[2] < 4; }), 0.3);
-  EXPECT_GT(testing::fraction(image, px0, 0, px1, kHeight, [](auto p) { return p[0] > 240 && p[1] > 240 && p[2] > 240; }), 0.01);
+  EXPECT_GT(testing::fraction(image, px0, 0, px1, kHeight, [](auto p) { return p[0] < 4 && p[1] < 4 && p[2] < 4; }),
+            0.3);
+  EXPECT_GT(
+      testing::fraction(image, px0, 0, px1, kHeight, [](auto p) { return p[0] > 240 && p[1] > 240 && p[2] > 240; }),
+      0.01);
   // The caption: large white and yellow type on a dark band in the bottom-left of the picture.
   const double caption_text = testing::fraction(image, 10, kHeight - 140, scene_width / 2 + 200, kHeight - 10,
                                                 [](auto p) { return p[0] > 200 && p[1] > 170; });
@@ -134,7 +138,7 @@ TEST_F(LabWindow, RecordingWritesTheWindowsFramesThroughTheRing) {
   const fs::path raw = dir_ / "talk.rgba";
   o.record.target = raw.string();
   o.record.pace_by_wall_clock = false;  // every frame a video frame: the count is exact
-  {  // one Lab (one ImGui context) at a time
+  {                                     // one Lab (one ImGui context) at a time
     Lab lab(o);
     ASSERT_TRUE(lab.recorder());
     const Viewport scene = lab.scene_viewport();
@@ -145,7 +149,6 @@ TEST_F(LabWindow, RecordingWritesTheWindowsFramesThroughTheRing) {
     ASSERT_TRUE(fs::exists(raw));
     const std::size_t frame_bytes = static_cast<std::size_t>(scene.width) * scene.height * 4;
     EXPECT_EQ(fs::file_size(raw), 8 * frame_bytes) << "the scene alone, without the panel";
-
   }
 
   // The panel's button starts and stops it (the target the panel holds).
@@ -203,8 +206,9 @@ TEST_F(LabWindow, ABookmarkRestoresTheBodiesTheTimeAndTheSettings) {
   const auto mine = std::find_if(list.begin(), list.end(), [](const Bookmark& b) { return b.name == "after-five"; });
   ASSERT_NE(mine, list.end());
   EXPECT_FALSE(mine->shipped);
-  EXPECT_TRUE(std::any_of(list.begin(), list.end(), [](const Bookmark& b) { return b.shipped && b.name == "collision-tails"; }))
-      << "the shipped moments of the default collision are listed";
+  EXPECT_TRUE(std::any_of(list.begin(), list.end(), [](const Bookmark& b) {
+    return b.shipped && b.name == "collision-tails";
+  })) << "the shipped moments of the default collision are listed";
   lab.restore_bookmark(*mine);  // waits for the running step, then replaces the state
   EXPECT_TRUE(lab.last_error().empty()) << lab.last_error();
   EXPECT_NEAR(lab.simulation().time(), t, 1e-9);
@@ -246,7 +250,8 @@ TEST_F(LabWindow, EditsThroughTheEditorReachTheSimulation) {
   EXPECT_EQ(lab.simulation().body_count(), 4096u) << "switching the algorithm keeps the bodies";
 
   editor.set_body_count(2048);  // waits for a restart
-  EXPECT_FALSE(frames_until(lab, [&] { return lab.simulation().body_count() != 4096u; }, 10));
+  EXPECT_FALSE(frames_until(
+      lab, [&] { return lab.simulation().body_count() != 4096u; }, 10));
   lab.request(LabCommand::reset);
   EXPECT_TRUE(frames_until(lab, [&] { return lab.simulation().body_count() == 2048u; }));
 

@@ -43,7 +43,8 @@ class OutputSafety : public ::testing::Test {
   // Entries of dir_ whose name holds ".tmp": what a write stages before it renames.
   int staged_leftovers() const {
     int n = 0;
-    for (const auto& entry : fs::directory_iterator(dir_)) n += entry.path().filename().string().find(".tmp") != std::string::npos;
+    for (const auto& entry : fs::directory_iterator(dir_))
+      n += entry.path().filename().string().find(".tmp") != std::string::npos;
     return n;
   }
 
@@ -76,7 +77,8 @@ exit 0
 )");
   for (const fs::path& ffmpeg : {trailer_fails, silent_junk}) {
     SCOPED_TRACE(ffmpeg.filename().string());
-    if (ffmpeg == silent_junk && !find_program("ffprobe")) GTEST_SKIP() << "only ffprobe can tell this file is not a video";
+    if (ffmpeg == silent_junk && !find_program("ffprobe"))
+      GTEST_SKIP() << "only ffprobe can tell this file is not a video";
     {
       auto sink = make_ffmpeg_pipe(ffmpeg, video.string(), 32, 16, 30);
       for (int i = 0; i < 3; ++i) sink->write(gray_frame(32, 16), i);

@@ -37,7 +37,8 @@ TEST(RenderJob, WritesNumberedPngsWithTheBodiesInThem) {
   EXPECT_EQ(report.frames_written, 3);
   EXPECT_EQ(report.path, VertexPath::host_copy);
   EXPECT_NE(log.str().find("EGL"), std::string::npos) << log.str();
-  for (const char* name : {"frame_00000.png", "frame_00001.png", "frame_00002.png"}) EXPECT_TRUE(fs::exists(dir / name)) << name;
+  for (const char* name : {"frame_00000.png", "frame_00001.png", "frame_00002.png"})
+    EXPECT_TRUE(fs::exists(dir / name)) << name;
   const Image image = testing::load_png(dir / "frame_00002.png");
   EXPECT_EQ(image.width, 320);
   EXPECT_EQ(image.height, 180);
@@ -67,10 +68,8 @@ TEST(RenderJob, BenchmarkReportsEveryPartOfTheFrame) {
     // frame's CPU-side parts, so the medians keep that order: sequential frames draw to their end
     // (glFinish) inside the interval; overlapped ones only enqueue the drawing, whose GPU time may run
     // beside the next frame's work, so there only the (CPU backend's synchronous) step is inside.
-    if (overlap)
-      EXPECT_GE(report.interval.median, report.simulate.median);
-    else
-      EXPECT_GE(report.interval.median, report.render.median);
+    if (overlap) EXPECT_GE(report.interval.median, report.simulate.median);
+    else EXPECT_GE(report.interval.median, report.render.median);
     EXPECT_GE(report.interval.p95, report.interval.median);
     EXPECT_NEAR(report.fps(), 1000.0 / report.interval.median, 1e-9);
     for (const char* part : {"simulate", "vertices", "render", "readback", "wall-clock frame interval", "diagnostic"})
@@ -151,7 +150,8 @@ TEST(RenderJob, TheNullSinkTimesTheCaptureAloneAndWritesNothing) {
 }
 
 TEST(RenderJob, RecordsAPlayableVideoWhenFfmpegIsInstalled) {
-  if (!find_program("ffmpeg") || !find_program("ffprobe")) GTEST_SKIP() << "ffmpeg is not installed (scripts/setup.sh installs it)";
+  if (!find_program("ffmpeg") || !find_program("ffprobe"))
+    GTEST_SKIP() << "ffmpeg is not installed (scripts/setup.sh installs it)";
   const fs::path video = fs::temp_directory_path() / ("nbl_record_" + std::to_string(getpid()) + ".mp4");
   RenderJob job = small_job({});
   job.benchmark = true;
@@ -161,8 +161,10 @@ TEST(RenderJob, RecordsAPlayableVideoWhenFfmpegIsInstalled) {
   render_frames(job, log);
   ASSERT_TRUE(fs::exists(video)) << log.str();
   // ffprobe counts the frames it decodes: the file plays.
-  const std::string command = "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames,width,height "
-                              "-of csv=p=0 '" + video.string() + "'";
+  const std::string command =
+      "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames,width,height "
+      "-of csv=p=0 '" +
+      video.string() + "'";
   FILE* pipe = popen(command.c_str(), "r");
   ASSERT_TRUE(pipe);
   char line[128] = {};
@@ -204,7 +206,8 @@ TEST(RenderJob, MidCollisionAt65kHoldsDetail) {
   job.size = {960, 540};
   job.benchmark = true;
   job.check_picture = true;
-  if (const char* dir = std::getenv("NBL_TEST_IMAGES")) job.out = (fs::path(dir) / "mid-collision-65k").string(), job.overwrite = true;
+  if (const char* dir = std::getenv("NBL_TEST_IMAGES"))
+    job.out = (fs::path(dir) / "mid-collision-65k").string(), job.overwrite = true;
   std::ostringstream log;
   const RenderReport report = render_frames(job, log);
   ASSERT_TRUE(report.picture);

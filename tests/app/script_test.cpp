@@ -91,10 +91,12 @@ TEST(ScriptParse, ReadsEveryAction) {
 }
 
 TEST(ScriptParse, ALadderRungAsBTakesTheRungsTogglesThenTheEntrysOwn) {
-  const Script s = parse_script(events(R"({"frame": 0, "action": "ab_start", "rung": "unroll 8", "toggles": {"block_size": 128}})"), "s");
+  const Script s = parse_script(
+      events(R"({"frame": 0, "action": "ab_start", "rung": "unroll 8", "toggles": {"block_size": 128}})"), "s");
   const SettingsChange& c = s.entries[0].change;
   Settings b;
-  for (const auto& [toggle, value] : c.toggles) b.toggles.values[static_cast<std::size_t>(toggle - kToggles.data())] = value;
+  for (const auto& [toggle, value] : c.toggles)
+    b.toggles.values[static_cast<std::size_t>(toggle - kToggles.data())] = value;
   ToggleValues expected = ladder_toggles(7);
   ASSERT_EQ(kLadder[7].name, "unroll 8");
   expected[ToggleId("block_size")] = 128;
@@ -103,7 +105,8 @@ TEST(ScriptParse, ALadderRungAsBTakesTheRungsTogglesThenTheEntrysOwn) {
 }
 
 TEST(ScriptParse, RestartSettingsAskForARestart) {
-  const Script s = parse_script(events(R"({"frame": 0, "action": "set", "settings": {"bodies": 2048, "scene": "plummer"}})"), "s");
+  const Script s =
+      parse_script(events(R"({"frame": 0, "action": "set", "settings": {"bodies": 2048, "scene": "plummer"}})"), "s");
   EXPECT_TRUE(s.entries[0].change.restarts());
 }
 
@@ -201,18 +204,23 @@ TEST(ScriptParse, EachKindOfBadFileIsRefusedNamingWhereAndWhy) {
       {events(R"({"frame": 1, "action": "key", "key": "x"})"), "\"key\" must be one of the lab's keys: space, p,"},
       {events(R"({"frame": 1, "action": "drag", "by": [1]})"), "\"by\" must be [x, y] in pixels"},
       {events(R"({"frame": 1, "action": "drag", "by": [1, 2], "button": "side"})"), "\"button\" must be \"left\""},
-      {events(R"({"frame": 1, "action": "drag", "by": [1, 2], "frames": 0})"), "\"frames\" must be a whole number in [1,"},
+      {events(R"({"frame": 1, "action": "drag", "by": [1, 2], "frames": 0})"),
+       "\"frames\" must be a whole number in [1,"},
       {events(R"({"frame": 1, "action": "wheel", "by": 0})"), "\"by\" must be a non-zero number"},
       {events(R"({"frame": 1, "action": "ab_start"})"), "\"ab_start\" needs \"toggles\""},
       {events(R"({"frame": 1, "action": "ab_start", "toggles": {"unroll": 8}, "seed": 3})"), "unknown key \"seed\""},
-      {events(R"({"frame": 1, "action": "tour", "tour": "fmm", "step": 1})"), "\"tour\" must be \"allpairs\" or \"barneshut\""},
-      {events(R"({"frame": 1, "action": "tour", "tour": "allpairs", "step": 0})"), "\"step\" must be a number in [1, 17]"},
+      {events(R"({"frame": 1, "action": "tour", "tour": "fmm", "step": 1})"),
+       "\"tour\" must be \"allpairs\" or \"barneshut\""},
+      {events(R"({"frame": 1, "action": "tour", "tour": "allpairs", "step": 0})"),
+       "\"step\" must be a number in [1, 17]"},
       {events(R"({"frame": 1, "action": "tour", "tour": "allpairs"})"), "\"tour\" needs \"step\""},
-      {events(R"({"frame": 1, "action": "ab_start", "rung": 0})"), "rung 0 (\"1 thread\") as B would take seconds per step"},
+      {events(R"({"frame": 1, "action": "ab_start", "rung": 0})"),
+       "rung 0 (\"1 thread\") as B would take seconds per step"},
       {events(R"({"frame": 1, "action": "ab_start", "rung": "unroll 9"})"), "no ladder rung is named \"unroll 9\""},
       {events("{\"frame\": 5, \"action\": \"stats\"},\n{\"frame\": 4, \"action\": \"stats\"}"),
        "entry 2 (line 3): frame 4 comes after frame 5 (entry 1 (line 2))"},
-      {events("{\"time\": 2, \"action\": \"stats\"},\n{\"frame\": 9, \"action\": \"stats\"},\n{\"time\": 1.5, \"action\": \"stats\"}"),
+      {events("{\"time\": 2, \"action\": \"stats\"},\n{\"frame\": 9, \"action\": \"stats\"},\n{\"time\": 1.5, "
+              "\"action\": \"stats\"}"),
        "entry 3 (line 4): t = 1.5 s comes after t = 2 s"},
   };
   for (const Case& c : cases) {
@@ -235,7 +243,9 @@ TEST(ScriptParse, AMissingFileIsBadInputNamingIt) {
 class RecordingTarget : public ScriptTarget {
  public:
   explicit RecordingTarget(Simulation& simulation) : simulation_(simulation), editor_(simulation.settings()) {}
-  std::string cannot(ScriptAction action) const override { return action == ScriptAction::wheel ? "no wheel here" : ""; }
+  std::string cannot(ScriptAction action) const override {
+    return action == ScriptAction::wheel ? "no wheel here" : "";
+  }
   SettingsEditor& editor() override { return editor_; }
   void restart() override { calls.push_back("restart"); }
   void screenshot(const fs::path& file) override { calls.push_back("screenshot " + file.string()); }
@@ -284,7 +294,8 @@ TEST(ScriptRunner, RunsEntriesInOrderAtTheirFrameOrTime) {
   EXPECT_EQ(runner.run_due(2, 0.5, target), std::vector<ScriptAction>{ScriptAction::pause});  // the time entry waits
   EXPECT_EQ(runner.run_due(2, 1.0, target), (std::vector<ScriptAction>{ScriptAction::stats, ScriptAction::key}));
   EXPECT_FALSE(runner.finished());
-  EXPECT_NE(runner.unfinished_note(3).find("2 of 5 script entries did not run"), std::string::npos) << runner.unfinished_note(3);
+  EXPECT_NE(runner.unfinished_note(3).find("2 of 5 script entries did not run"), std::string::npos)
+      << runner.unfinished_note(3);
   runner.run_due(3, 1.1, target);
   EXPECT_TRUE(runner.finished());
   EXPECT_EQ(runner.unfinished_note(4), "");
@@ -296,7 +307,8 @@ TEST(ScriptRunner, SettingsGoThroughTheEditorAndRestartsAreAskedFor) {
   Simulation simulation(cpu_settings());
   RecordingTarget target(simulation);
   ScriptRunner runner(parse_script(
-      events(R"({"frame": 0, "action": "set", "settings": {"theta": 0.9, "toggles": {"unroll": 8}, "view": {"exposure": 3.0}}},
+      events(
+          R"({"frame": 0, "action": "set", "settings": {"theta": 0.9, "toggles": {"unroll": 8}, "view": {"exposure": 3.0}}},
 {"frame": 1, "action": "set", "settings": {"seed": 7}})"),
       "s"));
   runner.run_due(0, 0, target);
@@ -334,8 +346,10 @@ TEST(ScriptRunner, ATourStepSetsTheStepsAlgorithmAndToggles) {
   Simulation simulation(cpu_settings());
   RecordingTarget target(simulation);
   target.editor().set_toggle(*find_toggle("unroll"), 3);  // all-pairs: not the Barnes-Hut tour's, stays
-  ScriptRunner runner(parse_script(events(R"({"frame": 0, "action": "tour", "tour": "barneshut", "step": "Kernel 4: sort the bodies in tree order"},
-    {"frame": 1, "action": "tour", "tour": "allpairs", "step": 1})"), "s"));
+  ScriptRunner runner(parse_script(
+      events(R"({"frame": 0, "action": "tour", "tour": "barneshut", "step": "Kernel 4: sort the bodies in tree order"},
+    {"frame": 1, "action": "tour", "tour": "allpairs", "step": 1})"),
+      "s"));
   runner.run_due(0, 0, target);
   const Tour bh = load_tour(TourKind::barneshut);
   EXPECT_EQ(target.calls, std::vector<std::string>{"tour barneshut 4"});
@@ -355,7 +369,8 @@ TEST(ScriptRunner, WhatTheTargetCannotDoIsRefusedBeforeTheRun) {
 {"frame": 4, "action": "wheel", "by": 1})"),
                                    "s.json"));
   try {
-    runner.check([](ScriptAction a) { return a == ScriptAction::wheel ? std::string("no wheel here") : std::string(); });
+    runner.check(
+        [](ScriptAction a) { return a == ScriptAction::wheel ? std::string("no wheel here") : std::string(); });
     FAIL() << "a wheel entry was accepted";
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "s.json: entry 2 (line 3): \"wheel\": no wheel here");
@@ -363,7 +378,8 @@ TEST(ScriptRunner, WhatTheTargetCannotDoIsRefusedBeforeTheRun) {
 }
 
 TEST(ScriptRunner, AScreenshotThatCannotBeWrittenIsRefusedBeforeTheRun) {
-  ScriptRunner runner(parse_script(events(R"({"frame": 3, "action": "screenshot", "file": "/nonexistent/dir/a.png"})"), "s.json"));
+  ScriptRunner runner(
+      parse_script(events(R"({"frame": 3, "action": "screenshot", "file": "/nonexistent/dir/a.png"})"), "s.json"));
   try {
     runner.check([](ScriptAction) { return std::string(); });
     FAIL() << "an unwritable screenshot was accepted";
@@ -423,8 +439,10 @@ TEST(FrameTrace, WritesOneQuotedCsvRowPerFrame) {
   EXPECT_EQ(first, "0,0.000000,100.000,0.000,0.000,0.000,,0,0,,,\"morton leaf=4, sorted\",,,,,,,,,,,,0,0,,,");
   // Newer columns come after the older ones (the swap's costs, then the stepping thread's and the camera's),
   // so readers of an older format still find theirs.
-  EXPECT_EQ(second, "1,0.000000,16.500,0.000,0.000,0.000,1.250,0,1,checking,,\"morton leaf=4, sorted\",accepted,0.500,set+screenshot,,,,,,"
-                    "0.7500,0.0500,40.125,7,1,30.0000,-12.5000,4.5");
+  EXPECT_EQ(second,
+            "1,0.000000,16.500,0.000,0.000,0.000,1.250,0,1,checking,,\"morton leaf=4, "
+            "sorted\",accepted,0.500,set+screenshot,,,,,,"
+            "0.7500,0.0500,40.125,7,1,30.0000,-12.5000,4.5");
 }
 
 // A/B in the trace: B's changes, its state, and each frame's comparison; the summary pairs the frames of
@@ -466,13 +484,15 @@ TEST(FrameTrace, RecordsBsFiguresAndSummarizesEachB) {
   EXPECT_DOUBLE_EQ(s.comparisons[1].speedup.median, 0.5);
   std::ostringstream out;
   trace.print_summary(out);
-  EXPECT_NE(out.str().find("A/B, B = unroll=128, layout=soa: 20 frame(s) compared; force computation A 2.010 ms, B 1.000 ms "
-                           "(medians); B is 2.01x faster"),
-            std::string::npos)
+  EXPECT_NE(
+      out.str().find("A/B, B = unroll=128, layout=soa: 20 frame(s) compared; force computation A 2.010 ms, B 1.000 ms "
+                     "(medians); B is 2.01x faster"),
+      std::string::npos)
       << out.str();
-  EXPECT_NE(out.str().find("A/B, B = unroll=8: 10 frame(s) compared; force computation A 1.000 ms, B 2.000 ms (medians); "
-                           "B is 2.00x slower"),
-            std::string::npos)
+  EXPECT_NE(
+      out.str().find("A/B, B = unroll=8: 10 frame(s) compared; force computation A 1.000 ms, B 2.000 ms (medians); "
+                     "B is 2.00x slower"),
+      std::string::npos)
       << out.str();
 }
 
@@ -496,7 +516,8 @@ TEST(FrameTrace, TheSummaryLeavesTheFirstFrameOutAndSplitsBuildFrames) {
   std::ostringstream out;
   trace.print_summary(out);
   EXPECT_NE(out.str().find("11 frame(s) after the first"), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find("during builds:   max   30.000 ms (3.00x the median outside)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("during builds:   max   30.000 ms (3.00x the median outside)"), std::string::npos)
+      << out.str();
 }
 
 TEST(FrameTrace, TheSummaryGivesTheAcceptedSwapsOwnCosts) {
@@ -521,9 +542,10 @@ TEST(FrameTrace, TheSummaryGivesTheAcceptedSwapsOwnCosts) {
   EXPECT_DOUBLE_EQ(s.max_teardown_ms, 0.04);
   std::ostringstream out;
   trace.print_summary(out);
-  EXPECT_NE(out.str().find("swap calls (frame loop): median 0.600 ms, max 2.500 ms; of that the old build's teardown median "
-                           "0.030 ms, max 0.040 ms"),
-            std::string::npos)
+  EXPECT_NE(
+      out.str().find("swap calls (frame loop): median 0.600 ms, max 2.500 ms; of that the old build's teardown median "
+                     "0.030 ms, max 0.040 ms"),
+      std::string::npos)
       << out.str();
 }
 

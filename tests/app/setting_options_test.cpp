@@ -77,7 +77,8 @@ TEST(SettingOptions, EveryRowHasAnOptionThatSetsItsField) {
     }
     const auto [text, value] = changed_text(s);
     const Settings parsed = cli.parse({cli_name(s), text});
-    EXPECT_TRUE(s.access.get(parsed) == value) << cli_name(s) << " " << text << " gave " << format_setting(s, s.access.get(parsed));
+    EXPECT_TRUE(s.access.get(parsed) == value)
+        << cli_name(s) << " " << text << " gave " << format_setting(s, s.access.get(parsed));
   }
 }
 
@@ -119,7 +120,8 @@ TEST(SettingOptions, NegativeAndOverflowingSeedsAreRefused) {
     EXPECT_NE(message.find("--seed"), std::string::npos) << text << ": " << message;
     EXPECT_NE(message.find(text), std::string::npos) << message;
   }
-  EXPECT_TRUE(parse_setting_value(seed, "18446744073709551615") == SettingValue{std::uint64_t{18446744073709551615ull}});
+  EXPECT_TRUE(parse_setting_value(seed, "18446744073709551615") ==
+              SettingValue{std::uint64_t{18446744073709551615ull}});
 }
 
 // A toggle's message names the dashed option, whichever spelling was typed.
@@ -143,7 +145,8 @@ TEST(SettingOptions, HelpShowsTypesRangesAndTheDefaultBodyCount) {
   EXPECT_NE(help.find("--steps-per-frame INT"), std::string::npos) << help;
   EXPECT_NE(help.find("[1, 1000]"), std::string::npos) << help;
   for (const bool gpu : {false, true})
-    EXPECT_NE(help.find(std::to_string(default_body_count(Scene::collision, Algorithm::barneshut, gpu))), std::string::npos)
+    EXPECT_NE(help.find(std::to_string(default_body_count(Scene::collision, Algorithm::barneshut, gpu))),
+              std::string::npos)
         << help;
   for (const auto& t : kToggles) {
     const auto at = help.find(toggle_option_name(t));
@@ -168,7 +171,9 @@ TEST(PanelSettings, EveryRowHasAWidgetOverItsValidRange) {
         case PanelWidget::radio: EXPECT_EQ(s.kind, SettingKind::choice) << s.key; break;
         case PanelWidget::checkbox: EXPECT_EQ(s.kind, SettingKind::flag) << s.key; break;
         case PanelWidget::input:
-          EXPECT_TRUE(s.kind == SettingKind::integer || s.kind == SettingKind::unsigned64 || s.kind == SettingKind::real) << s.key;
+          EXPECT_TRUE(s.kind == SettingKind::integer || s.kind == SettingKind::unsigned64 ||
+                      s.kind == SettingKind::real)
+              << s.key;
           break;
         case PanelWidget::slider:
         case PanelWidget::log_slider:

@@ -19,7 +19,7 @@ class XvfbServer {
 
   bool running() const { return pid_ > 0 && !display_.empty(); }
   const std::string& display() const { return display_; }  // ":N"
-  const std::string& problem() const { return problem_; }   // why it did not start
+  const std::string& problem() const { return problem_; }  // why it did not start
 
  private:
   pid_t pid_ = -1;

@@ -210,7 +210,8 @@ TEST(AllPairsCodegen, LadderAndEveryChoiceCompileAndShowWhatTheirTogglesClaim) {
     SCOPED_TRACE(variants[i].description);
     ASSERT_TRUE(programs[i]) << errors[i];
     for (const auto& v : allpairs_code_violations(variants[i], *programs[i])) ADD_FAILURE() << v;
-    for (const char* k : {kAllPairsKickDriftKernel, kAllPairsKickKernel, kAllPairsSumSlicesKernel, kAllPairsVerticesKernel})
+    for (const char* k :
+         {kAllPairsKickDriftKernel, kAllPairsKickKernel, kAllPairsSumSlicesKernel, kAllPairsVerticesKernel})
       EXPECT_NE(programs[i]->entry(k), nullptr) << k;
   }
 }

@@ -53,7 +53,8 @@ Bodies random_bodies(std::size_t n, std::uint64_t seed) {
     do x = u(rng), y = u(rng), z = u(rng);
     while (x * x + y * y + z * z > 1.0);
     const double squeeze = i % 3 == 0 ? 0.2 : 1.0;  // a third of them in a core
-    b.x[i] = static_cast<float>(x * squeeze), b.y[i] = static_cast<float>(y * squeeze), b.z[i] = static_cast<float>(z * squeeze);
+    b.x[i] = static_cast<float>(x * squeeze), b.y[i] = static_cast<float>(y * squeeze),
+    b.z[i] = static_cast<float>(z * squeeze);
     b.vx[i] = static_cast<float>(v(rng)), b.vy[i] = static_cast<float>(v(rng)), b.vz[i] = static_cast<float>(v(rng));
     b.mass[i] = static_cast<float>(m(rng) / static_cast<double>(n));
   }
@@ -79,7 +80,8 @@ std::string describe(const ForceError& e) {
 
 // Poisons the outputs, computes the forces and compares them with the double direct sum on `sample`
 // bodies (all when 0). Single bodies feel no force: theirs must be exactly zero.
-void expect_matches_reference(AllPairsBackend& backend, const Bodies& bodies, double softening, std::size_t sample = 0) {
+void expect_matches_reference(AllPairsBackend& backend, const Bodies& bodies, double softening,
+                              std::size_t sample = 0) {
   backend.poison_outputs();
   Accelerations a;
   backend.compute_accelerations(a);
@@ -142,7 +144,8 @@ TEST_F(AllPairsGpu, EveryToggleValueMatchesTheReference) {
 
 TEST_F(AllPairsGpu, EveryUnrollFactorAndBlockSizeMatchesTheReference) {
   std::vector<ToggleValues> combos;
-  for (const ToggleDef* def : {&ToggleId("unroll").def(), &ToggleId("block_size").def(), &ToggleId("bodies_per_thread").def()})
+  for (const ToggleDef* def :
+       {&ToggleId("unroll").def(), &ToggleId("block_size").def(), &ToggleId("bodies_per_thread").def()})
     for (int v = def->min_value; v <= def->max_value; v += def->step) {
       ToggleValues t;
       t.values[static_cast<std::size_t>(def - kToggles.data())] = v;
@@ -198,7 +201,8 @@ TEST_F(AllPairsGpu, StepMatchesTheCpuBackendsStep) {
     double dx = 0, dv = 0, vmax = 0;
     for (std::size_t i = 0; i < a.size(); ++i) {
       dx = std::max<double>({dx, std::fabs(a.x[i] - b.x[i]), std::fabs(a.y[i] - b.y[i]), std::fabs(a.z[i] - b.z[i])});
-      dv = std::max<double>({dv, std::fabs(a.vx[i] - b.vx[i]), std::fabs(a.vy[i] - b.vy[i]), std::fabs(a.vz[i] - b.vz[i])});
+      dv = std::max<double>(
+          {dv, std::fabs(a.vx[i] - b.vx[i]), std::fabs(a.vy[i] - b.vy[i]), std::fabs(a.vz[i] - b.vz[i])});
       vmax = std::max<double>({vmax, std::fabs(b.vx[i]), std::fabs(b.vy[i]), std::fabs(b.vz[i])});
       EXPECT_EQ(a.mass[i], b.mass[i]);
     }
@@ -379,7 +383,8 @@ TEST_F(AllPairsGpu, HotReloadSwapsInAValidatedEditAndKeepsTheOldBuildOtherwise) 
   // 2. Compiles but computes the wrong forces: rejected by the validation.
   rewrite("__syncthreads()  // broken", "__syncthreads();  // ok");
   rewrite("interact_run(t, from_tile, start, kBlockSize, p.eps2);",
-          "interact_run(t, from_tile, start, kBlockSize, p.eps2);\n    interact_run(t, from_tile, start, kBlockSize, p.eps2);");
+          "interact_run(t, from_tile, start, kBlockSize, p.eps2);\n    interact_run(t, from_tile, start, kBlockSize, "
+          "p.eps2);");
   EXPECT_FALSE(backend.poll_reload(true));
   info = backend.kernel_info();
   EXPECT_TRUE(info[0].reload_failed);
@@ -411,7 +416,7 @@ TEST_F(AllPairsGpu, AnAsynchronousSwitchBuildsBesideTheRunningVariantAndSwapsBet
   backend.set_bodies(bodies);
   const std::string before = backend.variant().description;
   ToggleValues t;
-  t["unroll"] = 7;  // a variant nobody compiled yet in this process
+  t["unroll"] = 7;           // a variant nobody compiled yet in this process
   t.set({"layout", "soa"});  // and a layout switch: the bodies are converted on the device
   ASSERT_FALSE(backend.configure_async(settings_for(t)));
   EXPECT_EQ(backend.variant().description, before);  // the running variant is untouched meanwhile

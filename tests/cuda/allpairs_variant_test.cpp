@@ -138,7 +138,7 @@ TEST(AllPairsLaunch, SplitsTheSourcesWhenTooFewBlocksFillTheGpu) {
   EXPECT_GT(l.j_splits, 1);
   EXPECT_GE(static_cast<double>(l.grid_i) * l.j_splits, 132.0);
   EXPECT_EQ(l.j_slice % v.tile_size, 0);
-  EXPECT_GE(static_cast<long>(l.j_slice) * l.j_splits, 65536L);      // the slices cover every source
+  EXPECT_GE(static_cast<long>(l.j_slice) * l.j_splits, 65536L);        // the slices cover every source
   EXPECT_LT(static_cast<long>(l.j_slice) * (l.j_splits - 1), 65536L);  // and none is empty
 }
 
@@ -183,10 +183,10 @@ TEST(AllPairsLaunch, SampleOfBodiesNeedsFewerBlocks) {
 }
 
 TEST(AllPairsLaunch, OccupancyEstimateFollowsRegistersAndSharedMemory) {
-  EXPECT_EQ(estimate_blocks_per_sm(256, 32, 4096), 8);   // 2048 threads
-  EXPECT_EQ(estimate_blocks_per_sm(256, 64, 4096), 4);   // 65536 registers
+  EXPECT_EQ(estimate_blocks_per_sm(256, 32, 4096), 8);  // 2048 threads
+  EXPECT_EQ(estimate_blocks_per_sm(256, 64, 4096), 4);  // 65536 registers
   EXPECT_EQ(estimate_blocks_per_sm(256, 128, 4096), 2);
-  EXPECT_EQ(estimate_blocks_per_sm(1024, 255, 0), 1);    // never below one
+  EXPECT_EQ(estimate_blocks_per_sm(1024, 255, 0), 1);  // never below one
 }
 
 TEST(Ladder, RungsApplyCumulativelyAndSideTripsAreNotCarriedOn) {
@@ -198,7 +198,7 @@ TEST(Ladder, RungsApplyCumulativelyAndSideTripsAreNotCarriedOn) {
   ASSERT_GT(shared, two_loops);
   EXPECT_EQ(ladder_toggles(two_loops)["self_interaction"], 1);
   EXPECT_EQ(ladder_toggles(shared)["self_interaction"], 0);  // the tutorial went back to the if
-  EXPECT_EQ(ladder_toggles(shared)["rsqrt"], 1);            // kept from earlier rungs
+  EXPECT_EQ(ladder_toggles(shared)["rsqrt"], 1);             // kept from earlier rungs
   EXPECT_EQ(ladder_toggles(0)["parallelism"], 0);
   EXPECT_EQ(ladder_toggles(1)["parallelism"], 1);
 }
@@ -217,8 +217,8 @@ TEST(Ladder, LastKeptRungIsTheDefaultToggles) {
 TEST(Ladder, EveryRungChangesSomethingAndTutorialRungsCarryTheirSpeedups) {
   for (std::size_t r = 1; r < kLadder.size(); ++r) {
     EXPECT_FALSE(kLadder[r].changes.empty()) << kLadder[r].name;
-    EXPECT_FALSE(select_allpairs_variant(ladder_toggles(r), 0.01).source.same_code(
-        select_allpairs_variant(ladder_toggles(r - 1), 0.01).source))
+    EXPECT_FALSE(select_allpairs_variant(ladder_toggles(r), 0.01)
+                     .source.same_code(select_allpairs_variant(ladder_toggles(r - 1), 0.01).source))
         << kLadder[r].name << " runs the same code as the rung before";
   }
   EXPECT_DOUBLE_EQ(kLadder[1].speedup_cc20, 6495);

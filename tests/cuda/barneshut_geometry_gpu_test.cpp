@@ -88,9 +88,10 @@ Measured measure(const Build& build, const Bodies& bodies, double softening, std
 std::string describe(const Measured& m) {
   return std::to_string(m.interactions_per_body()) + " interactions and " +
          std::to_string(m.stats.tree.nodes_touched.avg) + " nodes touched per body (max " +
-         std::to_string(m.stats.tree.nodes_touched.max) + "), " + std::to_string(m.stats.tree.cells) + " cells, depth " +
-         std::to_string(m.stats.tree.max_depth) + "; error / RMS accel p99 " + std::to_string(m.error.normalized_p99) +
-         " max " + std::to_string(m.error.normalized_max) + (m.error.non_finite ? " (NaN/inf!)" : "");
+         std::to_string(m.stats.tree.nodes_touched.max) + "), " + std::to_string(m.stats.tree.cells) +
+         " cells, depth " + std::to_string(m.stats.tree.max_depth) + "; error / RMS accel p99 " +
+         std::to_string(m.error.normalized_p99) + " max " + std::to_string(m.error.normalized_max) +
+         (m.error.non_finite ? " (NaN/inf!)" : "");
 }
 
 struct Baseline {
@@ -98,7 +99,8 @@ struct Baseline {
   double softening;
   Measured plummer;
   Baseline(const Build& build, std::size_t n, std::uint64_t s)
-      : seed(s), softening(scene_defaults(Scene::plummer, n).softening),
+      : seed(s),
+        softening(scene_defaults(Scene::plummer, n).softening),
         plummer(measure(build, make_geometry_case(GeometryCase::plummer, n, s), softening, s)) {}
 };
 
@@ -136,7 +138,8 @@ struct Trial {
   Baseline base;
   Measured m;
   Trial(const Build& build, GeometryCase c)
-      : seed(fresh_seed()), base(build, kBodies, seed),
+      : seed(fresh_seed()),
+        base(build, kBodies, seed),
         m(measure(build, make_geometry_case(c, kBodies, seed), base.softening, seed)) {}
   std::string trace() const { return "seed " + std::to_string(seed) + "; plummer: " + describe(base.plummer); }
 };
@@ -171,8 +174,9 @@ TEST_P(GpuGeometry, NoGroupWalksFarMoreThanTheAverageAtAnyGroupSize) {
       backend.step();
       const StepStats stats = backend.step();
       const NodesTouched& touched = stats.tree.nodes_touched;
-      EXPECT_LE(touched.max, 4 * touched.avg) << "groups of " << size << (bodies == &outlier ? ", far outlier" : ", sphere")
-                                              << ": average " << touched.avg << ", costliest " << touched.max;
+      EXPECT_LE(touched.max, 4 * touched.avg)
+          << "groups of " << size << (bodies == &outlier ? ", far outlier" : ", sphere") << ": average " << touched.avg
+          << ", costliest " << touched.max;
     }
   }
 }
@@ -196,12 +200,14 @@ TEST_P(GpuGeometry, CoincidentBodiesCostAtMostTwiceTheSphereAlone) {
   // error, relative to the same RMS acceleration, to twice the sphere's max.
   const Bodies bodies = make_geometry_case(GeometryCase::coincident, kBodies, t.seed);
   const auto sphere = sample_indices(kBodies, 2000, t.seed);
-  const ForceError e = force_error(select(t.m.approx, sphere), reference_accelerations(bodies, t.base.softening, sphere));
+  const ForceError e =
+      force_error(select(t.m.approx, sphere), reference_accelerations(bodies, t.base.softening, sphere));
   expect_accurate(e, t.m, t.base);
   const std::vector<std::size_t> point{kBodies};  // the first added body: all of them are at its position
   const ForceError p = force_error(select(t.m.approx, point), reference_accelerations(bodies, t.base.softening, point));
   EXPECT_FALSE(p.non_finite);
-  EXPECT_LE(p.normalized_max * p.reference_rms / e.reference_rms, 2 * t.base.plummer.error.normalized_max) << describe(t.m);
+  EXPECT_LE(p.normalized_max * p.reference_rms / e.reference_rms, 2 * t.base.plummer.error.normalized_max)
+      << describe(t.m);
 }
 
 TEST_P(GpuGeometry, LineMeetsThePlummerAccuracyBoundAtBoundedCost) {
@@ -230,16 +236,18 @@ TEST_P(GpuGeometry, EjectaCostLittleByTheRelativeTestAndAtMostTwiceByAngle) {
   SCOPED_TRACE(t.trace());
   ASSERT_EQ(t.m.bodies, kBodies + kBodies / 100);
   const bool relative = GetParam().opening.value == Choice{"bh_opening", "relative"}.value;
-  EXPECT_LE(t.m.interactions_per_body(), (relative ? 1.2 : 2.0) * t.base.plummer.interactions_per_body()) << describe(t.m);
+  EXPECT_LE(t.m.interactions_per_body(), (relative ? 1.2 : 2.0) * t.base.plummer.interactions_per_body())
+      << describe(t.m);
   expect_sound(t.m, t.base);
 }
 
-INSTANTIATE_TEST_SUITE_P(EachBuild, GpuGeometry,
-                         ::testing::Values(Build{"morton", Choice{"bh_build", "morton"}, Choice{"bh_opening", "relative"}},
-                                           Build{"insertion", Choice{"bh_build", "insertion"}, Choice{"bh_opening", "relative"}},
-                                           Build{"morton_angle", Choice{"bh_build", "morton"}, Choice{"bh_opening", "geometric"}},
-                                           Build{"insertion_angle", Choice{"bh_build", "insertion"}, Choice{"bh_opening", "geometric"}}),
-                         [](const ::testing::TestParamInfo<Build>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(
+    EachBuild, GpuGeometry,
+    ::testing::Values(Build{"morton", Choice{"bh_build", "morton"}, Choice{"bh_opening", "relative"}},
+                      Build{"insertion", Choice{"bh_build", "insertion"}, Choice{"bh_opening", "relative"}},
+                      Build{"morton_angle", Choice{"bh_build", "morton"}, Choice{"bh_opening", "geometric"}},
+                      Build{"insertion_angle", Choice{"bh_build", "insertion"}, Choice{"bh_opening", "geometric"}}),
+    [](const ::testing::TestParamInfo<Build>& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace nbl

@@ -73,9 +73,8 @@ ForceError gpu_force_error(Backend& backend, const Bodies& bodies, double soften
 
 std::string describe(const ForceError& e) {
   return "relative norm " + std::to_string(e.relative_norm) + ", p99 " + std::to_string(e.p99) + ", max " +
-         std::to_string(e.max) + ", p99 / RMS acceleration " + std::to_string(e.normalized_p99) + ", max / RMS acceleration " +
-         std::to_string(e.normalized_max) +
-         (e.non_finite ? " (NaN/inf!)" : "");
+         std::to_string(e.max) + ", p99 / RMS acceleration " + std::to_string(e.normalized_p99) +
+         ", max / RMS acceleration " + std::to_string(e.normalized_max) + (e.non_finite ? " (NaN/inf!)" : "");
 }
 
 TEST_F(BarnesHutGpu, ForcesMatchTheDirectSumWithinTheThetaBound) {
@@ -337,7 +336,8 @@ TEST_F(BarnesHutGpu, TreeHoldsEveryBodyOnceAndTheRootHoldsAllTheMass) {
         auto backend = std::make_unique<BarnesHutBackend>(s);
         backend->set_bodies(bodies);
         const test::TreeCheck check = test::check_tree(*backend);
-        const std::string where = "n " + std::to_string(n) + " build " + std::to_string(build) + " leaf " + std::to_string(leaf);
+        const std::string where =
+            "n " + std::to_string(n) + " build " + std::to_string(build) + " leaf " + std::to_string(leaf);
         ASSERT_TRUE(check.problems.empty()) << where << ": " << check.listed();
         EXPECT_EQ(check.root_count, static_cast<long long>(n)) << where;
         EXPECT_NEAR(check.root_mass, mass, 1e-5 * mass) << where;
@@ -420,7 +420,8 @@ TEST_F(BarnesHutGpu, BodiesOnALineAndHugeDynamicRangeStayAccurate) {
   Bodies range = cloud(4000, seed + 1, 1e-5);  // a dense clump ...
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> far(-1e4f, 1e4f);
-  for (std::size_t i = 0; i < 2000; ++i) range.x[i] = far(rng), range.y[i] = far(rng), range.z[i] = far(rng);  // ... and a halo
+  for (std::size_t i = 0; i < 2000; ++i)
+    range.x[i] = far(rng), range.y[i] = far(rng), range.z[i] = far(rng);  // ... and a halo
   // A line is the worst case for a monopole (all mass on one axis): a looser bound there.
   for (const auto& [bodies, bound] : {std::pair{&line, 0.1}, std::pair{&range, 0.02}}) {
     for (int build = 0; build < 2; ++build) {
@@ -558,8 +559,9 @@ TEST_F(BarnesHutGpu, HardCasesAreCleanUnderMemcheckAndRacecheck) {
     const std::string tail = text.size() > 4000 ? text.substr(text.size() - 4000) : text;
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command << "\n" << tail;
     EXPECT_NE(text.find("[  PASSED  ] 3 tests"), std::string::npos) << "all three ran and passed:\n" << tail;
-    const std::string clean = std::string(tool) == "racecheck" ? "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
-                                                                : "ERROR SUMMARY: 0 errors";
+    const std::string clean = std::string(tool) == "racecheck"
+                                  ? "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+                                  : "ERROR SUMMARY: 0 errors";
     EXPECT_NE(text.find(clean), std::string::npos) << tail;
   }
   std::filesystem::remove(log);
@@ -693,7 +695,7 @@ TEST_F(BarnesHutGpu, AnAsynchronousSwitchBuildsBesideTheRunningPipelineAndSwapsB
   EXPECT_FALSE(backend.builds().empty());
   std::optional<ConfigureOutcome> outcome;
   for (int i = 0; i < 6000 && !outcome; ++i) {  // at most a minute
-    EXPECT_FALSE(backend.step().non_finite);  // the running pipeline keeps stepping meanwhile
+    EXPECT_FALSE(backend.step().non_finite);    // the running pipeline keeps stepping meanwhile
     outcome = backend.poll_configure();
     if (!outcome) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

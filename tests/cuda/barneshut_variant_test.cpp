@@ -14,8 +14,10 @@ namespace nbl {
 namespace {
 
 KernelEngine& engine() {
-  static KernelEngine e(KernelEngine::Config{
-      .kernels_dir = {}, .include_dirs = {}, .arch = "sm_90", .cache_dir = std::filesystem::path(NBL_TEST_KERNEL_CACHE)});
+  static KernelEngine e(KernelEngine::Config{.kernels_dir = {},
+                                             .include_dirs = {},
+                                             .arch = "sm_90",
+                                             .cache_dir = std::filesystem::path(NBL_TEST_KERNEL_CACHE)});
   return e;
 }
 
@@ -133,10 +135,12 @@ TEST(BarnesHutVariants, TogglesOutsideTheTutorialsConfigurationAreInertInIt) {
     const bool listed = std::any_of(kTutorialConfiguration.begin(), kTutorialConfiguration.end(),
                                     [&](const TutorialChoice& c) { return c.key == def.key; });
     if (!listed) {
-      EXPECT_NE(find_inert(v.inert, def.key), nullptr) << def.key << " acts in the tutorial's configuration: " << v.label;
+      EXPECT_NE(find_inert(v.inert, def.key), nullptr)
+          << def.key << " acts in the tutorial's configuration: " << v.label;
     }
   }
-  EXPECT_EQ(v.label, "lock-based insertion; per-thread walk, unsorted, 1/sqrtf, volatile, all eight child slots, 256 threads");
+  EXPECT_EQ(v.label,
+            "lock-based insertion; per-thread walk, unsorted, 1/sqrtf, volatile, all eight child slots, 256 threads");
 }
 
 TEST(BarnesHutVariants, GroupTraversalBuildsListsWithBallotAndShuffles) {

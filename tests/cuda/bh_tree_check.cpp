@@ -48,8 +48,8 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
       }
       continue;
     }
-    Sum s;       // the subtree in double, from the bodies up: the counts and the root's figures
-    Sum local;   // what this cell should hold given its children's stored (float) values
+    Sum s;                        // the subtree in double, from the bodies up: the counts and the root's figures
+    Sum local;                    // what this cell should hold given its children's stored (float) values
     long long direct_bodies = 0;  // bodies this cell sums itself (float rounding grows with them)
     auto add = [](Sum& to, double m, double x, double y, double z) {
       to.m += m, to.x += m * x, to.y += m * y, to.z += m * z;
@@ -66,7 +66,8 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
     };
     const int count = t.count[cell_index(c)];
     if (t.morton_build && depth >= bh::kMaxDepth && count > 8) {
-      for (int k = 0; k < count; ++k) add_body(t.order[static_cast<std::size_t>(t.start[cell_index(c)] + k)]);  // beyond the 8 slots
+      for (int k = 0; k < count; ++k)
+        add_body(t.order[static_cast<std::size_t>(t.start[cell_index(c)] + k)]);  // beyond the 8 slots
     } else {
       for (int j = 0; j < 8; ++j) {
         const int id = slots[j];
@@ -96,8 +97,10 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
       // across once put its centre 1.5e-5 off, and a tolerance of 1e-4 of the root hid it.
       const double cx = s.x / s.m, cy = s.y / s.m, cz = s.z / s.m;
       const double variance = std::max(0.0, (s.xx + s.yy + s.zz) / s.m - (cx * cx + cy * cy + cz * cz));
-      const double tolerance = 1e-6 * (std::fabs(cx) + std::fabs(cy) + std::fabs(cz)) + 1e-3 * std::sqrt(variance) + 1e-30;
-      if (std::fabs(node(c, 0) - local.x / local.m) > tolerance || std::fabs(node(c, 1) - local.y / local.m) > tolerance ||
+      const double tolerance =
+          1e-6 * (std::fabs(cx) + std::fabs(cy) + std::fabs(cz)) + 1e-3 * std::sqrt(variance) + 1e-30;
+      if (std::fabs(node(c, 0) - local.x / local.m) > tolerance ||
+          std::fabs(node(c, 1) - local.y / local.m) > tolerance ||
           std::fabs(node(c, 2) - local.z / local.m) > tolerance)
         problem("cell " + std::to_string(c) + " centre of mass differs from its children's");
     }
@@ -109,9 +112,10 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
       const Sum& s = sums[static_cast<std::size_t>(c - lo)];
       if (s.count == 0) continue;  // not reached from the root (reported above)
       const double cx = node(c, 0), cy = node(c, 1), cz = node(c, 2);
-      const double expected[6] = {s.xx - 2 * cx * s.x + s.m * cx * cx, s.yy - 2 * cy * s.y + s.m * cy * cy,
-                                  s.zz - 2 * cz * s.z + s.m * cz * cz, s.xy - cx * s.y - cy * s.x + s.m * cx * cy,
-                                  s.xz - cx * s.z - cz * s.x + s.m * cx * cz, s.yz - cy * s.z - cz * s.y + s.m * cy * cz};
+      const double expected[6] = {
+          s.xx - 2 * cx * s.x + s.m * cx * cx,        s.yy - 2 * cy * s.y + s.m * cy * cy,
+          s.zz - 2 * cz * s.z + s.m * cz * cz,        s.xy - cx * s.y - cy * s.x + s.m * cx * cy,
+          s.xz - cx * s.z - cz * s.x + s.m * cx * cz, s.yz - cy * s.z - cz * s.y + s.m * cy * cz};
       const double trace = std::max(0.0, expected[0] + expected[1] + expected[2]);
       // Float storage and float centres of mass: relative to the cell's own spread, plus what a centre
       // of mass off by a float rounding of its own position adds: directly (the second term), and
@@ -127,7 +131,9 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
         const double stored = t.second[static_cast<std::size_t>(c - n) * 6 + static_cast<std::size_t>(k)];
         if (!(std::fabs(stored - expected[k]) <= tolerance)) {
           char numbers[200];
-          std::snprintf(numbers, sizeof numbers, " is %.9g, its bodies' direct sum %.9g (tolerance %.3g; %lld bodies, depth %d, centre of mass %.9g %.9g %.9g)",
+          std::snprintf(numbers, sizeof numbers,
+                        " is %.9g, its bodies' direct sum %.9g (tolerance %.3g; %lld bodies, depth %d, centre of mass "
+                        "%.9g %.9g %.9g)",
                         stored, expected[k], tolerance, s.count, t.depth[cell_index(c)], cx, cy, cz);
           problem("cell " + std::to_string(c) + " second moment " + std::to_string(k) + numbers);
           break;
@@ -155,8 +161,9 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
       const double stored = t.reach[i];
       if (!(farthest <= stored + 1e-5 * (position + farthest) + 1e-30)) {
         char numbers[200];
-        std::snprintf(numbers, sizeof numbers, " %.9g, but a body lies %.9g from its centre of mass (%d bodies, depth %d)",
-                      stored, farthest, count, t.depth[i]);
+        std::snprintf(numbers, sizeof numbers,
+                      " %.9g, but a body lies %.9g from its centre of mass (%d bodies, depth %d)", stored, farthest,
+                      count, t.depth[i]);
         problem("cell " + std::to_string(c) + " reach" + numbers);
       }
     }
@@ -171,8 +178,8 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
       if (b >= 0 && b < n) ++hits[static_cast<std::size_t>(b)];
     for (int b = 0; b < n; ++b)
       if (hits[static_cast<std::size_t>(b)] != 1) {
-        problem("the tree order lists body " + std::to_string(b) + " " + std::to_string(hits[static_cast<std::size_t>(b)]) +
-                " times");
+        problem("the tree order lists body " + std::to_string(b) + " " +
+                std::to_string(hits[static_cast<std::size_t>(b)]) + " times");
         break;
       }
   }
@@ -180,7 +187,8 @@ TreeCheck check_tree(const BarnesHutTreeCopy& t) {
     std::vector<int> in_group(static_cast<std::size_t>(n), 0);
     for (int g = 0; g < t.groups; ++g) {
       const int first = t.group_first[static_cast<std::size_t>(g)], size = t.group_size[static_cast<std::size_t>(g)];
-      if (size < 1 || size > bh::kMaxGroupSize) problem("group " + std::to_string(g) + " has " + std::to_string(size) + " bodies");
+      if (size < 1 || size > bh::kMaxGroupSize)
+        problem("group " + std::to_string(g) + " has " + std::to_string(size) + " bodies");
       for (int k = first; k < first + size; ++k)
         if (k >= 0 && k < n) ++in_group[static_cast<std::size_t>(t.order[static_cast<std::size_t>(k)])];
     }

@@ -92,12 +92,18 @@ TEST(BuildQueue, AWaitingRequestIsReplacedByTheNewerOneOfTheSameOwner) {
   Gate gate;
   std::atomic<int> ran{0}, last{0};
   auto first = std::make_shared<BuildTicket>("first");
-  queue.request(&queue, first, [&] { gate.wait(); ++ran; });  // occupies the only request worker
+  queue.request(&queue, first, [&] {
+    gate.wait();
+    ++ran;
+  });  // occupies the only request worker
   ASSERT_TRUE(gate.wait_for_waiters(1));
   std::vector<std::shared_ptr<BuildTicket>> tickets;
   for (int v = 1; v <= 5; ++v) {  // a slider dragged through five values
     tickets.push_back(std::make_shared<BuildTicket>("value " + std::to_string(v)));
-    queue.request(&queue, tickets.back(), [&, v] { ++ran; last = v; });
+    queue.request(&queue, tickets.back(), [&, v] {
+      ++ran;
+      last = v;
+    });
   }
   EXPECT_EQ(queue.waiting_requests(), 1u);
   for (int v = 0; v < 4; ++v) EXPECT_EQ(tickets[v]->state(), BuildState::superseded);
@@ -111,7 +117,11 @@ TEST(BuildQueue, PrefetchNeverHoldsUpARequest) {
   BuildQueue queue(1);
   Gate prefetch_gate;
   std::atomic<int> prefetched{0};
-  for (int i = 0; i < 20; ++i) queue.prefetch([&] { prefetch_gate.wait(); ++prefetched; });
+  for (int i = 0; i < 20; ++i)
+    queue.prefetch([&] {
+      prefetch_gate.wait();
+      ++prefetched;
+    });
   ASSERT_TRUE(prefetch_gate.wait_for_waiters(1));  // the prefetch worker is busy, 19 more wait
   std::atomic<bool> done{false};
   queue.request(&queue, std::make_shared<BuildTicket>("click"), [&] { done = true; });
@@ -293,7 +303,8 @@ TEST(AsyncBuilds, AFinishedBuildNobodyTookIsReleasedOnTheTeardownWorker) {
   }
   queue.wait_retired();
   ASSERT_EQ(log->released.size(), 1u);
-  EXPECT_NE(log->released[0].second, std::this_thread::get_id()) << "an untaken build was released on the caller's thread";
+  EXPECT_NE(log->released[0].second, std::this_thread::get_id())
+      << "an untaken build was released on the caller's thread";
 }
 
 // The process's exit with a compile still running on the shared queue. The worker's job uses a static
@@ -314,8 +325,8 @@ Canary& canary() {
   static std::atomic<bool> started{false};
   queue.prefetch([] {
     started = true;
-    std::this_thread::sleep_for(300ms);       // NVRTC at work
-    if (g_canary_destroyed) std::_Exit(3);   // it would now parse its log with destroyed regexes: signal 11
+    std::this_thread::sleep_for(300ms);     // NVRTC at work
+    if (g_canary_destroyed) std::_Exit(3);  // it would now parse its log with destroyed regexes: signal 11
   });
   while (!started) std::this_thread::sleep_for(1ms);
   if (stop_background_work_first) stop_background_work();  // what main()'s BackgroundWork does
@@ -354,7 +365,8 @@ TEST(ToggleNeighbours, AreOneClickAwayAndInRange) {
   ToggleValues unroll;
   unroll["unroll"] = 32;
   int found = 0;
-  for (const ToggleValues& n : toggle_neighbours(unroll, Algorithm::allpairs)) found += n["unroll"] == 31 || n["unroll"] == 33;
+  for (const ToggleValues& n : toggle_neighbours(unroll, Algorithm::allpairs))
+    found += n["unroll"] == 31 || n["unroll"] == 33;
   EXPECT_EQ(found, 2);
 }
 
@@ -389,7 +401,8 @@ TEST(VariantBuilds, AFinishedBuildCarriesTheSettingsItWasRequestedWith) {
   EXPECT_EQ(reloaded->outcome.label, "unroll 8 (edited on disk)");
   EXPECT_EQ(reloaded->settings.toggles["unroll"], 8) << "a reload rebuilds what runs";
 
-  builds.request(next, "refused", [](BuildTicket&) -> std::unique_ptr<FakeBuild> { throw BuildRefused("too far off"); });
+  builds.request(next, "refused",
+                 [](BuildTicket&) -> std::unique_ptr<FakeBuild> { throw BuildRefused("too far off"); });
   auto refused = wait();
   ASSERT_TRUE(refused);
   EXPECT_FALSE(refused->build);
@@ -421,10 +434,15 @@ TEST(ComparisonSlot, BIsAdoptedWhenItsBuildIsDoneAndComparedOnlyWhenAHasForces) 
   ComparisonSlot<FakeBuild, FakeB> slot(queue, nullptr);
   std::vector<int> runs;
   Gate gate;
-  slot.request("unroll 128", [&](BuildTicket&) {
-    gate.wait();
-    return std::make_unique<FakeBuild>(FakeBuild{128});
-  }, [&](FakeBuild build) { return std::make_unique<FakeB>(FakeB{build.value, &runs}); });
+  slot.request(
+      "unroll 128",
+      [&](BuildTicket&) {
+        gate.wait();
+        return std::make_unique<FakeBuild>(FakeBuild{128});
+      },
+      [&](FakeBuild build) {
+        return std::make_unique<FakeB>(FakeB{build.value, &runs});
+      });
   ASSERT_TRUE(gate.wait_for_waiters(1));
   EXPECT_FALSE(slot.compare(true, 1)) << "B's build is still running";
   EXPECT_FALSE(slot.ready());
@@ -447,8 +465,9 @@ TEST(ComparisonSlot, BIsAdoptedWhenItsBuildIsDoneAndComparedOnlyWhenAHasForces) 
 TEST(ComparisonSlot, ARefusedBuildIsAnErrorNamingB) {
   BuildQueue queue(1);
   ComparisonSlot<FakeBuild, FakeB> slot(queue, nullptr);
-  slot.request("bh_sort=off", [](BuildTicket&) -> std::unique_ptr<FakeBuild> { throw BuildRefused("forces off"); },
-               [](FakeBuild) { return std::unique_ptr<FakeB>(); });
+  slot.request(
+      "bh_sort=off", [](BuildTicket&) -> std::unique_ptr<FakeBuild> { throw BuildRefused("forces off"); },
+      [](FakeBuild) { return std::unique_ptr<FakeB>(); });
   queue.wait_idle();
   try {
     slot.compare(true, 1);

@@ -43,7 +43,8 @@ Bodies random_bodies(std::size_t n, std::uint64_t seed) {
     do x = u(rng), y = u(rng), z = u(rng);
     while (x * x + y * y + z * z > 1.0);
     const double squeeze = i % 3 == 0 ? 0.1 : 1.0;
-    b.x[i] = static_cast<float>(x * squeeze), b.y[i] = static_cast<float>(y * squeeze), b.z[i] = static_cast<float>(z * squeeze);
+    b.x[i] = static_cast<float>(x * squeeze), b.y[i] = static_cast<float>(y * squeeze),
+    b.z[i] = static_cast<float>(z * squeeze);
     b.vx[i] = static_cast<float>(v(rng)), b.vy[i] = static_cast<float>(v(rng)), b.vz[i] = static_cast<float>(v(rng));
     b.mass[i] = static_cast<float>(m(rng) / static_cast<double>(n));
   }
@@ -76,7 +77,8 @@ TEST_F(EnergyGpu, ExactPassMatchesTheDoubleSumOnTheCpu) {
       ASSERT_TRUE(std::isfinite(gpu.total)) << "seed " << seed_ << " n " << n;
       EXPECT_FALSE(gpu.sampled);
       EXPECT_LT(relative(gpu.kinetic, cpu.kinetic), 1e-12) << "seed " << seed_ << " n " << n;
-      if (n > 1) EXPECT_LT(relative(gpu.potential, cpu.potential), 2e-6) << "seed " << seed_ << " n " << n << " eps " << eps;
+      if (n > 1)
+        EXPECT_LT(relative(gpu.potential, cpu.potential), 2e-6) << "seed " << seed_ << " n " << n << " eps " << eps;
       else EXPECT_EQ(gpu.potential, 0.0);
       EXPECT_NE(gpu.method.find("exact"), std::string::npos);
     }

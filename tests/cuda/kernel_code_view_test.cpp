@@ -47,12 +47,16 @@ TEST(KernelCodeView, ConditionalInclusionFollowsTheMacros) {
       "#endif\n"
       "#pragma unroll NBL_UNROLL\n";
   const std::string header = "#pragma once\n#define LOCAL 1\nheader();\n";
-  const MacroList branch{{"NBL_SELF", "1"}, {"NBL_SELF_SOFTENING", "0"}, {"NBL_SELF_BRANCH", "1"}, {"NBL_X", "1"}, {"NBL_Y", "4"}};
+  const MacroList branch{
+      {"NBL_SELF", "1"}, {"NBL_SELF_SOFTENING", "0"}, {"NBL_SELF_BRANCH", "1"}, {"NBL_X", "1"}, {"NBL_Y", "4"}};
   EXPECT_EQ(texts(active_lines(snapshot(main, header), branch)),
-            (std::vector<std::string>{"#define LOCAL 1", "header();", "  branch();", "  x_or_y();", "  local();", "#pragma unroll NBL_UNROLL"}));
-  const MacroList loops{{"NBL_SELF", "2"}, {"NBL_SELF_SOFTENING", "0"}, {"NBL_SELF_BRANCH", "1"}, {"NBL_X", "1"}, {"NBL_Y", "9"}};
+            (std::vector<std::string>{"#define LOCAL 1", "header();", "  branch();", "  x_or_y();", "  local();",
+                                      "#pragma unroll NBL_UNROLL"}));
+  const MacroList loops{
+      {"NBL_SELF", "2"}, {"NBL_SELF_SOFTENING", "0"}, {"NBL_SELF_BRANCH", "1"}, {"NBL_X", "1"}, {"NBL_Y", "9"}};
   EXPECT_EQ(texts(active_lines(snapshot(main, header), loops)),
-            (std::vector<std::string>{"#define LOCAL 1", "header();", "  loops();", "  local();", "#pragma unroll NBL_UNROLL"}));
+            (std::vector<std::string>{"#define LOCAL 1", "header();", "  loops();", "  local();",
+                                      "#pragma unroll NBL_UNROLL"}));
   EXPECT_THROW(active_lines(snapshot("#if A\nx\n"), {}), Error) << "an #if without #endif";
   EXPECT_THROW(active_lines(snapshot("#endif\n"), {}), Error);
 }
@@ -75,7 +79,8 @@ TEST(KernelCodeView, EveryTourStepShowsItsCodeChangeAndTheMacrosLines) {
     for (const TourStep& step : tour.steps) {
       if (!step.previous || step.note) continue;  // a note switches nothing: it says why there is no switch
       SCOPED_TRACE(std::string(to_string(kind)) + ": " + step.title);
-      const auto changes = kernel_code_changes(engine, tour.algorithm(), tour.steps[*step.previous].toggles, step.toggles, 0.01);
+      const auto changes =
+          kernel_code_changes(engine, tour.algorithm(), tour.steps[*step.previous].toggles, step.toggles, 0.01);
       ASSERT_FALSE(changes.empty()) << "every step changes the code that runs";
       bool shows_something = false;
       for (const KernelCodeChange& c : changes) {
@@ -84,7 +89,8 @@ TEST(KernelCodeView, EveryTourStepShowsItsCodeChangeAndTheMacrosLines) {
         for (const std::string& macro : c.changed_macros) {
           const bool named = std::any_of(c.macro_lines.begin(), c.macro_lines.end(),
                                          [&](const SourceLine& l) { return l.text.find(macro) != std::string::npos; });
-          const bool used = macro.find("NBL_PARALLELISM") == std::string::npos && macro.find("NBL_TILING") == std::string::npos &&
+          const bool used = macro.find("NBL_PARALLELISM") == std::string::npos &&
+                            macro.find("NBL_TILING") == std::string::npos &&
                             macro.find("NBL_BH_BUILD") == std::string::npos;  // these pick the kernel file instead
           if (used) {
             EXPECT_TRUE(named) << macro << " in " << c.kernel;
@@ -100,7 +106,8 @@ TEST(KernelCodeView, TheRsqrtfStepShowsTheMacroAndTheSharedTilesStepTheNewKernel
   const KernelEngine engine;
   const Tour tour = load_tour(TourKind::allpairs);
   auto change = [&](std::size_t step) {
-    return kernel_code_changes(engine, Algorithm::allpairs, tour.steps[*tour.steps[step].previous].toggles, tour.steps[step].toggles, 0.01);
+    return kernel_code_changes(engine, Algorithm::allpairs, tour.steps[*tour.steps[step].previous].toggles,
+                               tour.steps[step].toggles, 0.01);
   };
   const auto rsqrt = change(4);
   ASSERT_EQ(rsqrt.size(), 1u);
@@ -123,8 +130,9 @@ TEST(KernelCodeView, TheRsqrtfStepShowsTheMacroAndTheSharedTilesStepTheNewKernel
 // before it, compiled by NVRTC for sm_90 (no disk cache: the test reads what NVRTC makes now).
 HotLoopChange force_loop_of_step(const char* rung_name) {
   const Tour tour = load_tour(TourKind::allpairs);
-  const auto step = std::find_if(tour.steps.begin(), tour.steps.end(),
-                                 [&](const TourStep& s) { return s.rung && std::string(kLadder[*s.rung].name) == rung_name; });
+  const auto step = std::find_if(tour.steps.begin(), tour.steps.end(), [&](const TourStep& s) {
+    return s.rung && std::string(kLadder[*s.rung].name) == rung_name;
+  });
   if (step == tour.steps.end() || !step->previous) {
     ADD_FAILURE() << "the all-pairs tour has no step for rung " << rung_name;
     return {};
@@ -133,7 +141,8 @@ HotLoopChange force_loop_of_step(const char* rung_name) {
   config.arch = "sm_90";
   config.cache_dir = std::filesystem::path();
   KernelEngine engine(config);
-  const auto changes = hot_loop_changes(engine, Algorithm::allpairs, tour.steps[*step->previous].toggles, step->toggles, 0.01);
+  const auto changes =
+      hot_loop_changes(engine, Algorithm::allpairs, tour.steps[*step->previous].toggles, step->toggles, 0.01);
   if (changes.size() != 1) {
     ADD_FAILURE() << "one force kernel expected, got " << changes.size();
     return {};
@@ -142,7 +151,8 @@ HotLoopChange force_loop_of_step(const char* rung_name) {
 }
 
 const HotLoopRow* row(const std::vector<HotLoopRow>& rows, const std::string& code, const std::string& label) {
-  const auto it = std::find_if(rows.begin(), rows.end(), [&](const HotLoopRow& r) { return r.code == code && r.label == label; });
+  const auto it =
+      std::find_if(rows.begin(), rows.end(), [&](const HotLoopRow& r) { return r.code == code && r.label == label; });
   return it == rows.end() ? nullptr : &*it;
 }
 
@@ -161,7 +171,8 @@ TEST(KernelCodeView, TheFtzStepShowsASassDifferenceAndNoPtxDifference) {
   ASSERT_TRUE(ptx && sass);
   EXPECT_EQ(ptx->before, ptx->after);
   EXPECT_NE(sass->before, sass->after);
-  EXPECT_NEAR(std::stod(sass->before) - std::stod(sass->after), 3.0, 0.02) << "a compare and two multiplies per interaction";
+  EXPECT_NEAR(std::stod(sass->before) - std::stod(sass->after), 3.0, 0.02)
+      << "a compare and two multiplies per interaction";
   const HotLoopRow* compare = row(rows, "SASS", "FSETP per interaction");
   ASSERT_TRUE(compare);
   EXPECT_EQ(compare->before, "1.00");

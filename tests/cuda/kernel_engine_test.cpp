@@ -43,8 +43,8 @@ TEST(KernelEngine, SnapshotHoldsTheSourceAndEveryFileItIncludes) {
   const SourceSnapshot snap = engine.snapshot(default_source());
   std::vector<std::string> names;
   for (const auto& h : snap.headers) names.push_back(h.include_name);
-  for (const char* expected : {"allpairs_common.cuh", "allpairs_params.h", "physics/gravity.hpp", "physics/hd.hpp",
-                               "allpairs_advance.cuh"})
+  for (const char* expected :
+       {"allpairs_common.cuh", "allpairs_params.h", "physics/gravity.hpp", "physics/hd.hpp", "allpairs_advance.cuh"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   EXPECT_EQ(snap.main.path.filename(), "allpairs_shared.cu");
 }
@@ -142,7 +142,8 @@ TEST(KernelEngine, SecondEngineLoadsFromTheDiskCache) {
     const auto program = first.compile(source);
     EXPECT_FALSE(program->from_disk_cache);
     EXPECT_EQ(first.counters().compiled, 1);
-    EXPECT_GT(program->kernel_info(kAllPairsForceKernel).registers, 0) << "fresh log:\n" << program->log.substr(0, 1200);
+    EXPECT_GT(program->kernel_info(kAllPairsForceKernel).registers, 0) << "fresh log:\n"
+                                                                       << program->log.substr(0, 1200);
     ptx = program->ptx;
   }
   KernelEngine second(test::sm90_config(cache.path()));
@@ -152,7 +153,8 @@ TEST(KernelEngine, SecondEngineLoadsFromTheDiskCache) {
   EXPECT_EQ(second.counters().disk_hits, 1);
   EXPECT_EQ(program->ptx, ptx);
   EXPECT_GT(program->kernel_info(kAllPairsForceKernel).registers, 0)  // the report survives the cache
-      << "log read back:\n" << program->log.substr(0, 1200);
+      << "log read back:\n"
+      << program->log.substr(0, 1200);
 }
 
 TEST(KernelEngine, CompileErrorCarriesTheCompilerLog) {
@@ -190,7 +192,7 @@ TEST(HotReload, BrokenEditKeepsTheLastGoodBuildAndExposesTheLog) {
   EXPECT_EQ(watched.poll(true), WatchedProgram::Change::failed);
   EXPECT_TRUE(watched.reload_failed());
   EXPECT_NE(watched.failure_log().find("error"), std::string::npos) << watched.failure_log();
-  EXPECT_EQ(watched.current(), good);  // the last good build keeps running
+  EXPECT_EQ(watched.current(), good);                           // the last good build keeps running
   EXPECT_EQ(watched.poll(true), WatchedProgram::Change::none);  // reported once, not recompiled every poll
 
   edit(file, "__syncthreads()  // a missing semicolon", "__syncthreads();  // fixed, and different text");

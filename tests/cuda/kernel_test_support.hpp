@@ -62,7 +62,8 @@ class ScratchDir {
 
 // A copy of cuda/kernels in `dir`, and an engine that compiles from it (physics/ still comes from the
 // source tree), without a disk cache. `arch` "" means this GPU's.
-inline std::shared_ptr<KernelEngine> engine_on_copy(const std::filesystem::path& dir, const std::string& arch = "sm_90") {
+inline std::shared_ptr<KernelEngine> engine_on_copy(const std::filesystem::path& dir,
+                                                    const std::string& arch = "sm_90") {
   std::filesystem::copy(find_resource("cuda/kernels"), dir, std::filesystem::copy_options::recursive);
   KernelEngine::Config c;
   c.arch = arch;

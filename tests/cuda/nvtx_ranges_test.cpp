@@ -90,7 +90,8 @@ TEST_F(NvtxRanges, StageNamesAreDistinctAndTheCpuBackendsUseThem) {
     backend->set_bodies(bodies);
     const StepStats stats = backend->step();
     ASSERT_FALSE(stats.stages.empty());
-    for (const StageTime& stage : stats.stages) EXPECT_TRUE(names.count(stage.name)) << stage.name << " is not in kStageNames";
+    for (const StageTime& stage : stats.stages)
+      EXPECT_TRUE(names.count(stage.name)) << stage.name << " is not in kStageNames";
   }
 }
 
@@ -169,7 +170,8 @@ TEST_F(NvtxRanges, APrefetchCompileHasItsOwnRange) {
     worker.finish();
   });
   ASSERT_TRUE(worker.wait());
-  for (int i = 0; i < 1000 && testing::nvtx_events().size() < 2; ++i) std::this_thread::sleep_for(1ms);  // the pop follows
+  for (int i = 0; i < 1000 && testing::nvtx_events().size() < 2; ++i)
+    std::this_thread::sleep_for(1ms);  // the pop follows
   const auto events = testing::nvtx_events();
   EXPECT_EQ(testing::pushed_on(events, worker.id), std::vector<std::string>{"prefetch: compiling"});
   EXPECT_TRUE(testing::balanced_on(events, worker.id));

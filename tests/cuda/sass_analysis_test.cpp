@@ -90,7 +90,8 @@ std::string fixture(const char* name) {
 TEST(SassAnalysis, TheCubinReaderDecodesWhatCuobjdumpPrintedForTheSameWords) {
   const std::string listing = fixture("sass_sm90_allpairs_soa_untiled.txt");
   ASSERT_FALSE(listing.empty()) << "the fixture is missing";
-  const std::regex instruction(R"(/\*([0-9a-f]+)\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)(.*);\s*/\* 0x([0-9a-f]{16}) \*/)");
+  const std::regex instruction(
+      R"(/\*([0-9a-f]+)\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)(.*);\s*/\* 0x([0-9a-f]{16}) \*/)");
   const std::regex second(R"(^\s*/\* 0x([0-9a-f]{16}) \*/)");
   std::istringstream in(listing);
   std::string line, code;
@@ -121,7 +122,8 @@ TEST(SassAnalysis, TheCubinReaderDecodesWhatCuobjdumpPrintedForTheSameWords) {
     EXPECT_EQ(decoded[i].opcode, sass_opcode_class(printed[i].opcode));
     if (printed[i].opcode == "BRA") {
       ++branches;
-      EXPECT_EQ(decoded[i].branch_to, std::stol(printed[i].operands.substr(printed[i].operands.find("0x")), nullptr, 16));
+      EXPECT_EQ(decoded[i].branch_to,
+                std::stol(printed[i].operands.substr(printed[i].operands.find("0x")), nullptr, 16));
     }
   }
   EXPECT_EQ(branches, 6);

@@ -32,7 +32,7 @@ TEST(ForceSlices, EachSliceKeepsEnoughItemsToFillTheGpu) {
   EXPECT_EQ(force_slice_count(control(8), 1000, 32768, 2112), 15);
   EXPECT_EQ(force_slice_count(control(8), 1000, 32768, 8448), 3);
   EXPECT_EQ(force_slice_count(control(8, false), 1000, 32768, 2112), 125);
-  EXPECT_EQ(force_slice_count(control(8), 1000, 1000, 2112), 1);  // fewer items than one full launch
+  EXPECT_EQ(force_slice_count(control(8), 1000, 1000, 2112), 1);              // fewer items than one full launch
   EXPECT_EQ(force_slice_count(control(1e-9, false), 1000, 100000, 1), 1024);  // at most 1024 launches
 }
 

@@ -245,25 +245,46 @@ extern "C" __global__ void nbl_probe_shared(float* out) {
   }
   constexpr std::size_t kShared = 64 * 1024;
   const std::vector<Probe> probes = {
-      {"kernel launch + wait for its stream", true, [&] { launch(running, "nbl_probe", 0); stream.synchronize(); }},
-      {"cudaMemcpyAsync device to pinned host + wait for its stream", true,
+      {"kernel launch + wait for its stream", true,
        [&] {
-         NBL_CUDA_CHECK(cudaMemcpyAsync(pinned.data(), out.data(), 256 * sizeof(float), cudaMemcpyDeviceToHost, stream.get()));
+         launch(running, "nbl_probe", 0);
          stream.synchronize();
        }},
-      {"event record + cudaEventSynchronize", true, [&] { event.record(stream.get()); event.synchronize(); }},
+      {"cudaMemcpyAsync device to pinned host + wait for its stream", true,
+       [&] {
+         NBL_CUDA_CHECK(
+             cudaMemcpyAsync(pinned.data(), out.data(), 256 * sizeof(float), cudaMemcpyDeviceToHost, stream.get()));
+         stream.synchronize();
+       }},
+      {"event record + cudaEventSynchronize", true,
+       [&] {
+         event.record(stream.get());
+         event.synchronize();
+       }},
       {"cudaEventCreate", false, [&] { CudaEvent e; }},
       {"cudaStreamCreate (non-blocking)", false, [&] { CudaStream s; }},
       {"loading a module (every kernel)", false, [&] { fresh_a.emplace(program); }},
-      {"first launch of a loaded module's kernel", false, [&] { launch(*fresh_b, "nbl_probe", 0); stream.synchronize(); }},
+      {"first launch of a loaded module's kernel", false,
+       [&] {
+         launch(*fresh_b, "nbl_probe", 0);
+         stream.synchronize();
+       }},
       {"cudaLibraryGetGlobal on a loaded module", false, [&] { (void)fresh_c->global("nbl_probe_param"); }},
-      {"cudaMemcpyAsync pageable host to __constant__", false, [&] { fresh_d->write_global("nbl_probe_param", param, stream.get()); stream.synchronize(); }},
+      {"cudaMemcpyAsync pageable host to __constant__", false,
+       [&] {
+         fresh_d->write_global("nbl_probe_param", param, stream.get());
+         stream.synchronize();
+       }},
       {"cudaFuncSetAttribute (64 KiB dynamic shared)", false,
        [&] {
-         NBL_CUDA_CHECK(cudaFuncSetAttribute(running.kernel("nbl_probe_shared"), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(kShared)));
+         NBL_CUDA_CHECK(cudaFuncSetAttribute(running.kernel("nbl_probe_shared"),
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kShared)));
        }},
-      {"first launch with 64 KiB dynamic shared", false, [&] { launch(running, "nbl_probe_shared", kShared); stream.synchronize(); }},
+      {"first launch with 64 KiB dynamic shared", false,
+       [&] {
+         launch(running, "nbl_probe_shared", kShared);
+         stream.synchronize();
+       }},
       {"cudaMalloc 1 MiB", false, [&] { NBL_CUDA_CHECK(cudaMalloc(&allocated, 1 << 20)); }},
       {"cudaFree", false, [&] { NBL_CUDA_CHECK(cudaFree(allocated)); }},
       {"cudaMallocHost 1 MiB", false, [&] { NBL_CUDA_CHECK(cudaMallocHost(&host_allocated, 1 << 20)); }},
@@ -305,14 +326,16 @@ TEST_F(SwapGpu, ALazilyLoadedModuleIsObservableAndABuildsModuleIsFullyLoaded) {
   if (!lazy_unloaded) GTEST_SKIP() << "this driver cannot tell whether a kernel is loaded (cuFuncIsLoaded needs 12.4)";
   const std::optional<bool> lazy_mode = lazy_loading_enabled();
   if (lazy_mode.value_or(false) && *lazy_unloaded == 0)
-    GTEST_SKIP() << "lazy loading is on, yet a fresh module reports every kernel loaded: this driver loads them when asked";
+    GTEST_SKIP()
+        << "lazy loading is on, yet a fresh module reports every kernel loaded: this driver loads them when asked";
   const KernelModule loaded(program);
   EXPECT_EQ(loaded.unloaded_kernels(), 0) << "KernelModule must load every kernel before its first launch";
   EXPECT_EQ(loaded.loading().problem, "");
-  std::printf("default all-pairs module: %d of its %d kernels unloaded when left to lazy loading (lazy loading %s); "
-              "largest local memory per thread %zu bytes\n",
-              *lazy_unloaded, loaded.loading().kernels, lazy_mode ? (*lazy_mode ? "on" : "off") : "unknown",
-              loaded.loading().max_local_bytes);
+  std::printf(
+      "default all-pairs module: %d of its %d kernels unloaded when left to lazy loading (lazy loading %s); "
+      "largest local memory per thread %zu bytes\n",
+      *lazy_unloaded, loaded.loading().kernels, lazy_mode ? (*lazy_mode ? "on" : "off") : "unknown",
+      loaded.loading().max_local_bytes);
   if (lazy_mode.value_or(false)) {
     EXPECT_GT(*lazy_unloaded, 0) << "lazy loading is on, but nothing was left to load";
   }
@@ -372,16 +395,16 @@ void expect_a_swap_frame_without_device_synchronization(Backend& backend, const 
   frame.run("the new build's first step", [&] { stats = backend.step(); });
   frame.run("its first vertex write", [&] { backend.write_vertices(target, ColorMode::speed); });
   frame.run("the new build's second step", [&] { after = backend.step(); });
-  frame.run("the backend's stream finishing", [&] {
-    NBL_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(backend.cuda_stream())));
-  });
+  frame.run("the backend's stream finishing",
+            [&] { NBL_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(backend.cuda_stream()))); });
   gate.open();
   ASSERT_TRUE(outcome && outcome->accepted) << (outcome ? outcome->message : "no outcome");
   EXPECT_FALSE(before.non_finite);
   EXPECT_FALSE(stats.non_finite);
   EXPECT_FALSE(after.non_finite);
   EXPECT_EQ(frame.first_waiting(), "")
-      << "the swap frame waited for other work on the GPU (a device-wide synchronization) in: " << frame.first_waiting();
+      << "the swap frame waited for other work on the GPU (a device-wide synchronization) in: "
+      << frame.first_waiting();
 }
 
 TEST_F(SwapGpu, AnAllPairsSwapFrameWaitsForNoOtherGpuWork) {

@@ -46,7 +46,8 @@ class Installed : public ::testing::Test {
     fs::remove_all(root_);
     fs::create_directories(root_ / "elsewhere");
     if (fs::exists(fs::path(NBL_BUILD_DIR) / "CMakeCache.txt"))
-      install_ = shell(std::string(NBL_CMAKE_COMMAND) + " --install " + NBL_BUILD_DIR + " --prefix " + prefix().string());
+      install_ =
+          shell(std::string(NBL_CMAKE_COMMAND) + " --install " + NBL_BUILD_DIR + " --prefix " + prefix().string());
   }
   static void TearDownTestSuite() { fs::remove_all(root_); }
   void SetUp() override {
@@ -138,7 +139,8 @@ class DebianPackage : public ::testing::Test {
       skip_ = std::string("no build tree at ") + NBL_BUILD_DIR;
       return;
     }
-    pack_ = shell(std::string(NBL_CPACK_COMMAND) + " -G DEB --config " + NBL_BUILD_DIR + "/CPackConfig.cmake -B " + out_.string());
+    pack_ = shell(std::string(NBL_CPACK_COMMAND) + " -G DEB --config " + NBL_BUILD_DIR + "/CPackConfig.cmake -B " +
+                  out_.string());
     for (const auto& entry : fs::directory_iterator(out_))
       if (entry.path().extension() == ".deb") deb_ = entry.path();
   }
@@ -197,7 +199,8 @@ TEST_F(DebianPackage, DescriptionMaintainerAndDocsAreAsDebianPolicyWants) {
   for (const char* file : {"copyright", "changelog.gz", "README.md.gz", "BENCHMARKS.md.gz"})
     EXPECT_TRUE(fs::exists(doc / file)) << file;
   for (const auto& entry : fs::directory_iterator(doc))
-    EXPECT_TRUE(entry.path().extension() == ".gz" || entry.path().filename() == "copyright") << entry.path() << " is not compressed";
+    EXPECT_TRUE(entry.path().extension() == ".gz" || entry.path().filename() == "copyright")
+        << entry.path() << " is not compressed";
   EXPECT_TRUE(fs::exists(unpacked() / "usr" / "share" / "man" / "man1" / "nbodylab.1.gz"));
   EXPECT_EQ(shell("gzip -t " + (doc / "changelog.gz").string()).code, 0);
   EXPECT_NE(shell("zcat " + (doc / "changelog.gz").string()).output.find("nbodylab (" + field("Version").substr(0, 5)),
@@ -213,10 +216,11 @@ TEST_F(DebianPackage, DescriptionMaintainerAndDocsAreAsDebianPolicyWants) {
 
 TEST_F(DebianPackage, ShipsAStrippedBinaryAndWhatItReadsAtRunTime) {
   const Outcome contents = shell("dpkg-deb -c " + deb_.string());
-  for (const char* file : {"./usr/bin/nbodylab", "./usr/share/applications/nbodylab.desktop",
-                           "./usr/share/icons/hicolor/scalable/apps/nbodylab.svg",
-                           "./usr/share/nbodylab/cuda/kernels/allpairs_shared.cu", "./usr/share/nbodylab/physics/gravity.hpp",
-                           "./usr/share/nbodylab/shaders/", "./usr/share/nbodylab/assets/colormaps.json"})
+  for (const char* file :
+       {"./usr/bin/nbodylab", "./usr/share/applications/nbodylab.desktop",
+        "./usr/share/icons/hicolor/scalable/apps/nbodylab.svg", "./usr/share/nbodylab/cuda/kernels/allpairs_shared.cu",
+        "./usr/share/nbodylab/physics/gravity.hpp", "./usr/share/nbodylab/shaders/",
+        "./usr/share/nbodylab/assets/colormaps.json"})
     EXPECT_NE(contents.output.find(file), std::string::npos) << file << " missing from the package";
   const Outcome sections = shell("readelf -S " + (unpacked() / "usr" / "bin" / "nbodylab").string());
   if (sections.code != 0) GTEST_SKIP() << "readelf (binutils) is not installed";

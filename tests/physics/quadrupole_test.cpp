@@ -101,7 +101,8 @@ Errors errors_at(const Cluster& c, double distance, double eps2) {
   for (int k = 0; k < directions; ++k) {
     Vec u{gauss(rng), gauss(rng), gauss(rng)};
     const double norm = std::hypot(u[0], u[1], u[2]);
-    const Vec at{c.com[0] + distance * u[0] / norm, c.com[1] + distance * u[1] / norm, c.com[2] + distance * u[2] / norm};
+    const Vec at{c.com[0] + distance * u[0] / norm, c.com[1] + distance * u[1] / norm,
+                 c.com[2] + distance * u[2] / norm};
     const Vec exact = c.direct(at, eps2);
     e.monopole += std::pow(relative_error(c.monopole(at, eps2), exact), 2);
     e.quadrupole += std::pow(relative_error(c.quadrupole(at, eps2), exact), 2);

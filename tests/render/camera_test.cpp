@@ -15,15 +15,16 @@ std::vector<float> cluster(glm::vec3 center, float radius, int n) {
     const float z = 1.0f - 2.0f * (static_cast<float>(i) + 0.5f) / static_cast<float>(n);
     const float r = std::sqrt(1.0f - z * z);
     const float scale = radius * std::cbrt((static_cast<float>(i % 97) + 1.0f) / 97.0f);
-    p.insert(p.end(), {center.x + scale * r * std::cos(t), center.y + scale * r * std::sin(t), center.z + scale * z, 1.0f});
+    p.insert(p.end(),
+             {center.x + scale * r * std::cos(t), center.y + scale * r * std::sin(t), center.z + scale * z, 1.0f});
   }
   return p;
 }
 
 TEST(SceneExtent, OutliersMoveTheBoundsButNotTheFit) {
   auto p = cluster({1, 2, 3}, 1.0f, 5000);
-  p.insert(p.end(), {1000.0f, 0.0f, 0.0f, 1.0f});             // one body flung far away
-  p.insert(p.end(), {NAN, 0.0f, 0.0f, 1.0f});                  // and a broken one
+  p.insert(p.end(), {1000.0f, 0.0f, 0.0f, 1.0f});  // one body flung far away
+  p.insert(p.end(), {NAN, 0.0f, 0.0f, 1.0f});      // and a broken one
   const SceneExtent e = measure_extent(p.data(), p.size() / 4);
   EXPECT_NEAR(e.center.x, 1.0f, 0.1f);
   EXPECT_NEAR(e.center.y, 2.0f, 0.1f);

@@ -21,7 +21,8 @@ TEST(ColorMaps, ShippedFileHasAMapForEveryColorMode) {
 
 std::string maps_json(const std::string& stops, bool discrete = false) {
   std::string modes;
-  for (const EnumName& mode : kColorModeNames) modes += std::string(modes.empty() ? "" : ",") + "\"" + std::string(mode.name) + "\":\"a\"";
+  for (const EnumName& mode : kColorModeNames)
+    modes += std::string(modes.empty() ? "" : ",") + "\"" + std::string(mode.name) + "\":\"a\"";
   return "{\"color_modes\":{" + modes + "},\"maps\":{\"a\":{\"discrete\":" + (discrete ? "true" : "false") +
          ",\"stops\":" + stops + "}}}";
 }
@@ -67,8 +68,8 @@ TEST(ColorMaps, GalaxyOfOriginHasAPaletteForEachGalaxyAndTheHalosAndDensityAPerc
 TEST(ColorMaps, AModeMayListPalettesButNotTooManyOrNone) {
   std::string modes;
   for (const EnumName& mode : kColorModeNames)
-    modes += std::string(modes.empty() ? "" : ",") + "\"" + std::string(mode.name) + "\":" +
-             (mode.value == static_cast<int>(ColorMode::origin) ? "LIST" : "\"a\"");
+    modes += std::string(modes.empty() ? "" : ",") + "\"" + std::string(mode.name) +
+             "\":" + (mode.value == static_cast<int>(ColorMode::origin) ? "LIST" : "\"a\"");
   auto with = [&](const std::string& list) {
     std::string m = modes;
     m.replace(m.find("LIST"), 4, list);
@@ -89,7 +90,7 @@ TEST(ColorMaps, ErrorsNameTheFileAndTheProblem) {
     EXPECT_NE(std::string(e.what()).find("speed"), std::string::npos);
   }
   EXPECT_THROW(parse_color_maps("not json", "f"), Error);
-  EXPECT_THROW(parse_color_maps(maps_json("[[0,[1,0,0]]]"), "f"), Error);      // one stop
+  EXPECT_THROW(parse_color_maps(maps_json("[[0,[1,0,0]]]"), "f"), Error);            // one stop
   EXPECT_THROW(parse_color_maps(maps_json("[[0,[1,0]],[1,[1,1,1]]]"), "f"), Error);  // two components
 }
 

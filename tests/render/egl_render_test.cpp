@@ -17,7 +17,7 @@ namespace {
 constexpr int kWidth = 320, kHeight = 180;
 
 struct Luma {
-  int lit = 0;        // pixels clearly above the background
+  int lit = 0;  // pixels clearly above the background
   double mean = 0;
   double red = 0, blue = 0;
 };
@@ -54,8 +54,10 @@ class EglRender : public ::testing::Test {
     view.draw(camera, settings, {0, 0, kWidth, kHeight}, target.framebuffer());
     Image image = read_pixels(target.framebuffer(), {0, 0, kWidth, kHeight});
     if (const char* dir = std::getenv("NBL_TEST_IMAGES"))  // look at what the test saw
-      write_png(std::filesystem::path(dir) / (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                                              "_" + std::to_string(++images_) + ".png"), image);
+      write_png(
+          std::filesystem::path(dir) / (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                                        "_" + std::to_string(++images_) + ".png"),
+          image);
     return image;
   }
   int images_ = 0;

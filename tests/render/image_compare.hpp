@@ -16,7 +16,7 @@ struct ImageDifference {
   double p999_abs = 0;      // the 99.9th percentile of the per-pixel largest channel difference
   double mean_level_a = 0;  // mean level of each image (so "both black" cannot pass as "the same")
   double mean_level_b = 0;
-  double lit_share_a = 0;   // pixels of `a` more than 16 levels above its median (the sky) in any channel
+  double lit_share_a = 0;  // pixels of `a` more than 16 levels above its median (the sky) in any channel
 };
 
 inline ImageDifference compare_images(const Image& a, const Image& b) {

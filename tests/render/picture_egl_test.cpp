@@ -39,8 +39,10 @@ class PictureEgl : public ::testing::Test {
     if (camera_out) *camera_out = camera;
     Image image = read_pixels(target.framebuffer(), {0, 0, width, height});
     if (const char* dir = std::getenv("NBL_TEST_IMAGES"))
-      write_png(std::filesystem::path(dir) / (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                                              "_" + std::to_string(++images_) + ".png"), image);
+      write_png(
+          std::filesystem::path(dir) / (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                                        "_" + std::to_string(++images_) + ".png"),
+          image);
     return image;
   }
   int images_ = 0;
@@ -56,7 +58,9 @@ TEST_F(PictureEgl, ExposureShadersAgreeWithTheHostArithmetic) {
   std::vector<float> texels(static_cast<std::size_t>(w) * h * 4, 0.0f);
   exposure::Histogram bins{};
   for (int i = 0; i < w * h; ++i) {
-    const float light = i < 3000 ? reference * (0.5f + 0.001f * static_cast<float>(i % 500)) : i < 3040 ? 500 * reference : 0.0f;
+    const float light = i < 3000   ? reference * (0.5f + 0.001f * static_cast<float>(i % 500))
+                        : i < 3040 ? 500 * reference
+                                   : 0.0f;
     for (int c = 0; c < 3; ++c) texels[static_cast<std::size_t>(i) * 4 + static_cast<std::size_t>(c)] = light;
     if (auto b = exposure::bin_of(light, reference)) ++bins[static_cast<std::size_t>(*b)];
   }
@@ -73,7 +77,8 @@ TEST_F(PictureEgl, ExposureShadersAgreeWithTheHostArithmetic) {
   glFinish();
   const auto state = exposure.state();
   EXPECT_EQ(state.covered, 3040u) << "sky texels are not counted";
-  const float expected = std::max(exposure::bin_upper_value(*exposure::percentile_bin(bins, 0.995f), reference), p.min_white * reference);
+  const float expected =
+      std::max(exposure::bin_upper_value(*exposure::percentile_bin(bins, 0.995f), reference), p.min_white * reference);
   EXPECT_NEAR(state.white / expected, 1.0f, 1e-4);
   EXPECT_GT(state.white, 400 * reference) << "the core sets white, not the stars";
   EXPECT_NEAR(state.knee / exposure::knee_for(p.star_display, state.white / reference), 1.0f, 1e-3);
@@ -119,7 +124,8 @@ TEST_F(PictureEgl, GalaxyOfOriginPaintsEachGroupInItsPalette) {
   // Where each blob's centre lands on screen (top row first), and its colour in a box around it.
   auto colour_at = [&](const glm::vec3& world) {
     const glm::vec4 clip = camera.projection(320.0f / 180.0f) * camera.view() * glm::vec4(world, 1.0f);
-    const int cx = static_cast<int>((clip.x / clip.w * 0.5f + 0.5f) * 320), cy = static_cast<int>((0.5f - clip.y / clip.w * 0.5f) * 180);
+    const int cx = static_cast<int>((clip.x / clip.w * 0.5f + 0.5f) * 320),
+              cy = static_cast<int>((0.5f - clip.y / clip.w * 0.5f) * 180);
     double r = 0, b = 0;
     for (int y = std::max(0, cy - 20); y < std::min(180, cy + 20); ++y)
       for (int x = std::max(0, cx - 20); x < std::min(320, cx + 20); ++x) {
@@ -228,7 +234,7 @@ TEST_F(PictureEgl, FollowCameraMovesWithTheBoundClusterNotTheEscapers) {
     view.draw(camera, settings, {0, 0, 160, 90}, target.framebuffer(), 0.1);
   };
   frame(1.0, 0.0f, 0.0f);
-  frame(1.1, 0.05f, 2.0f);   // the escapers move 20x faster: unbound
+  frame(1.1, 0.05f, 2.0f);  // the escapers move 20x faster: unbound
   const glm::vec3 before = camera.target();
   frame(1.2, 0.1f, 4.0f);
   frame(1.3, 0.15f, 6.0f);

@@ -58,7 +58,7 @@ TEST(Exposure, BinsAreEighthStopsFromEightStopsBelowALoneStar) {
 
 TEST(Exposure, WhiteIsThePercentileOfTheLitTexelsNotOfTheSky) {
   exposure::Histogram bins{};
-  bins[64] = 990;  // lone stars
+  bins[64] = 990;          // lone stars
   bins[64 + 8 * 10] = 10;  // a core a thousand times brighter: 1% of the lit texels
   EXPECT_EQ(*exposure::percentile_bin(bins, 0.995f), 144) << "0.5% above the percentile: the core sets white";
   EXPECT_EQ(*exposure::percentile_bin(bins, 0.98f), 64) << "the core is under 2%: white at the stars";
@@ -180,7 +180,9 @@ TEST(PictureDetail, SmoothFogFailsAndTheSameLightAsStarsPasses) {
   // Fog: a wide Gaussian glow, every pixel near its neighbours' mean.
   Image fog = blank(w, h, 8);
   for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) put(fog, x, y, 0.03 + 0.6 * std::exp(-((x - 240.0) * (x - 240.0) + (y - 135.0) * (y - 135.0)) / (2 * 40.0 * 40.0)));
+    for (int x = 0; x < w; ++x)
+      put(fog, x, y,
+          0.03 + 0.6 * std::exp(-((x - 240.0) * (x - 240.0) + (y - 135.0) * (y - 135.0)) / (2 * 40.0 * 40.0)));
   // Stars: the same region, lit by single pixels of varying brightness and a small bright core.
   Image stars = blank(w, h, 8);
   std::mt19937 random(3);
@@ -224,11 +226,10 @@ TEST(PictureDetail, TheNewRenderersMillionAndTenMillionBodyFramesPass) {
   // 10,000,000 (benchmarks/h100/2026-11-24/picture-10m.log).
   // Then the disk galaxies with dark halos, on the H200 at 0c997ff
   // (benchmarks/h200/2026-11-25/picture-*.log): 1M at t = 6 and 12, 10M at t = 6.
-  for (const char* file : {"benchmarks/h100/2026-11-23/picture-1m-t6.png",
-                           "benchmarks/h100/2026-11-24/picture-10m-t6.png",
-                           "benchmarks/h200/2026-11-25/picture-1m-t6.png",
-                           "benchmarks/h200/2026-11-25/picture-1m-t12.png",
-                           "benchmarks/h200/2026-11-25/picture-10m-t6.png"}) {
+  for (const char* file :
+       {"benchmarks/h100/2026-11-23/picture-1m-t6.png", "benchmarks/h100/2026-11-24/picture-10m-t6.png",
+        "benchmarks/h200/2026-11-25/picture-1m-t6.png", "benchmarks/h200/2026-11-25/picture-1m-t12.png",
+        "benchmarks/h200/2026-11-25/picture-10m-t6.png"}) {
     const auto path = std::filesystem::path(NBL_SOURCE_DIR) / file;
     ASSERT_TRUE(std::filesystem::exists(path)) << path;
     const PictureDetail d = picture_detail(read_png(path));

@@ -66,8 +66,10 @@ TEST(SplatModel, CrowdedBodiesShrinkTowardsAPixel) {
 TEST(SplatModel, BodiesOutsideTheViewBehindTheEyeOrNotANumberAreNotDrawn) {
   const SplatView v = identity_view();
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const float outside[4] = {1.5f, 0, 0, 1}, far[4] = {0, 0, 2, 1}, bad[4] = {nan, 0, 0, 1}, bad_mass[4] = {0, 0, 0, nan};
-  for (const float* p : {outside, far, bad, bad_mass}) EXPECT_FALSE(splat_body(v, p, 0, 0, kPalette.data(), nullptr).visible);
+  const float outside[4] = {1.5f, 0, 0, 1}, far[4] = {0, 0, 2, 1}, bad[4] = {nan, 0, 0, 1},
+              bad_mass[4] = {0, 0, 0, nan};
+  for (const float* p : {outside, far, bad, bad_mass})
+    EXPECT_FALSE(splat_body(v, p, 0, 0, kPalette.data(), nullptr).visible);
   SplatView behind = v;
   behind.view_projection[15] = -1.0f;  // w < 0: behind the eye
   const float centre[4] = {0, 0, 0, 1};

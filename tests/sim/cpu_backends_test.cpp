@@ -87,7 +87,8 @@ TEST_P(EveryCpuBackend, KeplerOrbitReturnsAfterOnePeriodAndConservesEnergy) {
   double worst_energy_error = 0;
   for (long k = 0; k < steps; ++k) {
     backend->step();
-    if (k % 64 == 0) worst_energy_error = std::max(worst_energy_error, std::abs(energy(state_of(*backend), 0.0).total - e0));
+    if (k % 64 == 0)
+      worst_energy_error = std::max(worst_energy_error, std::abs(energy(state_of(*backend), 0.0).total - e0));
   }
   const Bodies end = state_of(*backend);
   for (std::size_t i = 0; i < 2; ++i) {
@@ -248,7 +249,8 @@ TEST_P(AllPairsPrecision, ConservesLinearMomentumToRounding) {
   const Bodies end = state_of(*backend);
   double momentum_scale = 0;
   for (std::size_t i = 0; i < n; ++i)
-    momentum_scale += end.mass[i] * std::sqrt(double(end.vx[i]) * end.vx[i] + double(end.vy[i]) * end.vy[i] + double(end.vz[i]) * end.vz[i]);
+    momentum_scale += end.mass[i] * std::sqrt(double(end.vx[i]) * end.vx[i] + double(end.vy[i]) * end.vy[i] +
+                                              double(end.vz[i]) * end.vz[i]);
   const auto p0 = linear_momentum(start);
   const auto p1 = linear_momentum(end);
   for (int a = 0; a < 3; ++a) EXPECT_NEAR(p1[a], p0[a], 1e-6 * momentum_scale) << "axis " << a;
@@ -278,7 +280,6 @@ TEST_P(DefaultCpuBackends, PlummerSphereStartsAndStaysInVirialEquilibrium) {
     }
   }
 }
-
 
 INSTANTIATE_TEST_SUITE_P(Cpu, DefaultCpuBackends,
                          ::testing::Values(Kind::allpairs_float, Kind::barneshut, Kind::barneshut_quadrupole),

@@ -204,8 +204,8 @@ TEST(CpuQuadrupole, EveryGeometryCaseStaysWithinTheThetaBound) {
       const double theta = thetas[k];
       const Measured m = measure(bodies, bh_settings(theta, softening, true), sample, reference);
       SCOPED_TRACE(std::string(to_string(c)) + " at theta " + std::to_string(theta) + ": " + describe(m) +
-                   (sphere[k] ? "; plummer: " + describe(sphere[k]->quadrupole) + "; its monopole: " +
-                                    describe(sphere[k]->monopole)
+                   (sphere[k] ? "; plummer: " + describe(sphere[k]->quadrupole) +
+                                    "; its monopole: " + describe(sphere[k]->monopole)
                               : std::string()));
       const ForceErrorBound bound = force_error_bound(Algorithm::barneshut, false, theta);
       EXPECT_FALSE(m.error.non_finite);

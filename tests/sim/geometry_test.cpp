@@ -82,7 +82,8 @@ struct Baseline {
   double softening;
   Measured plummer;
   Baseline(const Opening& opening, std::size_t n, std::uint64_t s)
-      : seed(s), softening(scene_defaults(Scene::plummer, n).softening),
+      : seed(s),
+        softening(scene_defaults(Scene::plummer, n).softening),
         plummer(measure(opening, make_geometry_case(GeometryCase::plummer, n, s), softening, s)) {}
 };
 
@@ -162,7 +163,8 @@ TEST_P(CpuGeometry, CellsAreNeverAcceptedWithinTheirBodiesReach) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const Baseline base(GetParam(), 10000, seed);
     SCOPED_TRACE("plummer: " + describe(base.plummer));
-    const Measured m = measure(GetParam(), make_geometry_case(GeometryCase::coincident, 10000, seed), base.softening, seed);
+    const Measured m =
+        measure(GetParam(), make_geometry_case(GeometryCase::coincident, 10000, seed), base.softening, seed);
     expect_accuracy_within_twice_plummer(m, base);
   }
 }
@@ -189,7 +191,7 @@ TEST_P(CpuGeometry, NearlyCoincidentBodiesAreSeparatedAtBoundedCost) {
   SCOPED_TRACE(t.trace());
   const Measured& m = t.m;
   const Baseline& base = t.base;
-  for (const std::string& notice : m.stats.notices) ADD_FAILURE() << notice;  // none merged, none capped
+  for (const std::string& notice : m.stats.notices) ADD_FAILURE() << notice;                // none merged, none capped
   EXPECT_GE(m.stats.tree.max_depth, base.plummer.stats.tree.max_depth + 5) << describe(m);  // really split
   expect_cost_within(2, m, base);
   expect_structure_bounded(m);

@@ -16,7 +16,8 @@
 namespace nbl {
 namespace {
 
-constexpr Scene kAllScenes[] = {Scene::collision, Scene::galaxy, Scene::plummer, Scene::sphere, Scene::cube, Scene::kepler};
+constexpr Scene kAllScenes[] = {Scene::collision, Scene::galaxy, Scene::plummer,
+                                Scene::sphere,    Scene::cube,   Scene::kepler};
 
 std::size_t test_size(Scene scene) { return scene == Scene::kepler ? 2 : 3000; }
 
@@ -75,9 +76,7 @@ TEST_P(EveryScene, HasUnitMassZeroMomentumAndCentreAtOrigin) {
   EXPECT_NEAR(p[2], 0.0, tolerance);
 }
 
-TEST_P(EveryScene, ZeroBodiesIsAnInputError) {
-  EXPECT_THROW(make_scene(GetParam(), 0, 1), InputError);
-}
+TEST_P(EveryScene, ZeroBodiesIsAnInputError) { EXPECT_THROW(make_scene(GetParam(), 0, 1), InputError); }
 
 TEST_P(EveryScene, DefaultsArePositiveAndFinite) {
   for (std::size_t n : {std::size_t{2}, std::size_t{1000}, std::size_t{1} << 20}) {
@@ -177,7 +176,8 @@ TEST(Scenes, GalaxyRotatesCoherently) {
 // lengths: what decides whether an encounter draws thin tails or broad fans, and whether the disk grows
 // spiral arms or turns into a bar. A galaxy's stars are its disk, then its bulge (a fifth).
 double disk_warmth(const Bodies& b, std::size_t begin, std::size_t stars_end) {
-  const std::size_t end = stars_end - static_cast<std::size_t>(std::llround(0.2 * static_cast<double>(stars_end - begin)));
+  const std::size_t end =
+      stars_end - static_cast<std::size_t>(std::llround(0.2 * static_cast<double>(stars_end - begin)));
   // The disk's plane and centre: the stars' angular momentum and centre of mass.
   double m = 0, c[3] = {0, 0, 0}, v[3] = {0, 0, 0};
   for (std::size_t i = begin; i < end; ++i) {
@@ -197,7 +197,9 @@ double disk_warmth(const Bodies& b, std::size_t begin, std::size_t stars_end) {
   for (double& a : axis) a /= norm;
   // Cylindrical coordinates about that axis; the disk scale length from the median radius in the plane
   // (an exponential disk's is 1.68 Rd).
-  struct Star { double radius, v_radial, v_phi; };
+  struct Star {
+    double radius, v_radial, v_phi;
+  };
   std::vector<Star> disk;
   for (std::size_t i = begin; i < end; ++i) {
     const double p[3] = {b.x[i] - c[0], b.y[i] - c[1], b.z[i] - c[2]};
@@ -207,7 +209,8 @@ double disk_warmth(const Bodies& b, std::size_t begin, std::size_t stars_end) {
     const double radius = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
     if (radius <= 0) continue;
     const double e[3] = {q[0] / radius, q[1] / radius, q[2] / radius};
-    const double t[3] = {axis[1] * e[2] - axis[2] * e[1], axis[2] * e[0] - axis[0] * e[2], axis[0] * e[1] - axis[1] * e[0]};
+    const double t[3] = {axis[1] * e[2] - axis[2] * e[1], axis[2] * e[0] - axis[0] * e[2],
+                         axis[0] * e[1] - axis[1] * e[0]};
     disk.push_back({radius, u[0] * e[0] + u[1] * e[1] + u[2] * e[2], u[0] * t[0] + u[1] * t[1] + u[2] * t[2]});
   }
   std::vector<double> radii;

@@ -136,7 +136,8 @@ TEST(SettingsJson, OutOfRangeValuesAreInputErrors) {
   EXPECT_NE(parse_error(R"({"bodies": -5})").find("at least 1"), std::string::npos);
   EXPECT_NE(parse_error(R"({"dt": 0})").find("dt"), std::string::npos);
   EXPECT_NE(parse_error(R"({"softening": -1})").find("softening"), std::string::npos);
-  EXPECT_NE(parse_error(R"({"steps_per_frame": 0})").find("'steps_per_frame' must lie in [1, 1000]"), std::string::npos);
+  EXPECT_NE(parse_error(R"({"steps_per_frame": 0})").find("'steps_per_frame' must lie in [1, 1000]"),
+            std::string::npos);
   EXPECT_NE(parse_error(R"({"toggles": {"unroll": 0}})").find("'toggles.unroll'"), std::string::npos);
   EXPECT_NE(parse_error(R"({"toggles": {"block_size": 100}})").find("steps of 32"), std::string::npos);
 }
@@ -154,7 +155,8 @@ TEST(SettingsJson, LargeIntegersAreRefusedNotWrapped) {
   EXPECT_NE(depth.find("[0, 32]"), std::string::npos) << depth;
   // Beyond int64 too: nlohmann keeps 2^64 - 1 as an unsigned, which must not become -1.
   EXPECT_NE(parse_error(R"({"bodies": 18446744073709551615})").find("'bodies'"), std::string::npos);
-  EXPECT_NE(parse_error(R"({"toggles": {"unroll": 18446744073709551615}})").find("'toggles.unroll'"), std::string::npos);
+  EXPECT_NE(parse_error(R"({"toggles": {"unroll": 18446744073709551615}})").find("'toggles.unroll'"),
+            std::string::npos);
   EXPECT_EQ(settings_from_json(R"({"seed": 18446744073709551615})").seed, 18446744073709551615ull);
 }
 

@@ -25,9 +25,8 @@ namespace fs = std::filesystem;
 class Tipsy : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("nbl_tipsy_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("nbl_tipsy_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -89,9 +88,9 @@ class TipsyBuilder {
 std::string mixed_file(bool big_endian, bool pad = true) {
   TipsyBuilder b(big_endian);
   b.header(2.5, 4, 3, 1, 2, 1, pad);
-  b.floats({0.1f, 1, 2, 3, 4, 5, 6, /*rho..phi*/ 7, 8, 9, 10, 11});  // gas
-  b.floats({0.2f, -1, -2, -3, -4, -5, -6, /*eps, phi*/ 0.01f, 0});   // dark
-  b.floats({0.3f, 10, 20, 30, 40, 50, 60, 0.01f, 0});                // dark
+  b.floats({0.1f, 1, 2, 3, 4, 5, 6, /*rho..phi*/ 7, 8, 9, 10, 11});                            // gas
+  b.floats({0.2f, -1, -2, -3, -4, -5, -6, /*eps, phi*/ 0.01f, 0});                             // dark
+  b.floats({0.3f, 10, 20, 30, 40, 50, 60, 0.01f, 0});                                          // dark
   b.floats({0.4f, 0.5f, 0.25f, 0.125f, 1, 2, 3, /*metals, tform, eps, phi*/ 0, 0, 0.01f, 0});  // star
   return b.bytes();
 }

@@ -115,7 +115,8 @@ TEST(MeasuredFigures, ATooltipGroupsValuesByComparisonAndConfigurationAndNamesTh
                       "parallelism"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("(GPU A, commit abc1234: benchmarks/r/ladder-1m.json)\n  (GPU A, commit abc1234: benchmarks/r/ladder-64k.json)"),
+  EXPECT_NE(text.find("(GPU A, commit abc1234: benchmarks/r/ladder-1m.json)\n  (GPU A, commit abc1234: "
+                      "benchmarks/r/ladder-64k.json)"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("\na note"), std::string::npos) << text;
@@ -130,13 +131,15 @@ TEST(MeasuredFigures, AComparisonSpeaksOnlyForTheConfigurationsItWasMeasuredIn) 
   for (std::size_t i = 0; i < kToggleCount; ++i) {
     if (kToggles[i].algorithm != Algorithm::barneshut) continue;
     const std::string key(kToggles[i].key);
-    all_toggles += (all_toggles.empty() ? "" : ", ") + ("\"" + key + "\": \"" + toggle_value_text(kToggles[i], after.values[i]) + "\"");
-    baseline_toggles +=
-        (baseline_toggles.empty() ? "" : ", ") + ("\"" + key + "\": \"" + toggle_value_text(kToggles[i], before.values[i]) + "\"");
+    all_toggles += (all_toggles.empty() ? "" : ", ") +
+                   ("\"" + key + "\": \"" + toggle_value_text(kToggles[i], after.values[i]) + "\"");
+    baseline_toggles += (baseline_toggles.empty() ? "" : ", ") +
+                        ("\"" + key + "\": \"" + toggle_value_text(kToggles[i], before.values[i]) + "\"");
   }
-  const std::string figure = R"({"toggle": "bh_rsqrt", "what": "w", "value": "2x", "gpu": "g", "commit": "c", "log": "l",
-      "config": {"algorithm": "barneshut", "scene": "collision", "bodies": 1048576, "toggles": {)" + all_toggles +
-                             R"(}, "source": "s"}, "baseline": {"toggles": {)" + baseline_toggles + "}}}";
+  const std::string figure =
+      R"({"toggle": "bh_rsqrt", "what": "w", "value": "2x", "gpu": "g", "commit": "c", "log": "l",
+      "config": {"algorithm": "barneshut", "scene": "collision", "bodies": 1048576, "toggles": {)" +
+      all_toggles + R"(}, "source": "s"}, "baseline": {"toggles": {)" + baseline_toggles + "}}}";
   const MeasuredFigures figures = MeasuredFigures::parse(R"({"figures": [)" + figure + "]}");
   EXPECT_EQ(figures.comparing(Algorithm::barneshut, after, before).size(), 1u);
   EXPECT_TRUE(figures.comparing(Algorithm::barneshut, before, after).empty()) << "the sides swapped";
@@ -146,7 +149,8 @@ TEST(MeasuredFigures, AComparisonSpeaksOnlyForTheConfigurationsItWasMeasuredIn) 
   other_before.set(Choice{"bh_build", "insertion"});
   EXPECT_TRUE(figures.comparing(Algorithm::barneshut, other, other_before).empty()) << "measured with the Morton build";
   // A run from before a toggle existed names fewer toggles: it speaks for no configuration of today's.
-  const MeasuredFigures older = MeasuredFigures::parse(R"({"figures": [{"toggle": "bh_rsqrt", "what": "w", "value": "2x",
+  const MeasuredFigures older =
+      MeasuredFigures::parse(R"({"figures": [{"toggle": "bh_rsqrt", "what": "w", "value": "2x",
       "gpu": "g", "commit": "c", "log": "l", "config": {"algorithm": "barneshut", "scene": "plummer", "bodies": 1,
       "toggles": {"bh_rsqrt": "on"}, "source": "s"}, "baseline": {"toggles": {"bh_rsqrt": "off"}}}]})");
   EXPECT_TRUE(older.comparing(Algorithm::barneshut, after, before).empty());
@@ -162,11 +166,14 @@ TEST(MeasuredFigures, AMalformedFileIsAnInputErrorNamingTheEntry) {
     }
     return std::string("accepted");
   };
-  EXPECT_NE(message(R"({"figures": [{"toggle": "rsqrt", "what": "x", "value": "1x", "gpu": "g", "log": "l"}]})").find("'commit'"),
+  EXPECT_NE(message(R"({"figures": [{"toggle": "rsqrt", "what": "x", "value": "1x", "gpu": "g", "log": "l"}]})")
+                .find("'commit'"),
             std::string::npos);
-  EXPECT_NE(message(R"({"figures": [{"toggle": "rsqrt", "what": "x", "value": "1x", "gpu": "g", "commit": "c", "log": "l"}]})")
-                .find("'config'"),
-            std::string::npos)
+  EXPECT_NE(
+      message(
+          R"({"figures": [{"toggle": "rsqrt", "what": "x", "value": "1x", "gpu": "g", "commit": "c", "log": "l"}]})")
+          .find("'config'"),
+      std::string::npos)
       << "a figure must say what configuration it was measured in";
 }
 
@@ -212,7 +219,8 @@ TEST(Toggles, ChangesReadBackToTheToggleValuesTheyWereWrittenFrom) {
       const ToggleDef& t = kToggles[i];
       const int steps = (t.max_value - t.min_value) / t.step + 1;
       from.values[i] = t.min_value + static_cast<int>(random() % steps) * t.step;
-      to.values[i] = t.algorithm == algorithm ? t.min_value + static_cast<int>(random() % steps) * t.step : from.values[i];
+      to.values[i] =
+          t.algorithm == algorithm ? t.min_value + static_cast<int>(random() % steps) * t.step : from.values[i];
     }
     const std::string text = toggle_changes(from, to, algorithm);
     ToggleValues read = from;
@@ -256,7 +264,8 @@ TEST(Toggles, BadChangesAreRefusedNamingTheItemAndChangeNothing) {
       apply_toggle_changes(c.text, Algorithm::allpairs, values, "--variant");
       ADD_FAILURE() << c.text << " was accepted";
     } catch (const InputError& e) {
-      for (const std::string& part : c.named) EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << c.text << ": " << e.what();
+      for (const std::string& part : c.named)
+        EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << c.text << ": " << e.what();
     }
     EXPECT_EQ(values, before) << c.text;
   }

@@ -72,7 +72,8 @@ TEST(Tour, AllPairsStepsRunTheirRungsToggles) {
 TEST(Tour, AllPairsStepsSayWhereTodaysGpuDisagrees) {
   const Tour tour = load_tour(TourKind::allpairs);
   for (const char* rung : {"SoA", "two loops", "float4"}) {
-    const auto s = std::find_if(tour.steps.begin(), tour.steps.end(), [&](const TourStep& t) { return kLadder[*t.rung].name == rung; });
+    const auto s = std::find_if(tour.steps.begin(), tour.steps.end(),
+                                [&](const TourStep& t) { return kLadder[*t.rung].name == rung; });
     ASSERT_NE(s, tour.steps.end());
     EXPECT_FALSE(s->this_gpu.empty()) << rung;
   }
@@ -129,15 +130,16 @@ TEST(Tour, BarnesHutStepsTurnOneSwitchEachOnTopOfTheLast) {
     switched.push_back(std::string(s.toggle->key));
   }
   // Every switch of the tutorial's table and kernel slides is on the tour, and every row without one has its note.
-  for (const char* key : {"bh_throttle", "bh_combined_fence", "bh_waitfree", "bh_sort", "bh_sort_throttle", "bh_early_out",
-                          "bh_traversal", "bh_vote", "bh_rsqrt", "bh_avoid_volatile"})
+  for (const char* key : {"bh_throttle", "bh_combined_fence", "bh_waitfree", "bh_sort", "bh_sort_throttle",
+                          "bh_early_out", "bh_traversal", "bh_vote", "bh_rsqrt", "bh_avoid_volatile"})
     EXPECT_NE(std::find(switched.begin(), switched.end(), key), switched.end()) << key;
   for (const TutorialRow& r : kTutorialRowsWithoutSwitch)
     EXPECT_NE(std::find(rows.begin(), rows.end(), r.name), rows.end()) << r.name;
   // The steps beyond the tutorial, each on its own.
   for (const char* key : {"bh_build", "bh_moments", "bh_opening", "bh_block_size"})
     EXPECT_NE(std::find(switched.begin(), switched.end(), key), switched.end()) << key;
-  EXPECT_EQ(tutorial_speedups(tour, tour.steps[1]), (std::vector<double>{0.97, 1.03, 1.04})) << "throttling, from its toggle";
+  EXPECT_EQ(tutorial_speedups(tour, tour.steps[1]), (std::vector<double>{0.97, 1.03, 1.04}))
+      << "throttling, from its toggle";
   // The warp walk and its vote carry the two columns the tutorial measured apart.
   for (const TourStep& s : tour.steps) {
     if (s.toggle && s.toggle->key == "bh_vote") {
@@ -151,7 +153,8 @@ TEST(Tour, BarnesHutStepsTurnOneSwitchEachOnTopOfTheLast) {
       EXPECT_EQ(tutorial_reference(tour, s), "beyond the tutorial");
     }
     if (s.toggle && s.toggle->key == "bh_sort_throttle") {
-      EXPECT_NE(tutorial_speedup(tour, s).find("Not measured on its own"), std::string::npos) << tutorial_speedup(tour, s);
+      EXPECT_NE(tutorial_speedup(tour, s).find("Not measured on its own"), std::string::npos)
+          << tutorial_speedup(tour, s);
     }
   }
 }
@@ -165,7 +168,8 @@ TEST(Tour, TheBarnesHutTourStartsFromTheTutorialsConfiguration) {
     EXPECT_FALSE(c.evidence.empty());
     if (const ToggleDef* def = find_toggle(c.key)) {
       EXPECT_EQ(def->algorithm, Algorithm::barneshut);
-      EXPECT_EQ(toggle_value_text(*def, first.toggles.values[static_cast<std::size_t>(def - kToggles.data())]), c.value);
+      EXPECT_EQ(toggle_value_text(*def, first.toggles.values[static_cast<std::size_t>(def - kToggles.data())]),
+                c.value);
       continue;
     }
     const TourSetting* s = find_tour_setting(first, c.key);
@@ -186,7 +190,8 @@ TEST(Tour, TheAuditStatesTheTutorialsConfiguration) {
     if (line.find("The tutorial's configuration") != std::string::npos && line.starts_with("|")) row = line;
   ASSERT_FALSE(row.empty()) << "no row for the tutorial's configuration";
   for (const TutorialChoice& c : kTutorialConfiguration)
-    EXPECT_NE(row.find("`" + std::string(c.key) + "=" + std::string(c.value) + "`"), std::string::npos) << c.key << " in: " << row;
+    EXPECT_NE(row.find("`" + std::string(c.key) + "=" + std::string(c.value) + "`"), std::string::npos)
+        << c.key << " in: " << row;
   EXPECT_NE(row.find("slide 103"), std::string::npos);
 }
 
@@ -199,7 +204,8 @@ TEST(Tour, TheBarnesHutTourEndsAtTheDefaults) {
 // What the lab applies at a step (step_settings): the algorithm, its toggles and the declared settings,
 // nothing else; a step may change theta alone.
 TEST(Tour, AStepsSettingsAreWhatItDeclares) {
-  const std::string text = R"({"tour": "barneshut", "title": "t", "intro": "i", "start": )" + full_start() + R"(, "steps": [
+  const std::string text =
+      R"({"tour": "barneshut", "title": "t", "intro": "i", "start": )" + full_start() + R"(, "steps": [
       {"title": "a", "text": "b"},
       {"settings": {"theta": 0.7}, "title": "c", "text": "d", "kernel": "force"},
       {"switch": "bh_sort", "value": false, "title": "e", "text": "f", "kernel": "force"}]})";
@@ -211,7 +217,8 @@ TEST(Tour, AStepsSettingsAreWhatItDeclares) {
   base.algorithm = Algorithm::allpairs;
   base.dt = 0.125;
   base.toggles[ToggleId("unroll")] = 8;
-  const Settings s0 = with_step_settings(tour, 0, base), s1 = with_step_settings(tour, 1, base), s2 = with_step_settings(tour, 2, base);
+  const Settings s0 = with_step_settings(tour, 0, base), s1 = with_step_settings(tour, 1, base),
+                 s2 = with_step_settings(tour, 2, base);
   EXPECT_EQ(s0.algorithm, Algorithm::barneshut);
   EXPECT_DOUBLE_EQ(s0.opening_angle, 0.5);
   EXPECT_DOUBLE_EQ(s1.opening_angle, 0.7);
@@ -227,13 +234,15 @@ TEST(Tour, AStepsSettingsAreWhatItDeclares) {
 TEST(Tour, TheBarnesHutStartNamesEveryToggleSoNoStepDependsOnTheDefaults) {
   const Tour tour = load_tour(TourKind::barneshut);
   EXPECT_TRUE(tour.steps.front().toggles.is(Choice{"bh_opening", "geometric"})) << "the tutorial opens by angle";
-  const std::string without_one = R"({"tour": "barneshut", "title": "t", "intro": "i", "start": {"toggles": {"bh_sort": false}},
+  const std::string without_one =
+      R"({"tour": "barneshut", "title": "t", "intro": "i", "start": {"toggles": {"bh_sort": false}},
       "steps": [{"title": "a", "text": "b"}]})";
   try {
     parse_tour(without_one, "t.json");
     ADD_FAILURE() << "a start without every toggle was accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("\"start\": \"toggles\" must name every Barnes-Hut toggle; it lacks bh_build"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("\"start\": \"toggles\" must name every Barnes-Hut toggle; it lacks bh_build"),
+              std::string::npos)
         << e.what();
   }
   const std::string full = full_start();
@@ -244,8 +253,9 @@ TEST(Tour, TheBarnesHutStartNamesEveryToggleSoNoStepDependsOnTheDefaults) {
                "t.json");
     ADD_FAILURE() << "a start without theta was accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("\"start\": \"settings\" must name every setting a step may change; it lacks theta"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("\"start\": \"settings\" must name every setting a step may change; it lacks theta"),
+        std::string::npos)
         << e.what();
   }
   EXPECT_NO_THROW(parse_tour(R"({"tour": "barneshut", "title": "t", "intro": "i", "start": )" + full_start() +
@@ -284,7 +294,8 @@ TEST(Tour, AStepShowsOnlyFiguresMeasuredInItsOwnConfiguration) {
 
 TEST(Tour, BadToursAreRefusedNamingTheStep) {
   const std::string head = R"({"tour": "allpairs", "title": "t", "intro": "i", "steps": [)";
-  const std::string bh = R"({"tour": "barneshut", "title": "t", "intro": "i", "start": )" + full_start() + R"(, "steps": [)";
+  const std::string bh =
+      R"({"tour": "barneshut", "title": "t", "intro": "i", "start": )" + full_start() + R"(, "steps": [)";
   struct Case {
     std::string text, expected;
   };
@@ -315,8 +326,10 @@ TEST(Tour, BadToursAreRefusedNamingTheStep) {
       {bh + R"({"title": "a", "text": "b"}, {"settings": {"theta": "wide"}, "title": "x", "text": "y"}]})",
        "step 2: \"settings\": "},
       {bh + R"({"title": "a", "text": "b"}, {"row": "magic", "title": "x", "text": "y"}]})",
-       "step 2: \"row\" must name a row of the tutorial's table that has no switch: \"recalc. data\", \"full multithreading\""},
-      {bh + R"({"title": "a", "text": "b"}, {"row": "recalc. data", "switch": "bh_sort", "value": false, "title": "x", "text": "y"}]})",
+       "step 2: \"row\" must name a row of the tutorial's table that has no switch: \"recalc. data\", \"full "
+       "multithreading\""},
+      {bh +
+           R"({"title": "a", "text": "b"}, {"row": "recalc. data", "switch": "bh_sort", "value": false, "title": "x", "text": "y"}]})",
        "step 2: a step with \"row\" is a note"},
   };
   for (const Case& c : cases) {

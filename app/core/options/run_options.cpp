@@ -51,15 +51,16 @@ int parse_toggle_value(const ToggleDef& t, const std::string& text) {
 }
 
 void RunOptions::add_to(CLI::App& app, bool with_toggles) {
-  settings_option_ = app.add_option("--settings", settings_file_,
-                                    "Load settings from this JSON file first; other options override it")
-                         ->type_name("FILE");
+  settings_option_ =
+      app.add_option("--settings", settings_file_, "Load settings from this JSON file first; other options override it")
+          ->type_name("FILE");
   settings_.add_to(app, {SettingGroup::restart, SettingGroup::live}, false, defaults_);
   app.add_option("--load", load_file_,
                  "Start from this snapshot instead of a scene: Tipsy, or HDF5 in the GADGET/SWIFT/AREPO layout "
                  "(FILE.hdf5, .h5; snap.0.hdf5 or snap.hdf5 for one split over files; docs/snapshots.md)")
       ->type_name("FILE");
-  app.add_option("--save", save_file_, "Write the final state to this file: FILE.hdf5 (or .h5) in GADGET-4's layout, any other name Tipsy")
+  app.add_option("--save", save_file_,
+                 "Write the final state to this file: FILE.hdf5 (or .h5) in GADGET-4's layout, any other name Tipsy")
       ->type_name("FILE");
   kernels_option_ = app.add_option("--kernels", kernels_dir_,
                                    "Compile (and hot-reload) the GPU kernels from this folder, made by "
@@ -70,10 +71,10 @@ void RunOptions::add_to(CLI::App& app, bool with_toggles) {
       const std::string key(t.key);
       std::string names = toggle_option_name(t);
       if (key.find('_') != std::string::npos) names += ",--" + key;  // --bh-sort and --bh_sort both work
-      toggle_options_[key] = app.add_option(names, toggle_text_[key], toggle_help(t))
-                                 ->type_name(toggle_type_name(t))
-                                 ->group(t.algorithm == Algorithm::allpairs ? "All-pairs kernel toggles"
-                                                                            : "Barnes-Hut kernel toggles");
+      toggle_options_[key] =
+          app.add_option(names, toggle_text_[key], toggle_help(t))
+              ->type_name(toggle_type_name(t))
+              ->group(t.algorithm == Algorithm::allpairs ? "All-pairs kernel toggles" : "Barnes-Hut kernel toggles");
     }
   }
 }
@@ -95,7 +96,9 @@ Settings RunOptions::resolve() const {
     if (option->count() == 0) continue;
     const ToggleDef& t = *find_toggle(key);
     const std::string why = toggle_inert_reason(t, s, s.backend != BackendKind::cpu);
-    if (!why.empty()) std::fprintf(stderr, "nbodylab: warning: %s changes nothing here: %s\n", toggle_option_name(t).c_str(), why.c_str());
+    if (!why.empty())
+      std::fprintf(stderr, "nbodylab: warning: %s changes nothing here: %s\n", toggle_option_name(t).c_str(),
+                   why.c_str());
   }
   return s;
 }

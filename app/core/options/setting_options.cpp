@@ -83,7 +83,8 @@ SettingValue parse_setting_value(const SettingDef& s, const std::string& text) {
   SettingValue value;
   switch (s.kind) {
     case SettingKind::choice: {
-      const auto found = std::find_if(s.choices.begin(), s.choices.end(), [&](const EnumName& c) { return c.name == text; });
+      const auto found =
+          std::find_if(s.choices.begin(), s.choices.end(), [&](const EnumName& c) { return c.name == text; });
       if (found == s.choices.end()) throw refuse("must be one of: " + choice_names(s));
       value = EnumValue{found->value};
       break;
@@ -127,7 +128,8 @@ std::string option_help(const SettingDef& s, const Settings& defaults) {
     help[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(help[0])));
     help = "Turn off: " + help;
   }
-  if (s.only_for) help += std::string(" ") + (*s.only_for == Algorithm::barneshut ? "Barnes-Hut" : "All-pairs") + " only.";
+  if (s.only_for)
+    help += std::string(" ") + (*s.only_for == Algorithm::barneshut ? "Barnes-Hut" : "All-pairs") + " only.";
   if (const auto range = range_text(s); !range.empty()) help += " Range " + range + ".";
   if (!s.zero_means.empty()) help += " 0: " + std::string(s.zero_means) + ".";
   const SettingValue fallback = s.access.get(defaults);
@@ -155,7 +157,7 @@ void SettingOptions::apply(Settings& settings) const {
   for (const Given& g : given_) {
     if (g.option->count() == 0) continue;
     g.setting->access.set(settings, g.setting->kind == SettingKind::flag ? SettingValue{flag_sets(*g.setting)}
-                                                                          : parse_setting_value(*g.setting, g.text));
+                                                                         : parse_setting_value(*g.setting, g.text));
   }
 }
 

@@ -16,7 +16,8 @@ FrameSize parse_frame_size(const std::string& text, const std::string& option) {
     if (part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos) throw fail();
     *out = std::stoi(part);
   }
-  if (size.width < kMinFrameSide || size.height < kMinFrameSide || size.width > kMaxFrameSide || size.height > kMaxFrameSide)
+  if (size.width < kMinFrameSide || size.height < kMinFrameSide || size.width > kMaxFrameSide ||
+      size.height > kMaxFrameSide)
     throw fail();
   return size;
 }

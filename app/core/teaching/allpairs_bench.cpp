@@ -44,7 +44,7 @@ double loop_instructions_per_interaction(const KernelInfo& info) {
 struct Measured {
   double ms = std::nan("");  // per force pass over all n bodies (scaled up when a sample was timed)
   int runs = 0;
-  std::size_t i_count = 0;   // bodies whose forces were timed
+  std::size_t i_count = 0;  // bodies whose forces were timed
   bool validated = false;
   ForceError error;
   AllPairsLaunch launch;
@@ -91,7 +91,8 @@ class Harness {
     int repeats = options_.repeats;
     int warmups = options_.warmups;
     if (backend_->variant().single_thread && single_thread_sample) {
-      m.i_count = std::clamp<std::size_t>(static_cast<std::size_t>(options_.single_thread_budget / n_bodies), 1, n_bodies);
+      m.i_count =
+          std::clamp<std::size_t>(static_cast<std::size_t>(options_.single_thread_budget / n_bodies), 1, n_bodies);
       repeats = std::min(repeats, 3);  // one thread on one SM: nothing to warm up, nothing varies
       warmups = 0;
     }
@@ -112,14 +113,16 @@ class Harness {
     m.force = backend_->kernel_info().front();
     // The SASS count comes from a worker (cuobjdump never runs on the lab's UI thread): wait for it here,
     // at most a few seconds.
-    for (int tries = 0; tries < 50 && m.force.instructions_per_interaction == 0 && m.force.instruction_source.empty(); ++tries) {
+    for (int tries = 0; tries < 50 && m.force.instructions_per_interaction == 0 && m.force.instruction_source.empty();
+         ++tries) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       m.force = backend_->kernel_info().front();
     }
     if (options_.validation_sample > 0) {
       Accelerations acc;
       backend_->read_accelerations(acc);
-      const auto sample = sample_indices(m.i_count, std::min(m.i_count, options_.validation_sample), options_.seed + 17);
+      const auto sample =
+          sample_indices(m.i_count, std::min(m.i_count, options_.validation_sample), options_.seed + 17);
       m.error = force_error(select(acc, sample), reference(sample));
       m.validated = true;
     }
@@ -192,15 +195,29 @@ Table run_ladder(const AllPairsBenchOptions& options) {
     clock = measure_sm_clock(0.5);
   }
 
-  Table t("All-pairs optimization ladder (Burtscher's CUDA optimization tutorial, Part I, and beyond): force pass per step");
-  t.column("rung", "#").column("name", "rung").column("ms", "force ms").column("runs", "runs")
-      .column("speedup", "x prev").column("cumulative", "x total").column("interactions_per_s", "interactions/s")
-      .column("gflops", "GFLOP/s").column("peak_pct", "% peak");
+  Table t(
+      "All-pairs optimization ladder (Burtscher's CUDA optimization tutorial, Part I, and beyond): force pass per "
+      "step");
+  t.column("rung", "#")
+      .column("name", "rung")
+      .column("ms", "force ms")
+      .column("runs", "runs")
+      .column("speedup", "x prev")
+      .column("cumulative", "x total")
+      .column("interactions_per_s", "interactions/s")
+      .column("gflops", "GFLOP/s")
+      .column("peak_pct", "% peak");
   if (clock) t.column("peak_pct_clock", "% peak@clk");
-  t.column("error_rms", "err rms").column("error_max", "err max").column("tutorial", "tutorial x (CC 1.3/2.0/3.0)")
-      .column("registers", "regs").column("spill_bytes", "spill B").column("ptx_per_interaction", "PTX/int")
-      .column("instructions_per_interaction", "instr/int").column("issue_pct", "% issue")
-      .column("grid", "grid").column("variant", "variant");
+  t.column("error_rms", "err rms")
+      .column("error_max", "err max")
+      .column("tutorial", "tutorial x (CC 1.3/2.0/3.0)")
+      .column("registers", "regs")
+      .column("spill_bytes", "spill B")
+      .column("ptx_per_interaction", "PTX/int")
+      .column("instructions_per_interaction", "instr/int")
+      .column("issue_pct", "% issue")
+      .column("grid", "grid")
+      .column("variant", "variant");
 
   std::vector<Measured> measured;
   std::vector<double> ms;
@@ -233,8 +250,10 @@ Table run_ladder(const AllPairsBenchOptions& options) {
       t.add(100.0 * h.interactions() / (m.ms * 1e-3) * kFlopsPerInteraction / ceiling, 1);
     }
     add_error_cells(t, m);
-    t.add(tutorial_text(rung)).add(static_cast<double>(m.force.registers), 0)
-        .add(static_cast<double>(std::max(m.force.spill_bytes, 0)), 0).add(loop_instructions_per_interaction(m.force), 2);
+    t.add(tutorial_text(rung))
+        .add(static_cast<double>(m.force.registers), 0)
+        .add(static_cast<double>(std::max(m.force.spill_bytes, 0)), 0)
+        .add(loop_instructions_per_interaction(m.force), 2);
     // The issue-slot ceiling this rung's own hot loop implies (sass_analysis.hpp), at the measured clock
     // when there is one, else the driver's peak; the single-thread rung issues from one warp, so none.
     if (m.force.instructions_per_interaction > 0 && r != 0) {
@@ -256,10 +275,11 @@ Table run_ladder(const AllPairsBenchOptions& options) {
   emit("best", best);
   const std::size_t single_thread_bodies = measured[0].i_count;
   t.note(describe_bench(options, h));
-  t.note("force ms: CUDA events around the force pass (kernel, plus the slice sum when the j range is split), "
-         "median of 'runs' passes after a warm-up pass; interactions/s counts n^2; GFLOP/s at " +
-         std::to_string(kFlopsPerInteraction) + " flops per interaction; % peak of " +
-         format("%.1f", h.device().fp32_peak_flops() / 1e12) + " TFLOP/s (2 x FP32 lanes x SMs x peak clock)");
+  t.note(
+      "force ms: CUDA events around the force pass (kernel, plus the slice sum when the j range is split), "
+      "median of 'runs' passes after a warm-up pass; interactions/s counts n^2; GFLOP/s at " +
+      std::to_string(kFlopsPerInteraction) + " flops per interaction; % peak of " +
+      format("%.1f", h.device().fp32_peak_flops() / 1e12) + " TFLOP/s (2 x FP32 lanes x SMs x peak clock)");
   if (clock)
     t.note("% peak@clk: against the clock measured under an FP32 load, " + format("%.0f", clock->sm_clock_mhz) +
            " MHz (driver peak " + format("%.0f", clock->reported_max_mhz) + " MHz)");
@@ -269,15 +289,17 @@ Table run_ladder(const AllPairsBenchOptions& options) {
            format("%.4g", static_cast<double>(h.n()) / static_cast<double>(single_thread_bodies)) +
            "; its error is measured on those bodies");
   t.note("best: the fastest fp32 rung, repeated (the figure the targets are about)");
-  t.note("x prev: against the rung it builds on (a side trip is compared with the rung before it, and the next "
-         "rung continues from there); x total: against rung 0");
+  t.note(
+      "x prev: against the rung it builds on (a side trip is compared with the rung before it, and the next "
+      "rung continues from there); x total: against rung 0");
   t.note("err: relative force error |a - a_ref| / |a_ref| against the double-precision direct sum on " +
          std::to_string(options.validation_sample) + " bodies (RMS and max)");
   t.note("PTX/int: PTX instructions per interaction in the hot loop (nbodylab kernels --list shows the mix)");
   if (!sources.empty())
     t.note("instr/int: issued instructions per interaction in the hot loop, from " + sources +
            "; % issue: the measured rate against SMs x 128 instructions per clock x " +
-           (clock ? format("%.0f MHz (measured)", clock->sm_clock_mhz) : std::to_string(h.device().clock_mhz) + " MHz (peak)") +
+           (clock ? format("%.0f MHz (measured)", clock->sm_clock_mhz)
+                  : std::to_string(h.device().clock_mhz) + " MHz (peak)") +
            " / instr/int, the most this loop could run at");
   return t;
 }
@@ -285,10 +307,19 @@ Table run_ladder(const AllPairsBenchOptions& options) {
 Table run_sweep(const AllPairsBenchOptions& options, const SweepSpace& space, const ToggleValues& base) {
   Harness h(options, options.n);
   Table t("All-pairs sweep: unroll x block size x bodies per thread");
-  t.column("unroll", "unroll").column("block_size", "block").column("bodies_per_thread", "bodies/thread")
-      .column("registers", "regs").column("spill_bytes", "spill B").column("grid", "grid").column("ms", "force ms")
-      .column("interactions_per_s", "interactions/s").column("gflops", "GFLOP/s").column("peak_pct", "% peak")
-      .column("ptx_per_interaction", "PTX/int").column("error_rms", "err rms").column("error_max", "err max");
+  t.column("unroll", "unroll")
+      .column("block_size", "block")
+      .column("bodies_per_thread", "bodies/thread")
+      .column("registers", "regs")
+      .column("spill_bytes", "spill B")
+      .column("grid", "grid")
+      .column("ms", "force ms")
+      .column("interactions_per_s", "interactions/s")
+      .column("gflops", "GFLOP/s")
+      .column("peak_pct", "% peak")
+      .column("ptx_per_interaction", "PTX/int")
+      .column("error_rms", "err rms")
+      .column("error_max", "err max");
   double best_ms = std::numeric_limits<double>::infinity();
   std::string best;
   const std::size_t total = space.unroll.size() * space.block_size.size() * space.bodies_per_thread.size();
@@ -301,8 +332,14 @@ Table run_sweep(const AllPairsBenchOptions& options, const SweepSpace& space, co
         toggles["block_size"] = block;
         toggles["bodies_per_thread"] = bpt;
         const Measured m = h.measure(toggles);
-        t.row().add(unroll, 0).add(block, 0).add(bpt, 0).add(static_cast<double>(m.force.registers), 0)
-            .add(static_cast<double>(std::max(m.force.spill_bytes, 0)), 0).add(grid_text(m.launch)).add(m.ms, 3);
+        t.row()
+            .add(unroll, 0)
+            .add(block, 0)
+            .add(bpt, 0)
+            .add(static_cast<double>(m.force.registers), 0)
+            .add(static_cast<double>(std::max(m.force.spill_bytes, 0)), 0)
+            .add(grid_text(m.launch))
+            .add(m.ms, 3);
         add_rate_cells(t, m, h.interactions(), h.device());
         t.add(loop_instructions_per_interaction(m.force), 2);
         add_error_cells(t, m);
@@ -336,9 +373,16 @@ std::vector<std::size_t> default_scaling_sizes() { return {1024, 4096, 16384, 65
 Table run_scaling(const AllPairsBenchOptions& options, const std::vector<std::size_t>& sizes,
                   const std::vector<std::pair<std::string, ToggleValues>>& variants) {
   Table t("All-pairs scaling with n: force pass per step");
-  t.column("n", "n").column("variant", "variant").column("ms", "force ms").column("runs", "runs")
-      .column("interactions_per_s", "interactions/s").column("gflops", "GFLOP/s").column("peak_pct", "% peak")
-      .column("grid", "grid").column("error_rms", "err rms").column("error_max", "err max");
+  t.column("n", "n")
+      .column("variant", "variant")
+      .column("ms", "force ms")
+      .column("runs", "runs")
+      .column("interactions_per_s", "interactions/s")
+      .column("gflops", "GFLOP/s")
+      .column("peak_pct", "% peak")
+      .column("grid", "grid")
+      .column("error_rms", "err rms")
+      .column("error_max", "err max");
   std::string device;
   for (std::size_t n : sizes) {
     AllPairsBenchOptions o = options;
@@ -357,10 +401,10 @@ Table run_scaling(const AllPairsBenchOptions& options, const std::vector<std::si
     }
   }
   t.note(std::string(to_string(options.scene)) + " scene, seed " + std::to_string(options.seed) + ", " + device);
-  t.note("grid: blocks along i x j-slices x threads per block; the j range is split when there are too few blocks "
-         "along i to fill the GPU, and the slices' partial sums are added in order by a second small kernel");
-  for (const auto& [name, toggles] : variants)
-    t.note(name + ": " + select_allpairs_variant(toggles, 0.01).description);
+  t.note(
+      "grid: blocks along i x j-slices x threads per block; the j range is split when there are too few blocks "
+      "along i to fill the GPU, and the slices' partial sums are added in order by a second small kernel");
+  for (const auto& [name, toggles] : variants) t.note(name + ": " + select_allpairs_variant(toggles, 0.01).description);
   return t;
 }
 
@@ -402,7 +446,8 @@ Table clock_table(const ClockMeasurement& clock) {
   } else {
     t.note("no issue-slot ceiling: the default variant's force kernel has no loop of interactions to count");
   }
-  t.note(device->name + ", " + std::to_string(device->sm_count) + " SMs x " + std::to_string(device->fp32_lanes_per_sm) +
+  t.note(device->name + ", " + std::to_string(device->sm_count) + " SMs x " +
+         std::to_string(device->fp32_lanes_per_sm) +
          " FP32 lanes; clock64() cycles per microsecond of %globaltimer in each block, median over " +
          std::to_string(clock.blocks) + " blocks filling every SM");
   return t;

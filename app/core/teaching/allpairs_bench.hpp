@@ -29,8 +29,8 @@ struct AllPairsBenchOptions {
   int warmups = 1;
   Scene scene = Scene::plummer;
   std::uint64_t seed = 1;
-  std::optional<double> softening;          // unset: the scene's default for n
-  std::size_t validation_sample = 1024;     // bodies checked against the double direct sum (0: skip)
+  std::optional<double> softening;       // unset: the scene's default for n
+  std::size_t validation_sample = 1024;  // bodies checked against the double direct sum (0: skip)
   // The single-thread rung computes this many interactions per timed pass at most: it runs the first
   // budget / n bodies against all n and the time is scaled by n / that (said in a note).
   double single_thread_budget = 2e7;

@@ -16,7 +16,7 @@ namespace {
 
 // The ladder table's columns the panel has room for, by the bench table's keys, with short headings.
 constexpr std::pair<const char*, const char*> kPanelColumns[] = {
-    {"name", "rung"},   {"ms", "ms"},         {"speedup", "x prev"},  {"cumulative", "x total"},
+    {"name", "rung"},      {"ms", "ms"},           {"speedup", "x prev"},    {"cumulative", "x total"},
     {"gflops", "GFLOP/s"}, {"peak_pct", "% peak"}, {"issue_pct", "% issue"}, {"error_rms", "err rms"},
 };
 
@@ -26,8 +26,8 @@ LadderTable run_ladder_table(const Settings& base, std::size_t n) {
   AllPairsBenchOptions options;
   options.n = n;
   options.seed = base.seed;
-  options.progress = false;        // the panel shows its own "running" state
-  options.measure_clock = false;   // the panel's % is against the driver's peak clock, as elsewhere in it
+  options.progress = false;       // the panel shows its own "running" state
+  options.measure_clock = false;  // the panel's % is against the driver's peak clock, as elsewhere in it
   options.seconds_per_configuration = 5;
   const Table bench = run_ladder(options);
 

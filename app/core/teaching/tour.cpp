@@ -80,29 +80,40 @@ std::vector<EntryMix> compile_mix(std::vector<std::pair<std::string, KernelSourc
 std::vector<MixRow> mix_rows(const EntryMix& m) {
   std::vector<MixRow> rows;
   auto side = [&](bool exists, const std::string& text) { return exists ? text : std::string(); };
-  rows.push_back({"registers per thread", side(m.before_exists && m.before.registers >= 0, std::to_string(m.before.registers)),
+  rows.push_back({"registers per thread",
+                  side(m.before_exists && m.before.registers >= 0, std::to_string(m.before.registers)),
                   m.after.registers >= 0 ? std::to_string(m.after.registers) : ""});
   const struct {
     const char* cls;
     const char* label;
-  } classes[] = {{"total", "PTX instructions (whole kernel)"}, {"fma.f32", "fma.f32"}, {"rsqrt", "rsqrt (MUFU.RSQ)"},
-                 {"sqrt", "sqrt"}, {"div", "div"}, {"ld.global", "loads: global"}, {"ld.shared", "loads: shared"},
-                 {"ld.const", "loads: constant"}, {"shfl.sync", "shuffles"}, {"setp", "compares (setp)"}, {"bra", "branches"},
-                 {"bar.sync", "barriers"}, {"atom", "atomics"}};
+  } classes[] = {{"total", "PTX instructions (whole kernel)"},
+                 {"fma.f32", "fma.f32"},
+                 {"rsqrt", "rsqrt (MUFU.RSQ)"},
+                 {"sqrt", "sqrt"},
+                 {"div", "div"},
+                 {"ld.global", "loads: global"},
+                 {"ld.shared", "loads: shared"},
+                 {"ld.const", "loads: constant"},
+                 {"shfl.sync", "shuffles"},
+                 {"setp", "compares (setp)"},
+                 {"bra", "branches"},
+                 {"bar.sync", "barriers"},
+                 {"atom", "atomics"}};
   for (const auto& c : classes) {
     const int b = mix_count(m.before, c.cls), a = mix_count(m.after, c.cls);
     if (a == 0 && b == 0) continue;
     rows.push_back({c.label, side(m.before_exists, std::to_string(b)), std::to_string(a)});
   }
   if (m.after.spill_bytes > 0 || (m.before_exists && m.before.spill_bytes > 0))
-    rows.push_back({"spill bytes", side(m.before_exists, std::to_string(m.before.spill_bytes)), std::to_string(m.after.spill_bytes)});
+    rows.push_back({"spill bytes", side(m.before_exists, std::to_string(m.before.spill_bytes)),
+                    std::to_string(m.after.spill_bytes)});
   return rows;
 }
 
 void TourSession::go(std::size_t index, SettingsEditor& editor, const Simulation& simulation) {
   step_ = std::min(index, tour_.steps.size() - 1);
   ab_started_ = false;
-  if (editor.comparison()) editor.clear_comparison();  // the last step's B; this step's starts in sync()
+  if (editor.comparison()) editor.clear_comparison();            // the last step's B; this step's starts in sync()
   const TourStepSettings running = step_settings(tour_, step_);  // the algorithm, its toggles, theta
   editor.set_algorithm(running.algorithm);
   for (std::size_t i = 0; i < kToggleCount; ++i)
@@ -117,7 +128,8 @@ void TourSession::go(std::size_t index, SettingsEditor& editor, const Simulation
     for (const auto& [stage, source] : kernel_sources(tour_.algorithm(), s.toggles, softening))
       code_.kernels.emplace_back(stage, source.file);
     if (s.previous)
-      code_.changes = kernel_code_changes(*engine, tour_.algorithm(), tour_.steps[*s.previous].toggles, s.toggles, softening);
+      code_.changes =
+          kernel_code_changes(*engine, tour_.algorithm(), tour_.steps[*s.previous].toggles, s.toggles, softening);
   } catch (const std::exception& e) {
     code_.problem = e.what();
   }
@@ -190,22 +202,25 @@ std::string TourSession::sampled_note() const {
   if (!sampled_problem_.empty()) return "The single-thread rung could not be timed: " + sampled_problem_;
   if (!sampled_) return sampled_job_.valid() ? "Timing the single-thread rung on a sample of the bodies..." : "";
   const double s = sampled_->ms * 1e-3;
-  return "One GPU thread would take " + (s >= 1 ? number("%.3g s", s) : number("%.3g ms", sampled_->ms)) + " per force pass at " +
-         with_commas(static_cast<std::int64_t>(sampled_->n)) + " bodies (timed on the first " +
+  return "One GPU thread would take " + (s >= 1 ? number("%.3g s", s) : number("%.3g ms", sampled_->ms)) +
+         " per force pass at " + with_commas(static_cast<std::int64_t>(sampled_->n)) + " bodies (timed on the first " +
          with_commas(static_cast<std::int64_t>(sampled_->timed_bodies)) + " against all of them and scaled by " +
-         number("%.4g", static_cast<double>(sampled_->n) / static_cast<double>(std::max<std::size_t>(sampled_->timed_bodies, 1))) +
+         number("%.4g", static_cast<double>(sampled_->n) /
+                            static_cast<double>(std::max<std::size_t>(sampled_->timed_bodies, 1))) +
          ", as bench ladder does). The lab runs the next step's code meanwhile.";
 }
 
-LiveSpeedup TourSession::live(const Simulation& simulation, const ComparisonHistory& history, bool ab_ready, double force_ms) const {
+LiveSpeedup TourSession::live(const Simulation& simulation, const ComparisonHistory& history, bool ab_ready,
+                              double force_ms) const {
   LiveSpeedup l;
   const TourStep& s = current();
   if (!simulation.backend().on_gpu()) {
     l.state = LiveSpeedup::State::no_gpu;
-    l.text = "Live GPU timings need a GPU: this lab runs on " + simulation.backend().name() +
-             (simulation.notice().empty() ? "" : " (" + simulation.notice() + ")") +
-             ". The code changes and the tutorial's figures are all here; run the tour on a machine with an NVIDIA GPU to "
-             "see this step's speed-up measured.";
+    l.text =
+        "Live GPU timings need a GPU: this lab runs on " + simulation.backend().name() +
+        (simulation.notice().empty() ? "" : " (" + simulation.notice() + ")") +
+        ". The code changes and the tutorial's figures are all here; run the tour on a machine with an NVIDIA GPU to "
+        "see this step's speed-up measured.";
     return l;
   }
   if (!s.previous) {
@@ -225,15 +240,18 @@ LiveSpeedup TourSession::live(const Simulation& simulation, const ComparisonHist
     l.state = LiveSpeedup::State::measured;
     l.median = l.low = l.high = sampled_->ms / force_ms;
     l.text = with_commas(static_cast<std::int64_t>(std::llround(l.median))) + "x faster than " + previous +
-             " (force pass; " + previous + " timed on " + with_commas(static_cast<std::int64_t>(sampled_->timed_bodies)) +
-             " bodies and scaled to " + with_commas(static_cast<std::int64_t>(sampled_->n)) + ", this step's median over the last frames)";
+             " (force pass; " + previous + " timed on " +
+             with_commas(static_cast<std::int64_t>(sampled_->timed_bodies)) + " bodies and scaled to " +
+             with_commas(static_cast<std::int64_t>(sampled_->n)) + ", this step's median over the last frames)";
     return l;
   }
   l.label = "A/B on the same state every frame";
-  if (simulation.settings().algorithm != tour_.algorithm() || !toggle_changes(simulation.settings().toggles, tour_.running_toggles(step_), tour_.algorithm()).empty() ||
+  if (simulation.settings().algorithm != tour_.algorithm() ||
+      !toggle_changes(simulation.settings().toggles, tour_.running_toggles(step_), tour_.algorithm()).empty() ||
       !ab_ready || history.size() == 0) {
     l.state = LiveSpeedup::State::waiting;
-    l.text = "Measuring: building this step's and " + previous + "'s kernels, then comparing them on the same bodies...";
+    l.text =
+        "Measuring: building this step's and " + previous + "'s kernels, then comparing them on the same bodies...";
     return l;
   }
   const auto rows = history.rows();
@@ -250,8 +268,8 @@ LiveSpeedup TourSession::live(const Simulation& simulation, const ComparisonHist
   l.high = 1.0 / total->speedup.low;
   const double half = 0.5 * (l.high - l.low);
   const bool faster = l.median >= 1.0;
-  l.text = number("%.2fx", faster ? l.median : 1.0 / l.median) + (faster ? " faster" : " slower") + " than " + previous +
-           " (" + (faster ? number("+-%.2f", half) : number("+-%.2f", half / (l.median * l.median))) + ", " +
+  l.text = number("%.2fx", faster ? l.median : 1.0 / l.median) + (faster ? " faster" : " slower") + " than " +
+           previous + " (" + (faster ? number("+-%.2f", half) : number("+-%.2f", half / (l.median * l.median))) + ", " +
            (tour_.kind == TourKind::allpairs ? "force kernel" : "all Barnes-Hut stages") + ", median of " +
            std::to_string(total->speedup.pairs) + " frames on the same bodies)";
   if (tour_.kind == TourKind::barneshut && !s.kernel.empty()) {
@@ -312,10 +330,20 @@ std::string PredictionTable::csv() const {
       "step,title,predicted_speedup,prediction_source,live_speedup,live_low,live_high,live_note,tutorial,code,"
       "per_interaction_before,per_interaction_after,count,machine_code\n";
   for (const PredictionRow& r : rows_) {
-    const std::vector<std::string> fields = {std::to_string(r.step + 1), r.title, optional_number(r.predicted), r.prediction_source,
-                                             optional_number(r.live), optional_number(r.live_low), optional_number(r.live_high),
-                                             r.live_note, r.tutorial, r.code, r.per_interaction_before, r.per_interaction_after,
-                                             r.count_kind, r.machine_code};
+    const std::vector<std::string> fields = {std::to_string(r.step + 1),
+                                             r.title,
+                                             optional_number(r.predicted),
+                                             r.prediction_source,
+                                             optional_number(r.live),
+                                             optional_number(r.live_low),
+                                             optional_number(r.live_high),
+                                             r.live_note,
+                                             r.tutorial,
+                                             r.code,
+                                             r.per_interaction_before,
+                                             r.per_interaction_after,
+                                             r.count_kind,
+                                             r.machine_code};
     for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
     out += "\n";
   }
@@ -324,23 +352,26 @@ std::string PredictionTable::csv() const {
 
 std::string PredictionTable::markdown(std::string_view heading) const {
   std::string out = "## " + std::string(heading) + "\n\n";
-  out += "| step | title | predicted | live on this machine (95% interval) | the tutorial | instructions per interaction, force loop |\n";
+  out +=
+      "| step | title | predicted | live on this machine (95% interval) | the tutorial | instructions per interaction, "
+      "force loop |\n";
   out += "| --- | --- | --- | --- | --- | --- |\n";
   for (const PredictionRow& r : rows_) {
     std::string predicted = r.predicted ? times(*r.predicted) : std::string("skipped");
-    if (r.predicted && !r.prediction_source.empty() && r.prediction_source != "the class") predicted += " (" + r.prediction_source + ")";
+    if (r.predicted && !r.prediction_source.empty() && r.prediction_source != "the class")
+      predicted += " (" + r.prediction_source + ")";
     std::string live = r.live ? times(*r.live) : std::string("-");
     if (r.live && r.live_low && r.live_high && (*r.live_low != *r.live || *r.live_high != *r.live))
       live += " (" + number("%.2f", *r.live_low) + " to " + number("%.2f", *r.live_high) + ")";
     if (!r.live_note.empty()) live = r.live ? live + "; " + r.live_note : r.live_note;
     std::string code = "-";
     if (!r.code.empty())
-      code = r.code + ", " + r.count_kind + ": " + (r.per_interaction_before.empty() ? "-" : r.per_interaction_before) + " -> " +
-             (r.per_interaction_after.empty() ? "-" : r.per_interaction_after);
-    else if (!r.machine_code.empty())
-      code = r.machine_code;
-    out += "| " + std::to_string(r.step + 1) + " | " + markdown_cell(r.title) + " | " + markdown_cell(predicted) + " | " +
-           markdown_cell(live) + " | " + markdown_cell(r.tutorial.empty() ? "-" : r.tutorial) + " | " + markdown_cell(code) + " |\n";
+      code = r.code + ", " + r.count_kind + ": " + (r.per_interaction_before.empty() ? "-" : r.per_interaction_before) +
+             " -> " + (r.per_interaction_after.empty() ? "-" : r.per_interaction_after);
+    else if (!r.machine_code.empty()) code = r.machine_code;
+    out += "| " + std::to_string(r.step + 1) + " | " + markdown_cell(r.title) + " | " + markdown_cell(predicted) +
+           " | " + markdown_cell(live) + " | " + markdown_cell(r.tutorial.empty() ? "-" : r.tutorial) + " | " +
+           markdown_cell(code) + " |\n";
   }
   return out;
 }
@@ -348,7 +379,8 @@ std::string PredictionTable::markdown(std::string_view heading) const {
 void check_prediction_table_path(const std::filesystem::path& file, std::string_view what) {
   const std::string e = extension_of(file);
   if (e != ".csv" && e != ".md")
-    throw InputError(std::string(what) + ": \"" + file.string() + "\" must end in .csv (a table for a spreadsheet) or .md (Markdown)");
+    throw InputError(std::string(what) + ": \"" + file.string() +
+                     "\" must end in .csv (a table for a spreadsheet) or .md (Markdown)");
   check_output_file(file, what);
 }
 
@@ -386,8 +418,10 @@ void TourSession::request(std::size_t index, SettingsEditor& editor, const Simul
   try {
     const double softening = simulation.effective_settings().softening.value_or(simulation.softening());
     auto engine = shared_kernel_engine();
-    for (const auto& [stage, source] : kernel_sources(tour_.algorithm(), s.toggles, softening)) preview_.kernels.emplace_back(stage, source.file);
-    preview_.changes = kernel_code_changes(*engine, tour_.algorithm(), tour_.steps[*s.previous].toggles, s.toggles, softening);
+    for (const auto& [stage, source] : kernel_sources(tour_.algorithm(), s.toggles, softening))
+      preview_.kernels.emplace_back(stage, source.file);
+    preview_.changes =
+        kernel_code_changes(*engine, tour_.algorithm(), tour_.steps[*s.previous].toggles, s.toggles, softening);
   } catch (const std::exception& e) {
     preview_.problem = e.what();
   }
@@ -401,14 +435,15 @@ std::optional<double> TourSession::tutorial_prediction() const {
   return values.back();  // the ladder's GeForce GTX 680, the Barnes-Hut switches' 5,000,000 bodies
 }
 
-void TourSession::predict(std::optional<double> speedup, const std::string& source, SettingsEditor& editor, const Simulation& simulation) {
+void TourSession::predict(std::optional<double> speedup, const std::string& source, SettingsEditor& editor,
+                          const Simulation& simulation) {
   predicting_ = true;
   if (!awaiting_) {
     std::size_t next = step_ + 1;
     while (next < tour_.steps.size() && !tour_.steps[next].previous) ++next;
     if (next >= tour_.steps.size())
-      throw Error("the tour is at its last step (" + std::to_string(step_ + 1) + " of " + std::to_string(tour_.steps.size()) +
-                  "): there is no step left to predict");
+      throw Error("the tour is at its last step (" + std::to_string(step_ + 1) + " of " +
+                  std::to_string(tour_.steps.size()) + "): there is no step left to predict");
     awaiting_ = next;
   }
   const std::size_t index = *awaiting_;
@@ -426,7 +461,7 @@ void TourSession::predict(std::optional<double> speedup, const std::string& sour
 }
 
 void TourSession::note_live(const LiveSpeedup& live) {
-  if (awaiting_) return;  // the running kernels are still the previous step's
+  if (awaiting_) return;                  // the running kernels are still the previous step's
   if (!predictions_.find(step_)) return;  // a step opened without a prediction
   PredictionRow* r = &predictions_.row(step_);
   switch (live.state) {
@@ -436,9 +471,7 @@ void TourSession::note_live(const LiveSpeedup& live) {
       r->live_high = live.high;
       r->live_note = live.label;
       break;
-    case LiveSpeedup::State::no_gpu:
-      r->live_note = "no live A/B: the CPU backend runs, and A/B needs a GPU";
-      break;
+    case LiveSpeedup::State::no_gpu: r->live_note = "no live A/B: the CPU backend runs, and A/B needs a GPU"; break;
     case LiveSpeedup::State::not_applicable: r->live_note = live.text; break;
     case LiveSpeedup::State::waiting:
       if (!r->live) r->live_note = "not measured: the step's A/B had not finished when the session moved on";

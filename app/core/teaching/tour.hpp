@@ -42,10 +42,10 @@ struct MixRow {
 std::vector<MixRow> mix_rows(const EntryMix& mix);
 
 struct StepCode {
-  std::vector<KernelCodeChange> changes;  // empty for the first step (nothing before it)
+  std::vector<KernelCodeChange> changes;                     // empty for the first step (nothing before it)
   std::vector<std::pair<std::string, std::string>> kernels;  // the step's kernels: stage, file (the first step's view)
-  std::string problem;                    // why the sources could not be read ("" when they were)
-  std::vector<EntryMix> mix;              // filled by the worker
+  std::string problem;                                       // why the sources could not be read ("" when they were)
+  std::vector<EntryMix> mix;                                 // filled by the worker
   bool mix_ready = false;
   std::string mix_problem;  // why there is no mix (no NVRTC, a compile error)
 };
@@ -53,10 +53,10 @@ struct StepCode {
 // The live comparison of a step with the one it builds on, in words the tour shows.
 struct LiveSpeedup {
   enum class State { no_gpu, not_applicable, waiting, measured } state = State::waiting;
-  std::string text;    // "1.34x faster than step 4 (+-0.02; force kernel, 118 frames on this state)"
-  double median = 0;   // this step over the previous one: above 1 is faster
+  std::string text;   // "1.34x faster than step 4 (+-0.02; force kernel, 118 frames on this state)"
+  double median = 0;  // this step over the previous one: above 1 is faster
   double low = 0, high = 0;
-  std::string label;   // how it was measured ("A/B on the same state", "rung 0 timed on 19 bodies and scaled")
+  std::string label;  // how it was measured ("A/B on the same state", "rung 0 timed on 19 bodies and scaled")
 };
 
 // One step of a predict-then-measure session: what the class expected, what the GPU measured, what the
@@ -64,15 +64,15 @@ struct LiveSpeedup {
 struct PredictionRow {
   std::size_t step = 0;  // 0-based
   std::string title;
-  std::optional<double> predicted;  // the speed-up over the step before it; none: skipped
-  std::string prediction_source;    // "the class", "the tutorial's figure", or why it was skipped
+  std::optional<double> predicted;                  // the speed-up over the step before it; none: skipped
+  std::string prediction_source;                    // "the class", "the tutorial's figure", or why it was skipped
   std::optional<double> live, live_low, live_high;  // measured: the median and its 95% interval
-  std::string live_note;            // how it was measured, or why it was not
-  std::string tutorial;             // the tutorial's figure in words ("" when it measured none)
-  std::string code;                 // "SASS" or "PTX": what the counts below count ("" when none)
+  std::string live_note;                            // how it was measured, or why it was not
+  std::string tutorial;                             // the tutorial's figure in words ("" when it measured none)
+  std::string code;                                 // "SASS" or "PTX": what the counts below count ("" when none)
   std::string per_interaction_before, per_interaction_after;  // the force loop's instructions per interaction
-  std::string count_kind;           // "static" (instructions in the loop's code) or "issued" (measured)
-  std::string machine_code;         // the code view's verdict on the force loop ("" when it did not change)
+  std::string count_kind;    // "static" (instructions in the loop's code) or "issued" (measured)
+  std::string machine_code;  // the code view's verdict on the force loop ("" when it did not change)
 };
 
 // The session's rows, in step order, and their export.
@@ -118,7 +118,8 @@ class TourSession {
   const StepCode& code() const { return code_; }
   // This step against the one it builds on, from `history` (A = this step, B = the previous one), or
   // for the N-threads step from the sampled single-thread rung and A's median force time `force_ms`.
-  LiveSpeedup live(const Simulation& simulation, const ComparisonHistory& history, bool ab_ready, double force_ms) const;
+  LiveSpeedup live(const Simulation& simulation, const ComparisonHistory& history, bool ab_ready,
+                   double force_ms) const;
   // The tour's own figure for a step the lab cannot run (the single-thread rung): "about 3.1 s per force
   // pass at 65,536 bodies (timed on 305 bodies, scaled)"; "" when none.
   std::string sampled_note() const;
@@ -140,7 +141,8 @@ class TourSession {
   // The speed-up expected of the awaited step over the one it builds on (none: skipped; `source` says whose
   // it is), recorded in the table; then the step opens. Without a step waiting, the next step is the one
   // predicted (predict mode turns on). Throws Error when the tour has no step left to predict.
-  void predict(std::optional<double> speedup, const std::string& source, SettingsEditor& editor, const Simulation& simulation);
+  void predict(std::optional<double> speedup, const std::string& source, SettingsEditor& editor,
+               const Simulation& simulation);
   // The tutorial's figure for the step predict() would take (its newest GPU's, or its largest N); none
   // when the tutorial did not measure it.
   std::optional<double> tutorial_prediction() const;
