@@ -22,6 +22,12 @@ namespace nbl {
 // `fill_items` of them when the control asks for full launches (StepControl::fill_each_slice).
 int force_slice_count(const StepControl& control, double whole_ms, int items, int fill_items);
 
+// A Barnes-Hut slice keeps this many warps of bodies per SM, so a million bodies run in one launch.
+// Measured on the H100 (docs/scripts.md): the walk's blocks end one by one and the display's splat runs
+// in their place, so a whole launch kept the display at 60 Hz and 0.89 of the step rate, while 15 slices
+// kept 0.38 of it (SMs waiting on the walks' loads) and 3 full slices held the splat back.
+inline constexpr int kBarnesHutSliceWarpsPerSm = 256;
+
 // A variant's whole force pass in milliseconds, for its next step's slice count. Another variant starts
 // from nothing (its first step runs whole and is timed), and a sliced step, which also pays a wait per
 // slice and may keep fewer items in flight, raises the figure by at most a quarter: slicing must not

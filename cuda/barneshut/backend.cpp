@@ -1,9 +1,6 @@
 #include "cuda/barneshut/backend.hpp"
 
-#include "cuda/step_slices.hpp"
-
 #include <cuda_runtime_api.h>
-#include <vector_functions.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -25,6 +22,7 @@
 #include "cuda/engine/variant_builds.hpp"
 #include "cuda/retire.hpp"
 #include "cuda/stage_timer.hpp"
+#include "cuda/step_slices.hpp"
 #include "sim/accuracy.hpp"
 #include "sim/error.hpp"
 #include "sim/render_vertices.hpp"
@@ -57,8 +55,7 @@ struct BarnesHutBackend::Impl {
   std::vector<StageTime> last_force;  // A's force computation (every stage but integrate) of the last step
   ForcePassClock force_clock;         // the variant's whole force pass: how many slices the next one takes
   StateSnapshot snapshot;             // the state a step that may be abandoned started from
-
-  DeviceEnergy energy;  // the exact energy, a slice at a time
+  DeviceEnergy energy;                // the exact energy, a slice at a time
 
   // Hot reload without a stall: an edited file is rebuilt and checked on a worker like any switch.
   void request_reload_if_edited() {
@@ -124,8 +121,6 @@ struct BarnesHutBackend::Impl {
     acc_valid = true;
   }
 };
-
-// -------------------------------------------------------------------------------------------------
 
 BarnesHutBackend::BarnesHutBackend(const Settings& settings, Options options) : impl_(std::make_unique<Impl>()) {
   std::string why;
@@ -300,14 +295,11 @@ StepStats BarnesHutBackend::step() {
       if (initial.non_finite) return initial;
       stats.notices = std::move(initial.notices);  // e.g. the pool grew while computing them
     }
-    // Under the lab's StepControl a slow force pass runs in slices, and a step that may be abandoned copies
-    // aside the state it changes first (cuda/step_slices.hpp).
-    // Items are warps of bodies; a slice keeps 256 of them per SM, so a million bodies run in one launch.
-    // Measured on the H100 (docs/scripts.md): the walk's blocks end one by one, and the display's splat
-    // runs in their place, so a whole launch kept the display at 60 Hz and 0.89 of the step rate, while
-    // 15 slices kept 0.38 of it (SMs waiting on the walks' loads) and 3 full slices held the splat back.
-    const int slices = force_slice_count(step_control_, s.force_clock.whole_ms(s.variant.label),
-                                         static_cast<int>(s.buffers.size() + 31) / 32, 256 * s.device.sm_count);
+    // Under the lab's StepControl a slow force pass runs in slices of warps of bodies, and a step that may
+    // be abandoned copies aside the state it changes first (cuda/step_slices.hpp).
+    const int slices =
+        force_slice_count(step_control_, s.force_clock.whole_ms(s.variant.label),
+                          static_cast<int>(s.buffers.size() + 31) / 32, kBarnesHutSliceWarpsPerSm * s.device.sm_count);
     if (slices > 1 && step_control_.abandon) s.snapshot.take(s.buffers.state_regions(), s.stream.get());
     s.timer.begin(s.stream.get());
     s.timer.stage(Stage::integrate, [&] { s.pipeline->kick_drift(s.buffers, s.physics, s.stream.get()); });
