@@ -132,7 +132,9 @@ TraceSummary FrameTrace::summarize() const {
     if (s.comparisons.empty() || s.comparisons.back().b != r.ab_b) {
       close_group();
       a_ms.clear(), b_ms.clear(), differences.clear();
-      s.comparisons.push_back({r.ab_b});
+      TraceSummary::Comparison c;
+      c.b = r.ab_b;
+      s.comparisons.push_back(c);
     }
     a_ms.push_back(*r.ab_a_ms);
     b_ms.push_back(*r.ab_b_ms);

@@ -9,7 +9,7 @@
 namespace nbl {
 
 OffscreenSurface::OffscreenSurface(FrameSize size, double refresh_hz)
-    : size_(size), refresh_hz_(refresh_hz), target_(size.width, size.height, GL_RGBA8) {}
+    : size_(size), target_(size.width, size.height, GL_RGBA8), refresh_hz_(refresh_hz) {}
 
 // A window's swap hands the frame to the display and lets the CPU run a frame ahead of the GPU; with
 // vsync off the frame interval is then the slower of the two, not their sum. Offscreen the same: the

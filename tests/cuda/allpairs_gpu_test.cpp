@@ -239,7 +239,9 @@ TEST_F(AllPairsGpu, SlicedStepsAreBitIdenticalAndAnAbandonedOneChangesNothing) {
     sliced.set_step_control(control);
     for (int step = 0; step < 3; ++step) {
       const StepStats a = whole.step(), b = sliced.step();
-      if (step > 0) EXPECT_GT(b.force_slices, 1);
+      if (step > 0) {
+        EXPECT_GT(b.force_slices, 1);
+      }
       EXPECT_FALSE(b.abandoned);
       ASSERT_FALSE(a.non_finite || b.non_finite);
     }
@@ -370,7 +372,7 @@ TEST_F(AllPairsGpu, HotReloadSwapsInAValidatedEditAndKeepsTheOldBuildOtherwise) 
   backend.step();
 
   // 1. Does not compile: the old build runs on, the log is exposed.
-  rewrite("__syncthreads();  // the tile is complete", "__syncthreads()  // broken");
+  rewrite("__syncthreads();  // everyone is done with it before it is overwritten", "__syncthreads()  // broken");
   EXPECT_FALSE(backend.poll_reload(true));
   auto info = backend.kernel_info();
   EXPECT_TRUE(info[0].reload_failed);

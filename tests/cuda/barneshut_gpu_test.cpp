@@ -593,7 +593,9 @@ TEST_F(BarnesHutGpu, SlicedStepsAreBitIdenticalAndAnAbandonedOneChangesNothing) 
       sliced.set_step_control(control);
       for (int step = 0; step < 3; ++step) {
         const StepStats a = whole.step(), b = sliced.step();
-        if (step > 0) EXPECT_GT(b.force_slices, 1);
+        if (step > 0) {
+          EXPECT_GT(b.force_slices, 1);
+        }
         EXPECT_FALSE(b.abandoned);
         EXPECT_EQ(a.interactions, b.interactions);
         ASSERT_FALSE(a.non_finite || b.non_finite);

@@ -188,7 +188,8 @@ TEST(HotReload, BrokenEditKeepsTheLastGoodBuildAndExposesTheLog) {
   EXPECT_EQ(watched.poll(true), WatchedProgram::Change::none);  // nothing changed yet
 
   const auto file = dir.path() / "kernels" / "allpairs_shared.cu";
-  edit(file, "__syncthreads();  // the tile is complete", "__syncthreads()  // a missing semicolon");
+  edit(file, "__syncthreads();  // everyone is done with it before it is overwritten",
+       "__syncthreads()  // a missing semicolon");
   EXPECT_EQ(watched.poll(true), WatchedProgram::Change::failed);
   EXPECT_TRUE(watched.reload_failed());
   EXPECT_NE(watched.failure_log().find("error"), std::string::npos) << watched.failure_log();
