@@ -56,8 +56,9 @@ struct StepControl {
   // its next slice boundary and puts the state back as it was before the step (StepStats::abandoned).
   const std::atomic<bool>* abandon = nullptr;
   // A force pass that took longer than this is split into launches (or chunks of bodies) of about this
-  // long, each finished before the next starts, so that the display's GL work gets the GPU in between
-  // and `abandon` is looked at. The result is bit-identical to the whole pass. 0: never split.
+  // long, or fewer where each must fill the GPU (fill_each_slice), each finished before the next starts,
+  // so that the display's work gets the GPU in between and `abandon` is looked at. The result is
+  // bit-identical to the whole pass. 0: never split.
   double slice_ms = 0;
   // On the GPU each launch keeps enough work to fill the GPU, so a long pass gets fewer and longer slices:
   // a launch that leaves SMs idle makes no walk shorter and the whole pass slower. Tests turn it off to

@@ -61,10 +61,8 @@ Command add_window_command(CLI::App& root) {
       ->group(group);
   root.add_flag("--paused", state->paused, "Start paused (Space resumes)")->group(group);
   root.add_option("--slice-ms", state->slice_ms,
-                  "Split a force pass slower than this into launches of about this long, so the display draws "
-                  "between them and a slow step can be abandoned (0: whole launches, the GPU's own time-slicing "
-                  "between CUDA and "
-                  "OpenGL)")
+                  "Split a force pass slower than this into launches (on the GPU, each still filling it), so the "
+                  "display draws between them and a slow step can be abandoned (0: whole launches)")
       ->check(CLI::Range(0.0, 1000.0))
       ->capture_default_str()
       ->group(group);

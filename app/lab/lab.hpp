@@ -52,9 +52,9 @@ struct LabOptions {
   RecordOptions record;          // record.target not empty: record from the first frame (--record)
   std::filesystem::path bookmark_dir = kUserBookmarkDir;  // where the panel saves bookmarks
   Simulation::BackendFactory backend_factory;  // tests: every backend made this way (app/core/simulation.hpp)
-  // A force pass slower than this runs in launches of about this long (StepControl, sim/backend.hpp), so
-  // the display's GL work gets the GPU between them; 0: whole launches, leaving it to the GPU's own
-  // time-slicing between the CUDA and GL contexts (`--slice-ms`), and a job is abandoned only between steps.
+  // A force pass slower than this runs in launches (StepControl, sim/backend.hpp; on the GPU each still
+  // fills it), so the display's work gets the GPU between them; 0: whole launches, and a job is
+  // abandoned only between steps (`--slice-ms`).
   double slice_ms = 8;
   // Offscreen only: hand frames over at this display refresh rate while vsync is on (`--refresh`), as a
   // window does; 0: as fast as they are drawn.
