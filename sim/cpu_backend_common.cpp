@@ -162,14 +162,7 @@ void CpuBackendBase::write_vertices(VertexTarget target, ColorMode mode) {
   const std::size_t n = bodies_.size();
   if (n == 0) return;
   if (!target.data) throw Error("write_vertices: no vertex buffer to write to");
-  auto* positions = static_cast<float*>(target.data);
-  auto* keys = reinterpret_cast<float*>(static_cast<char*>(target.data) + vertex_color_key_offset(n));
-  for (std::size_t i = 0; i < n; ++i) {
-    positions[4 * i + 0] = bodies_.x[i];
-    positions[4 * i + 1] = bodies_.y[i];
-    positions[4 * i + 2] = bodies_.z[i];
-    positions[4 * i + 3] = bodies_.mass[i];
-  }
+  float* keys = write_vertex_positions(bodies_, static_cast<float*>(target.data));
 
   // The keys every backend computes the same way (physics/color_keys.hpp).
   switch (mode) {

@@ -28,4 +28,15 @@ ColorScales color_scales(const Bodies& b) {
   return s;
 }
 
+float* write_vertex_positions(const Bodies& bodies, float* buffer) {
+  const std::size_t n = bodies.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    buffer[4 * i + 0] = bodies.x[i];
+    buffer[4 * i + 1] = bodies.y[i];
+    buffer[4 * i + 2] = bodies.z[i];
+    buffer[4 * i + 3] = bodies.mass[i];
+  }
+  return buffer + vertex_color_key_offset(n) / sizeof(float);
+}
+
 }  // namespace nbl

@@ -16,6 +16,9 @@ inline constexpr std::size_t vertex_buffer_bytes(std::size_t n) {
 }
 inline constexpr std::size_t vertex_color_key_offset(std::size_t n) { return n * kVertexPositionBytes; }
 
+// The first part of a host vertex buffer: each body's x, y, z and mass; returns where its n colour keys go.
+float* write_vertex_positions(const Bodies& bodies, float* buffer);
+
 // The scales that colour keys divide magnitudes by (physics/color_keys.hpp): the scene's virial speed
 // sqrt(M/R) and acceleration M/R^2, R the bodies' RMS distance from their centre of mass, and the
 // largest mass. Every backend computes them once, from the bodies it was given.

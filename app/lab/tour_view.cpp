@@ -115,6 +115,18 @@ void code_section(const StepCode& code, bool first_step) {
 
 // The force loop in both compilers' counts, each row labelled with the code it counts, and the machine
 // code's verdict: what a class should believe about instructions per interaction.
+// The "before" (unless this is the first step) and "this step" cells of a row, the latter marked where it
+// differs.
+void before_after_cells(const std::string& before, const std::string& after, bool first_step) {
+  if (!first_step) {
+    ImGui::TableNextColumn();
+    ImGui::TextColored(kMuted, "%s", before.empty() ? "-" : before.c_str());
+  }
+  ImGui::TableNextColumn();
+  const bool differs = !first_step && before != after;
+  ImGui::TextColored(differs ? kWarning : ImVec4(1, 1, 1, 1), "%s", after.empty() ? "-" : after.c_str());
+}
+
 void hot_loop_section(const HotLoopChange& loop, bool first_step) {
   ImGui::TextColored(kMuted, "The hot loop, per interaction (static counts: the instructions in the loop's code)");
   if (ImGui::BeginTable("loop", first_step ? 3 : 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
@@ -129,13 +141,7 @@ void hot_loop_section(const HotLoopChange& loop, bool first_step) {
       ImGui::TextColored(r.code == "SASS" ? kAccent : kMuted, "%s", r.code.c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(r.label.c_str());
-      if (!first_step) {
-        ImGui::TableNextColumn();
-        ImGui::TextColored(kMuted, "%s", r.before.empty() ? "-" : r.before.c_str());
-      }
-      ImGui::TableNextColumn();
-      const bool differs = !first_step && r.before != r.after;
-      ImGui::TextColored(differs ? kWarning : ImVec4(1, 1, 1, 1), "%s", r.after.empty() ? "-" : r.after.c_str());
+      before_after_cells(r.before, r.after, first_step);
     }
     ImGui::EndTable();
   }
@@ -170,13 +176,7 @@ void mix_section(const StepCode& code, bool first_step) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(r.label.c_str());
-        if (!first_step) {
-          ImGui::TableNextColumn();
-          ImGui::TextColored(kMuted, "%s", r.before.empty() ? "-" : r.before.c_str());
-        }
-        ImGui::TableNextColumn();
-        const bool differs = !first_step && r.before != r.after;
-        ImGui::TextColored(differs ? kWarning : ImVec4(1, 1, 1, 1), "%s", r.after.empty() ? "-" : r.after.c_str());
+        before_after_cells(r.before, r.after, first_step);
       }
       ImGui::EndTable();
     }

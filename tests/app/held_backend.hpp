@@ -4,6 +4,7 @@
 #pragma once
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -52,16 +53,8 @@ class HeldBackend : public Backend {
   }
 
   void write_vertices(VertexTarget target, ColorMode) override {
-    const std::size_t n = bodies_.size();
-    auto* out = static_cast<float*>(target.data);
-    float* keys = out + vertex_color_key_offset(n) / sizeof(float);
-    for (std::size_t i = 0; i < n; ++i) {
-      out[4 * i + 0] = bodies_.x[i];
-      out[4 * i + 1] = bodies_.y[i];
-      out[4 * i + 2] = bodies_.z[i];
-      out[4 * i + 3] = bodies_.mass[i];
-      keys[i] = 0.5f;
-    }
+    float* keys = write_vertex_positions(bodies_, static_cast<float*>(target.data));
+    std::fill(keys, keys + bodies_.size(), 0.5f);
   }
 
  private:

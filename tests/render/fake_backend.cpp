@@ -10,13 +10,8 @@ namespace nbl::testing {
 void FakeBackend::write_vertices(VertexTarget target, ColorMode mode) {
   if (target.on_device) throw std::logic_error("FakeBackend has no device memory");
   const std::size_t n = bodies_.size();
-  auto* out = static_cast<float*>(target.data);
-  float* keys = out + vertex_color_key_offset(n) / sizeof(float);
+  float* keys = write_vertex_positions(bodies_, static_cast<float*>(target.data));
   for (std::size_t i = 0; i < n; ++i) {
-    out[4 * i + 0] = bodies_.x[i];
-    out[4 * i + 1] = bodies_.y[i];
-    out[4 * i + 2] = bodies_.z[i];
-    out[4 * i + 3] = bodies_.mass[i];
     const float r = std::sqrt(bodies_.x[i] * bodies_.x[i] + bodies_.y[i] * bodies_.y[i]);
     keys[i] = mode == ColorMode::body_index ? static_cast<float>(i) / static_cast<float>(n) : std::fmin(r, 1.0f);
   }
