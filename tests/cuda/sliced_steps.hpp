@@ -19,7 +19,7 @@ inline void expect_sliced_steps_match_whole_ones(Backend& whole, Backend& sliced
   std::atomic<bool> abandon{false};
   StepControl control;
   control.abandon = &abandon;
-  control.slice_ms = 1e-6;  // every pass is slower than this: as many slices as there are items, at most 1024
+  control.slice_ms = 1e-6;          // every pass is slower than this: as many slices as there are items, at most 1024
   control.fill_each_slice = false;  // slice finely: every boundary between items is crossed somewhere
   sliced.set_step_control(control);
   for (int step = 0; step < 3; ++step) {
