@@ -1,7 +1,10 @@
 #include "cuda/step_slices.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "cuda/check.hpp"
 
@@ -22,6 +25,38 @@ int force_slice_count(const StepControl& control, double whole_ms, int items, in
 bool next_slice(const StepControl& control, cudaStream_t stream) {
   NBL_CUDA_CHECK(cudaStreamSynchronize(stream));
   return !control.abandoned();
+}
+
+StopWord::~StopWord() {
+  if (host_) cudaFreeHost(host_);
+}
+
+const int* StopWord::arm() {
+  if (!host_) {
+    NBL_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_), sizeof(int), cudaHostAllocMapped));
+    NBL_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0));
+  }
+  std::atomic_ref<int>(*host_).store(0);
+  return device_;
+}
+
+void StopWord::raise() {
+  if (host_) std::atomic_ref<int>(*host_).store(1);
+}
+
+bool wait_or_stop(const StepControl& control, cudaStream_t stream, StopWord& stop) {
+  bool raised = false;
+  for (;;) {
+    const cudaError_t status = cudaStreamQuery(stream);
+    if (status == cudaSuccess) return !raised;
+    if (status != cudaErrorNotReady) NBL_CUDA_CHECK(status);
+    cudaGetLastError();  // not ready is not an error
+    if (!raised && control.abandoned()) {
+      stop.raise();
+      raised = true;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
 }
 
 void StateSnapshot::take(std::vector<std::pair<void*, std::size_t>> regions, cudaStream_t stream) {

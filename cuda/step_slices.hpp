@@ -1,8 +1,10 @@
 // What both GPU backends do for the lab's stepping thread (StepControl, sim/backend.hpp): a force pass
 // that took longer than the control's slice is split into launches of about that long, each waited for
 // before the next starts, so that the display's GL work gets the GPU in between and a request to
-// abandon the step is seen; a step that may be abandoned first copies aside the state it changes, and
-// puts it back when it stops early. bench, A/B and render set no control: one launch, no copies.
+// abandon the step is seen; a launch that stays long (a Barnes-Hut walk runs whole up to a million
+// bodies) is told to stop through a word in host memory its kernel reads before each work item
+// (StopWord); a step that may be abandoned first copies aside the state it changes, and puts it back
+// when it stops early. bench, A/B and render set no control: one launch, no copies.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -49,6 +51,36 @@ class ForcePassClock {
 
 // Between two slices (on the stepping thread): waits for the slice, then whether to go on.
 bool next_slice(const StepControl& control, cudaStream_t stream);
+
+// One int in pinned host memory that kernels read through its device address: the stepping thread
+// raises it when the user has left the variant of a running launch, and the walk's warps, which look at
+// it before each work item (bh::Tree::stop), leave their loops, so the launch ends within one item's
+// walk instead of at its end. Used on the stepping thread only; the memory is taken at the first arm().
+class StopWord {
+ public:
+  StopWord() = default;
+  ~StopWord();
+  StopWord(const StopWord&) = delete;
+  StopWord& operator=(const StopWord&) = delete;
+  // Lowers the word for a new launch and returns the address its kernel reads.
+  const int* arm();
+  void raise();
+
+ private:
+  int* host_ = nullptr;
+  int* device_ = nullptr;
+};
+
+// Whether a force pass may be stopped inside its launches: under the control, when it is long (over a
+// slice) or not timed yet (a variant's first step, which may be the slow one the user leaves at once).
+inline bool stoppable_pass(const StepControl& control, double whole_ms) {
+  return control.abandon && control.slice_ms > 0 && (whole_ms <= 0 || whole_ms > control.slice_ms);
+}
+
+// Waits for what `stream` runs (a launch reading `stop`), looking at the control every 0.1 ms: when
+// the step is to be abandoned, raises the word and waits for the launch to end early. False when it
+// raised the word (the pass is incomplete), true when the work ended on its own.
+bool wait_or_stop(const StepControl& control, cudaStream_t stream, StopWord& stop);
 
 // The device bytes a step changes, copied aside before it (device to device, in stream order) and put
 // back if it is abandoned. The copy's memory stays for the next step.

@@ -54,6 +54,7 @@ struct BarnesHutBackend::Impl {
   ComparisonSlot<BarnesHutBuild, BarnesHutComparison> comparison{shared_build_queue(), stream.get()};
   std::vector<StageTime> last_force;  // A's force computation (every stage but integrate) of the last step
   ForcePassClock force_clock;         // the variant's whole force pass: how many slices the next one takes
+  StopWord stop;                      // raised to stop a long walk's launch when its step is abandoned
   StateSnapshot snapshot;             // the state a step that may be abandoned started from
   DeviceEnergy energy;                // the exact energy, a slice at a time
 
@@ -113,9 +114,9 @@ struct BarnesHutBackend::Impl {
 
   // previous_acc: what relative opening judges cells by; by default the last pass's, when there is one.
   void forces(StageTimer* t, StepStats& stats, bool then_kick = false, const float4* previous_acc = nullptr,
-              int slices = 1, const StepControl* control = nullptr) {
+              int slices = 1, const StepControl* control = nullptr, StopWord* stop = nullptr) {
     if (!previous_acc && acc_valid) previous_acc = buffers.accelerations();
-    pipeline->forces(buffers, physics, stream.get(), t, stats, then_kick, previous_acc, slices, control);
+    pipeline->forces(buffers, physics, stream.get(), t, stats, then_kick, previous_acc, slices, control, stop);
     if (stats.non_finite || stats.abandoned) return;
     last_max_depth = std::max(1, stats.tree.max_depth);
     acc_valid = true;
@@ -297,13 +298,15 @@ StepStats BarnesHutBackend::step() {
     }
     // Under the lab's StepControl a slow force pass runs in slices of warps of bodies, and a step that may
     // be abandoned copies aside the state it changes first (cuda/step_slices.hpp).
-    const int slices =
-        force_slice_count(step_control_, s.force_clock.whole_ms(s.variant.label),
-                          static_cast<int>(s.buffers.size() + 31) / 32, kBarnesHutSliceWarpsPerSm * s.device.sm_count);
-    if (slices > 1 && step_control_.abandon) s.snapshot.take(s.buffers.state_regions(), s.stream.get());
+    // A long pass (or a variant's first, not timed yet) may also be stopped inside a launch (StopWord).
+    const double whole_ms = s.force_clock.whole_ms(s.variant.label);
+    const int slices = force_slice_count(step_control_, whole_ms, static_cast<int>(s.buffers.size() + 31) / 32,
+                                         kBarnesHutSliceWarpsPerSm * s.device.sm_count);
+    const bool stoppable = stoppable_pass(step_control_, whole_ms);
+    if ((slices > 1 || stoppable) && step_control_.abandon) s.snapshot.take(s.buffers.state_regions(), s.stream.get());
     s.timer.begin(s.stream.get());
     s.timer.stage(Stage::integrate, [&] { s.pipeline->kick_drift(s.buffers, s.physics, s.stream.get()); });
-    s.forces(&s.timer, stats, /*then_kick=*/true, nullptr, slices, &step_control_);
+    s.forces(&s.timer, stats, /*then_kick=*/true, nullptr, slices, &step_control_, stoppable ? &s.stop : nullptr);
     if (stats.abandoned) return abandoned_step(s.snapshot, s.stream.get());
     s.snapshot.clear();
     s.last_force.clear();

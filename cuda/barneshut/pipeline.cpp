@@ -240,7 +240,7 @@ void BarnesHutPipeline::build_tree(BarnesHutBuffers& b, const BarnesHutPhysics& 
 
 void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream, StageTimer* timer,
                                StepStats& stats, bool then_kick, const float4* previous_acc, int slices,
-                               const StepControl* control) {
+                               const StepControl* control, StopWord* stop) {
   bool retried_spin = false;
   for (int attempt = 0;; ++attempt) {
     if (timer && attempt > 0) timer->begin(stream);
@@ -262,8 +262,14 @@ void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, c
         launch(module(BarnesHutSlot::force), bh::kPullScaleKernel,
                LaunchShape::fixed(b.bounds_blocks(), bh::kBoundsThreads), stream, walk);
       }
+      // A stoppable walk reads the stop word, and each of its launches is waited for by polling the
+      // control: a request to abandon raises the word and the launch ends within one work item.
+      const bool stoppable = control && stop;
+      if (stoppable) walk.stop = stop->arm();
+      const auto waited = [&] { return stoppable ? wait_or_stop(*control, stream, *stop) : next_slice(*control, stream); };
       if (slices <= 1 || !control) {
         launch(module(BarnesHutSlot::force), bh::kForceKernel, shape, stream, walk);
+        if (stoppable && !waited()) stats.abandoned = true;
         return;
       }
       // In slices of the walk's work items, each waited for: the display draws between them, and a
@@ -272,13 +278,14 @@ void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, c
       const auto slice_shape =
           LaunchShape::cover((b.size() + slices - 1) / slices, variant_.force_block, force_shared_bytes_);
       for (int s = 0; s < slices; ++s) {
-        if (s > 0 && !next_slice(*control, stream)) {
+        if (s > 0 && !waited()) {
           stats.abandoned = true;
           return;
         }
         walk.slice = s;
         launch(module(BarnesHutSlot::force), bh::kForceKernel, slice_shape, stream, walk);
       }
+      if (stoppable && !waited()) stats.abandoned = true;
       stats.force_slices = slices;
     });
     if (stats.abandoned) return;

@@ -29,6 +29,8 @@
 
 namespace nbl {
 
+class StopWord;  // cuda/step_slices.hpp
+
 // The kernel sources of a variant, one slot each (cuda/engine/reloadable_kernels.hpp keeps them in this order).
 enum class BarnesHutSlot { bounding_box, build, summarize, sort, groups, force, integrate, count };
 std::vector<KernelSource> barneshut_sources(const BarnesHutVariant& variant);
@@ -53,10 +55,12 @@ class BarnesHutPipeline {
   // geometric test, an extra walk over the same tree.
   // slices > 1 (the lab's stepping thread, cuda/step_slices.hpp): the walk in that many launches, each
   // waited for; when `control` asks to abandon between two, the pass stops there with stats.abandoned set
-  // (no kick, no statistics) and the caller puts the state back.
+  // (no kick, no statistics) and the caller puts the state back. With `stop` as well, the walk's
+  // launches read that word and the stepping thread waits for each by polling the control, so a request
+  // to abandon stops a launch inside it (a whole Sort-off walk at a million bodies takes a second).
   void forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream, StageTimer* timer, StepStats& stats,
               bool then_kick = false, const float4* previous_acc = nullptr, int slices = 1,
-              const StepControl* control = nullptr);
+              const StepControl* control = nullptr, StopWord* stop = nullptr);
   // Kernel 6's first half: v += a dt/2, x += v dt.
   void kick_drift(BarnesHutBuffers& b, const BarnesHutPhysics& p, cudaStream_t stream);
   // The renderer's vertices (sim/render_vertices.hpp layout) into `positions` and `keys`.

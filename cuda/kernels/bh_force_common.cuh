@@ -55,6 +55,16 @@ __device__ __forceinline__ float4 tree_box(const Tree& t, int cell) {
 }
 #endif
 
+// Whether the lab's stepping thread has asked this walk to stop (Tree::stop): lane 0 reads the word (a
+// relaxed system-scope load: the host writes it while the kernel runs; not a volatile tree read) and
+// the warp shares the answer, so whole warps leave their loops together. Every lane must call it.
+__device__ __forceinline__ bool walk_stopped(const Tree& t) {
+  if (!t.stop) return false;
+  int raised = 0;
+  if (lane_id() == 0) asm volatile("ld.relaxed.sys.global.s32 %0, [%1];" : "=r"(raised) : "l"(t.stop));
+  return __shfl_sync(0xffffffffu, raised, 0) != 0;
+}
+
 // Which body the k-th thread computes: tree order when sorted (NBL_BH_SORT), memory order otherwise.
 __device__ __forceinline__ int body_for(const Tree& t, int k) {
 #if NBL_BH_SORT

@@ -107,7 +107,7 @@ __device__ __forceinline__ void evaluate_cells(const float4* cells, const float4
 extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
   extern __shared__ float4 shared[];
   const Control* ctl = t.ctl;
-  if (tree_failed(ctl)) return;
+  if (tree_failed(ctl) || walk_stopped(t)) return;  // stopped: the user left this variant
   const int warp = threadIdx.x >> 5;
   const unsigned lane = lane_id();
   float4* points = shared + warp * kListCap;

@@ -15,7 +15,7 @@ using namespace nbl::bh;
 
 extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t) {
   const Control* ctl = t.ctl;
-  if (tree_failed(ctl)) return;
+  if (tree_failed(ctl) || walk_stopped(t)) return;  // stopped: the user left this variant
   const int n = t.n;
   const int root = ctl->root;
   const OpeningTest opening(t);

@@ -26,7 +26,7 @@ extern "C" __global__ void __launch_bounds__(NBL_BH_BLOCK_SIZE) bh_force(Tree t)
   __shared__ int s_far[kWarps][32];  // each lane's verdict on the current cell
 #endif
   const Control* ctl = t.ctl;
-  if (tree_failed(ctl)) return;
+  if (tree_failed(ctl) || walk_stopped(t)) return;  // stopped: the user left this variant
   const int n = t.n;
   const int root = ctl->root;
   const OpeningTest opening(t);

@@ -137,6 +137,10 @@ struct Tree {
   // gets the GPU between launches. Each item's result does not depend on the slicing. 0 and 1: all.
   int slice;
   int slices;
+  // A word in host memory the lab's stepping thread raises to stop a long walk (cuda/step_slices.hpp,
+  // StopWord): each warp looks at it before its next work item and leaves when it is set; the pass's
+  // result is then discarded. nullptr: never (bench, A/B, render).
+  const int* stop;
 };
 
 // The part [first, last) of `items` work items that slice `slice` of `slices` walks: consecutive, in
@@ -216,7 +220,7 @@ inline constexpr KernelSignature<Tree, int*> kRankKernel{"bh_rank"};
 // field that one compiler pads differently stops that side's build (NVRTC has no offsetof; the host
 // also checks a few offsets).
 static_assert(sizeof(Control) == 112 && alignof(Control) == 8, "bh::Control changed: update the sizes here on purpose");
-static_assert(sizeof(Tree) == 176 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
+static_assert(sizeof(Tree) == 184 && alignof(Tree) == 8, "bh::Tree changed: update the sizes here on purpose");
 static_assert(sizeof(Morton) == 80 && alignof(Morton) == 8, "bh::Morton changed: update the sizes here on purpose");
 static_assert(sizeof(VertexScales) == 16, "bh::VertexScales changed: update the size here on purpose");
 #if !defined(__CUDACC_RTC__)

@@ -588,6 +588,61 @@ TEST_F(BarnesHutGpu, SlicedStepsAreBitIdenticalAndAnAbandonedOneChangesNothing) 
     }
 }
 
+// A walk that runs whole (up to 256 warps of bodies per SM: a million bodies) is stopped inside its
+// launch: the stepping thread raises a word the walk's warps read before each work item (StopWord,
+// cuda/step_slices.hpp). Asked before the launch ends, the step is abandoned and the state is as it
+// was; asked while it runs, the step is either abandoned so or finished, and either way the steps after
+// it are the ones an uncontrolled backend takes, bit for bit.
+TEST_F(BarnesHutGpu, AWholeWalkStopsInsideItsLaunchAndChangesNothing) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Bodies start = make_scene(Scene::plummer, 60000, seed);
+  const Choice kTraversals[] = {{"bh_traversal", "thread"}, {"bh_traversal", "warp"}, {"bh_traversal", "group"}};
+  for (const Choice traversal : kTraversals) {
+    Settings s = bh_settings(0.5);
+    s.toggles.set(traversal);
+    s.toggles["bh_sort"] = 0;
+    SCOPED_TRACE(toggle_changes(ToggleValues{}, s.toggles, Algorithm::barneshut));
+    BarnesHutBackend whole(s), stopped(s);
+    whole.set_bodies(start);
+    stopped.set_bodies(start);
+    std::atomic<bool> abandon{false};
+    StepControl control;
+    control.abandon = &abandon;
+    control.slice_ms = 1e-6;  // every pass is long: stoppable, and whole (its warps fit one launch)
+    stopped.set_step_control(control);
+    const auto same = [&](const char* what) {
+      Bodies x, y;
+      whole.get_bodies(x);
+      stopped.get_bodies(y);
+      EXPECT_TRUE(x.x == y.x && x.y == y.y && x.z == y.z && x.vx == y.vx && x.vy == y.vy && x.vz == y.vz) << what;
+    };
+    whole.step();
+    const StepStats first = stopped.step();
+    EXPECT_FALSE(first.abandoned);
+    EXPECT_LE(first.force_slices, 1) << "the walk ran in one launch";
+    same("a stoppable walk that is not stopped gives the uncontrolled state");
+
+    abandon = true;  // raised as the launch starts
+    EXPECT_TRUE(stopped.step().abandoned);
+    same("a stopped walk leaves the state as it was");
+    abandon = false;
+
+    std::thread asker([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      abandon = true;
+    });
+    const StepStats raced = stopped.step();
+    asker.join();
+    abandon = false;
+    if (!raced.abandoned) whole.step();
+    same(raced.abandoned ? "stopped while it ran: the state as it was" : "finished before the request: the next state");
+    whole.step();
+    stopped.step();
+    same("the step after a stopped one is the step that would have come");
+  }
+}
+
 TEST_F(BarnesHutGpu, VerticesCarryPositionsMassAndColourKeys) {
   const Bodies bodies = make_scene(Scene::collision, 4000, 2);
   auto backend = make_barneshut_backend(bh_settings(0.5));
