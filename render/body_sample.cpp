@@ -30,9 +30,19 @@ void BodySampler::gather(GLuint vertex_buffer, std::size_t body_count, double ti
   slot.pending = true;
 }
 
-void BodySampler::wait_for_newest() {
-  Slot& newest = slots_[static_cast<std::size_t>((next_ - 1 + kRing) % kRing)];
-  if (newest.pending) newest.fence.wait();
+std::optional<BodySample> BodySampler::take_previous() {
+  std::optional<BodySample> previous;
+  for (int k = 2; k <= kRing; ++k) {
+    Slot& slot = slots_[static_cast<std::size_t>((next_ - k + kRing) % kRing)];
+    if (!slot.pending) continue;
+    slot.pending = false;
+    if (k > 2) continue;  // older: superseded
+    slot.fence.wait();
+    BodySample sample = slot.meta;
+    std::memcpy(sample.positions.data(), slot.buffer.data(), sample.positions.size() * sizeof(glm::vec4));
+    previous = std::move(sample);
+  }
+  return previous;
 }
 
 std::optional<BodySample> BodySampler::take() {

@@ -35,9 +35,11 @@ class BodySampler {
 
   // Queues the gather from `vertex_buffer` (sim/render_vertices.hpp layout), tagged with `time`.
   void gather(GLuint vertex_buffer, std::size_t body_count, double time);
-  // Blocks until the newest gather has finished (offscreen renders, which should not depend on how fast
-  // the GPU was: the same frames every time). What it waits for is the GPU's frame so far, not the sample.
-  void wait_for_newest();
+  // The gather before the newest one (offscreen renders, which should not depend on how fast the GPU
+  // was: the same frames every time), waiting for it if it is still running (issued a frame ago, it has
+  // as good as always finished), or nothing when it was taken already; older ones are dropped. Never
+  // waits for the newest gather, which waits for this frame's vertices.
+  std::optional<BodySample> take_previous();
   // The newest gather that has finished and was not taken yet; never waits.
   std::optional<BodySample> take();
 

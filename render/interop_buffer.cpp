@@ -102,6 +102,32 @@ InteropBuffer::Mapping InteropTexture::map(void* stream) {
   return InteropBuffer::Mapping(resource_, array, 0, stream);
 }
 
+InteropPairMapping::InteropPairMapping(InteropBuffer& buffer, InteropTexture& texture, void* stream)
+    : resources_{buffer.resource_, texture.resource_}, stream_(stream) {
+  cudaGraphicsResource_t resources[2] = {static_cast<cudaGraphicsResource_t>(resources_[0]),
+                                         static_cast<cudaGraphicsResource_t>(resources_[1])};
+  const auto cuda_stream = static_cast<cudaStream_t>(stream);
+  cudaError_t status = cudaGraphicsMapResources(2, resources, cuda_stream);
+  if (status != cudaSuccess)
+    throw Error("CUDA cannot map " + buffer.what_ + " and " + texture.what_ + " (" + cuda_message(status) + ")");
+  std::size_t bytes = 0;
+  cudaArray_t array = nullptr;
+  status = cudaGraphicsResourceGetMappedPointer(&pointer_, &bytes, resources[0]);
+  if (status == cudaSuccess) status = cudaGraphicsSubResourceGetMappedArray(&array, resources[1], 0, 0);
+  if (status != cudaSuccess) {
+    cudaGraphicsUnmapResources(2, resources, cuda_stream);
+    throw Error("CUDA cannot address " + buffer.what_ + " and " + texture.what_ + ", mapped (" +
+                cuda_message(status) + ")");
+  }
+  array_ = array;
+}
+
+InteropPairMapping::~InteropPairMapping() {
+  cudaGraphicsResource_t resources[2] = {static_cast<cudaGraphicsResource_t>(resources_[0]),
+                                         static_cast<cudaGraphicsResource_t>(resources_[1])};
+  cudaGraphicsUnmapResources(2, resources, static_cast<cudaStream_t>(stream_));
+}
+
 InteropBuffer::Mapping::Mapping(Mapping&& o) noexcept
     : resource_(std::exchange(o.resource_, nullptr)),
       pointer_(std::exchange(o.pointer_, nullptr)),

@@ -130,9 +130,29 @@ void SceneRenderer::draw(const SceneFrame& frame) {
   glDisable(GL_BLEND);  // on for the sprites and the lines only
   glBlendEquation(GL_FUNC_ADD);
   const float clear[4] = {0, 0, 0, 0};
+  // The same bodies seen the same way: drawn twice (the second sized by their own density), then kept.
+  BodiesInput input{frame.vertices_version,
+                    view_projection,
+                    frame.camera->target(),
+                    frame.viewport.width,
+                    frame.viewport.height,
+                    frame.body_count,
+                    frame.draw_count,
+                    frame.dark_start,
+                    frame.mean_mass,
+                    {frame.group_starts.begin(), frame.group_starts.end()},
+                    frame.view,
+                    splat};
+  if (frame.vertices_version != 0 && quarter_valid_ && last_bodies_ == input) {
+    ++same_bodies_frames_;
+  } else {
+    same_bodies_frames_ = 0;
+    last_bodies_ = std::move(input);
+  }
+  bodies_reused_ = same_bodies_frames_ >= 2;
   // The sprites take their sizes from the previous frame's density. The first frame (and the first after
   // a resize) has none: it measures its own first, with every sprite at its lone-star size.
-  for (int pass = quarter_valid_ ? 1 : 0; pass < 2; ++pass) {
+  for (int pass = bodies_reused_ ? 2 : quarter_valid_ ? 1 : 0; pass < 2; ++pass) {
     {
       const NvtxRange range("render: bodies");
       if (splat) {

@@ -50,6 +50,10 @@ struct SceneFrame {
   std::size_t dark_start = SIZE_MAX;
   // Seconds since the previous frame, for the exposure's adaptation; 0: the wall clock's.
   double frame_seconds = 0;
+  // Changes whenever the vertices are written (SceneView::update); 0: unknown, the bodies are always
+  // drawn. Frames with the same vertices, camera, size and view draw the bodies once more (their sizes
+  // settle on their own density) and then reuse them (SceneRenderer::bodies_reused).
+  std::uint64_t vertices_version = 0;
 };
 
 // The look's constants, in one place (docs/window.md, "The picture").
@@ -84,6 +88,10 @@ class SceneRenderer {
   std::string body_path() const;
   double splat_ms() const { return splatted_ && splatter_ ? splatter_->splat_ms() : 0.0; }
   const Splatter* splatter() const { return splatter_.get(); }
+  // Whether the last frame kept the bodies of the frames before it (the same vertices, camera, size and
+  // view twice already): it ran the post-processing alone. A slow step with a still camera then costs
+  // the GPU no body pass at display rate, and the step gets that time.
+  bool bodies_reused() const { return bodies_reused_; }
 
   // A lone body's Gaussian sigma in pixels for this point size and viewport height.
   static float star_sigma_px(float point_size, int viewport_height);
@@ -136,6 +144,22 @@ class SceneRenderer {
   std::vector<float> splat_palettes_;   // the current mode's colour maps as the splat reads them
   ColorMode splat_palettes_mode_ = ColorMode::speed;
   bool splatted_ = false;
+  // What the bodies pass drew from, and how many frames in a row drew from the same.
+  struct BodiesInput {
+    std::uint64_t vertices = 0;
+    glm::mat4 view_projection{1.0f};
+    glm::vec3 target{0.0f};
+    int width = 0, height = 0;
+    std::size_t body_count = 0, draw_count = 0, dark_start = 0;
+    float mean_mass = 0;
+    std::vector<std::size_t> group_starts;
+    ViewSettings view;
+    bool splat = false;
+    bool operator==(const BodiesInput&) const = default;
+  };
+  std::optional<BodiesInput> last_bodies_;
+  int same_bodies_frames_ = 0;
+  bool bodies_reused_ = false;
 };
 
 }  // namespace nbl

@@ -42,6 +42,7 @@ void SceneView::update(Backend& backend, const ViewSettings& view, const BodyFac
   if (const Splatter* splatter = renderer_.splatter(); splatter && backend.on_gpu())
     splatter->order_before(backend.cuda_stream());
   vertices_.update(backend, backend_color_mode(view.color_mode));
+  ++vertices_version_;
   drawn_ = drawn_bodies(facts.groups, vertices_.count(), view.show_dark_matter);
   group_starts_.clear();
   dark_start_ = SIZE_MAX;
@@ -66,7 +67,7 @@ void SceneView::update(Backend& backend, const ViewSettings& view, const BodyFac
   if (view.show_axes) append_axes(overlay_.vertices, glm::vec3(0.0f), bounds_ ? bounds_->radius : 1.0f);
 }
 
-void SceneView::follow(OrbitCamera& camera, const ViewSettings& view, bool wait_for_newest) {
+void SceneView::follow(OrbitCamera& camera, const ViewSettings& view, bool fixed_lag) {
   follow_wait_ms_ = follow_cpu_ms_ = 0;
   if (!view.follow_bound) {
     followed_centre_.reset();  // turned back on later, it starts from where the camera is then
@@ -74,41 +75,45 @@ void SceneView::follow(OrbitCamera& camera, const ViewSettings& view, bool wait_
     if (estimating_.valid()) estimating_.wait(), estimating_ = {};
     return;
   }
-  if (wait_for_newest) {
-    // Timed apart from the follow's own cost: the fence passes when the GPU has done the frame's
-    // simulation and vertex work queued before the gather, which the interactive loop never waits for.
-    const auto wait_start = std::chrono::steady_clock::now();
-    sampler_.wait_for_newest();
-    follow_wait_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wait_start).count();
-  }
-  const double sample_wait_ms = follow_wait_ms_;
   const auto start = std::chrono::steady_clock::now();
+  const auto waited = [&](auto&& wait) {
+    const auto wait_start = std::chrono::steady_clock::now();
+    wait();
+    follow_wait_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wait_start).count();
+  };
   // The estimate (bound_centre.hpp: a few passes over the sample, most of a millisecond on one core)
   // runs on a worker, so the frame loop only hands samples over and applies finished estimates; the
-  // camera then lags the sample by a frame or two, which nobody sees.
-  if (auto sample = sampler_.take()) {
+  // camera then lags the sample by a frame or two, which nobody sees. With a fixed lag, the estimate
+  // handed over a frame ago is applied first (waiting for it), then this frame's is handed over.
+  std::optional<BodySample> sample;
+  if (fixed_lag) {
+    waited([&] { sample = sampler_.take_previous(); });
+    if (estimating_.valid()) waited([&] { estimating_.wait(); });
+    apply_estimate(camera);
+  } else {
+    sample = sampler_.take();
+  }
+  if (sample) {
     if (last_sample_ && !estimating_.valid())
       estimating_ = std::async(std::launch::async, [earlier = *last_sample_, later = *sample] {
         return estimate_bound_centre(earlier, later);
       });
     last_sample_ = std::move(sample);
   }
-  if (estimating_.valid() && wait_for_newest) {  // offscreen: the same frames however fast the CPU is
-    const auto wait_start = std::chrono::steady_clock::now();
-    estimating_.wait();
-    follow_wait_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wait_start).count();
+  if (!fixed_lag) apply_estimate(camera);
+  follow_cpu_ms_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() - follow_wait_ms_;
+}
+
+void SceneView::apply_estimate(OrbitCamera& camera) {
+  if (!estimating_.valid() || estimating_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+  bound_ = estimating_.get();
+  if (!bound_) {
+    followed_centre_.reset();  // a reset or a new N: no velocities across it
+    return;
   }
-  if (estimating_.valid() && estimating_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-    bound_ = estimating_.get();
-    if (!bound_) {
-      followed_centre_.reset();  // a reset or a new N: no velocities across it
-    } else {
-      if (followed_centre_) camera.set_target(camera.target() + glm::vec3(bound_->centre - *followed_centre_));
-      followed_centre_ = bound_->centre;
-    }
-  }
-  follow_cpu_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() -
-                   (wait_for_newest ? follow_wait_ms_ - sample_wait_ms : 0.0);
+  if (followed_centre_) camera.set_target(camera.target() + glm::vec3(bound_->centre - *followed_centre_));
+  followed_centre_ = bound_->centre;
 }
 
 void SceneView::update_bounds(bool every_frame) {
@@ -138,6 +143,7 @@ void SceneView::draw(const OrbitCamera& camera, const ViewSettings& view, const 
   frame.mean_mass = drawn_.mean_mass;
   if (!vertices_.host_copy().empty()) frame.host_vertices = vertices_.host_copy().data();
   frame.device_vertices = vertices_.interop();
+  frame.vertices_version = vertices_version_;
   frame.lines = overlay_.vertices;
   frame.group_starts = group_starts_;
   frame.dark_start = dark_start_;

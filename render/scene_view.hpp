@@ -40,9 +40,11 @@ class SceneView {
   // Reads the backend's current state into the vertex buffer and the overlays.
   void update(Backend& backend, const ViewSettings& view, const BodyFacts& facts = {});
   // With view.follow_bound: moves the camera's target by how far the bound bodies' centre moved since
-  // the last call (so the user's own panning stays), from the newest finished sample. Never waits,
-  // unless `wait_for_newest` (offscreen renders: the same frames however fast the GPU is).
-  void follow(OrbitCamera& camera, const ViewSettings& view, bool wait_for_newest = false);
+  // the last call (so the user's own panning stays), from the newest finished sample. Never waits.
+  // With `fixed_lag` (offscreen renders: the same frames however fast the CPU and GPU are), from the
+  // sample gathered a frame earlier and the estimate started a frame earlier, waiting for them if need
+  // be (they have as good as always finished), so nothing waits for this frame's GPU work.
+  void follow(OrbitCamera& camera, const ViewSettings& view, bool fixed_lag = false);
   // seconds: since the previous frame, for the exposure's adaptation (0: the wall clock's).
   void draw(const OrbitCamera& camera, const ViewSettings& view, const Viewport& viewport, GLuint target_framebuffer,
             double frame_seconds = 0);
@@ -58,8 +60,8 @@ class SceneView {
   double splat_ms() const { return renderer_.splat_ms(); }
   const Splatter* splatter() const { return renderer_.splatter(); }
   // The last follow()'s cost in the frame loop: take the sample, hand it to the estimate's worker, apply
-  // a finished estimate. With wait_for_newest, follow_wait_ms() is what it waited for: the GPU to reach
-  // the sample, and the worker's estimate (the interactive loop waits for neither).
+  // a finished estimate. With fixed_lag, follow_wait_ms() is what it waited for: the GPU to reach the
+  // last frame's sample, and the worker's last estimate (the interactive loop waits for neither).
   double follow_cpu_ms() const { return follow_cpu_ms_; }
   double follow_wait_ms() const { return follow_wait_ms_; }
   const std::optional<BoundEstimate>& bound() const { return bound_; }  // the last estimate
@@ -67,8 +69,10 @@ class SceneView {
 
  private:
   void update_bounds(bool every_frame);
+  void apply_estimate(OrbitCamera& camera);  // a finished estimate moves the camera's target
 
   BodyVertices vertices_;
+  std::uint64_t vertices_version_ = 0;  // counts update()s (SceneFrame::vertices_version)
   SceneRenderer renderer_;
   OverlayLines overlay_;
   std::optional<SceneExtent> bounds_;

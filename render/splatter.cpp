@@ -67,14 +67,13 @@ bool Splatter::ensure_device(GLuint target) {
 void Splatter::draw_on_device(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes,
                               GLuint, GLuint) {
   device_->set_palettes(palettes);
-  // Each map waits for GL's earlier use of its resource; each unmap makes GL's next use wait for the
+  // The map waits for GL's earlier use of both resources; the unmap makes GL's next use wait for the
   // splat's stream only. The density stays on the device from one splat to the next.
   void* stream = device_->stream();
   bodies.device->wait_for_write(stream);  // the vertices' write alone, not the step queued after it
-  InteropBuffer::Mapping vertices = bodies.device->map(stream);
-  InteropBuffer::Mapping target = target_cuda_->map(stream);
-  device_->splat(view, static_cast<const float*>(vertices.device_pointer()), bodies.count, bodies.draw_count,
-                 target.device_pointer());
+  const InteropPairMapping mapped(*bodies.device, *target_cuda_, stream);
+  device_->splat(view, static_cast<const float*>(mapped.buffer_pointer()), bodies.count, bodies.draw_count,
+                 mapped.texture_array());
 }
 
 void Splatter::draw_on_host(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes,

@@ -50,6 +50,7 @@ struct ViewSettings {
   PanelTheme panel_theme = PanelTheme::dark;
   bool presenter = false;
   RenderPath render_path = RenderPath::automatic;
+  bool operator==(const ViewSettings&) const = default;
 };
 
 struct Settings {

@@ -130,7 +130,7 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
   line("readback", r.readback);
   line("encode", r.encode, job.out.empty() ? "  (nothing written)" : "");
   line("follow", r.follow, "  (frame loop: hand the body sample to the estimate's worker, move the camera)");
-  line("follow wait", r.follow_wait, "  (offscreen only: the GPU reaching the sample, the worker's bound centre)");
+  line("follow wait", r.follow_wait, "  (offscreen only: the GPU reaching the last frame's sample, the worker's last estimate)");
   line("exposure", r.exposure, "  (GPU: histogram + white point, timer queries)");
   log << "  GL passes (GPU timestamps between the passes, a few frames late; a pass holds what the GPU waited "
          "for within it):\n";
@@ -356,9 +356,9 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   report.overlapped = overlap;
 
   // The frame's parts, the lab's skeleton (app/core/session.hpp) with every frame waiting for its own
-  // steps. Sequential: step (to its end), vertices, draw (to its end), read back. Overlapped: draw the
-  // vertices of the state reached so far, start the next steps on the stepping thread while the GPU draws
-  // and this thread reads back, and take them at the next frame's start.
+  // steps. Sequential: step (to its end), vertices, draw (to its end), read back. Overlapped: write the
+  // vertices of the state reached so far, start the next steps on the stepping thread, then draw and
+  // read back while they run, and take them at the next frame's start.
   session.set_tracing(tracing);
   session.set_start(session_start);
   int steps_this_frame = 0;
@@ -433,7 +433,11 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
       log << "  vertices: " << to_string(report.path)
           << (report.interop_note.empty() ? "" : " (" + report.interop_note + ")") << "\n";
     }
-    scene.follow(camera, view, /*wait_for_newest=*/true);
+    const bool last = frame + 1 == job.frames;
+    // Overlapped: the next frame's steps start now, queued on the backend's stream behind this frame's
+    // vertex write; the follow, the drawing and the read-back below use the vertices alone.
+    if (overlap && !last && !target.quit_requested()) start_steps();
+    scene.follow(camera, view, /*fixed_lag=*/true);
     follow.push_back(scene.follow_cpu_ms());
     follow_wait.push_back(scene.follow_wait_ms());
     camera.set_angles(camera.yaw_deg() + (frame > 0 ? job.orbit_deg_per_frame : 0.0f), camera.pitch_deg());
@@ -447,9 +451,6 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
     const double draw_ms = ms_since(start);
     if (recorder) recorder->capture(frame_target.framebuffer(), viewport);
 
-    const bool last = frame + 1 == job.frames;
-    if (overlap && !last && !target.quit_requested())
-      start_steps();  // the next frame's state, beside this frame's drawing
     simulate.push_back(simulate_ms);
     vertices.push_back(vertices_ms);
     // Sequential: the draw's wall time to its end. Overlapped: its GPU time, since nothing waits for its

@@ -230,22 +230,26 @@ TEST_F(PictureEgl, FollowCameraMovesWithTheBoundClusterNotTheEscapers) {
     for (std::size_t i = 0; i < b.size(); ++i) b.x[i] += i % 10 == 0 ? escaper_x : shift_x;
     backend.set_bodies(b);
     view.update(backend, settings, {time, {}});
-    view.follow(camera, settings, /*wait_for_newest=*/true);
+    view.follow(camera, settings, /*fixed_lag=*/true);
     view.draw(camera, settings, {0, 0, 160, 90}, target.framebuffer(), 0.1);
   };
+  // With the offscreen renders' fixed lag, frame k applies the estimate from the samples of frames k - 3
+  // and k - 2: the first at the fourth frame, which sets where the camera starts following from.
   frame(1.0, 0.0f, 0.0f);
   frame(1.1, 0.05f, 2.0f);  // the escapers move 20x faster: unbound
-  const glm::vec3 before = camera.target();
   frame(1.2, 0.1f, 4.0f);
   frame(1.3, 0.15f, 6.0f);
   ASSERT_TRUE(view.bound());
+  const glm::vec3 before = camera.target();
+  frame(1.4, 0.2f, 8.0f);
+  frame(1.5, 0.25f, 10.0f);
   EXPECT_NEAR(view.bound()->bound_fraction, 0.9, 0.02);
   EXPECT_NEAR(camera.target().x - before.x, 0.1f, 0.02f) << "followed the cluster's 0.1, not the escapers' 4";
 
   settings.follow_bound = false;
   const glm::vec3 off = camera.target();
-  frame(1.4, 0.2f, 8.0f);
-  frame(1.5, 0.25f, 10.0f);
+  frame(1.6, 0.3f, 12.0f);
+  frame(1.7, 0.35f, 14.0f);
   EXPECT_EQ(camera.target(), off) << "turned off, the camera stays put";
 }
 
