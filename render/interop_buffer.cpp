@@ -116,8 +116,8 @@ InteropPairMapping::InteropPairMapping(InteropBuffer& buffer, InteropTexture& te
   if (status == cudaSuccess) status = cudaGraphicsSubResourceGetMappedArray(&array, resources[1], 0, 0);
   if (status != cudaSuccess) {
     cudaGraphicsUnmapResources(2, resources, cuda_stream);
-    throw Error("CUDA cannot address " + buffer.what_ + " and " + texture.what_ + ", mapped (" +
-                cuda_message(status) + ")");
+    throw Error("CUDA cannot address " + buffer.what_ + " and " + texture.what_ + ", mapped (" + cuda_message(status) +
+                ")");
   }
   array_ = array;
 }

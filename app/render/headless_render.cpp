@@ -130,7 +130,8 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
   line("readback", r.readback);
   line("encode", r.encode, job.out.empty() ? "  (nothing written)" : "");
   line("follow", r.follow, "  (frame loop: hand the body sample to the estimate's worker, move the camera)");
-  line("follow wait", r.follow_wait, "  (offscreen only: the GPU reaching the last frame's sample, the worker's last estimate)");
+  line("follow wait", r.follow_wait,
+       "  (offscreen only: the GPU reaching the last frame's sample, the worker's last estimate)");
   line("exposure", r.exposure, "  (GPU: histogram + white point, timer queries)");
   log << "  GL passes (GPU timestamps between the passes, a few frames late; a pass holds what the GPU waited "
          "for within it):\n";

@@ -266,7 +266,9 @@ void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, c
       // control: a request to abandon raises the word and the launch ends within one work item.
       const bool stoppable = control && stop;
       if (stoppable) walk.stop = stop->arm();
-      const auto waited = [&] { return stoppable ? wait_or_stop(*control, stream, *stop) : next_slice(*control, stream); };
+      const auto waited = [&] {
+        return stoppable ? wait_or_stop(*control, stream, *stop) : next_slice(*control, stream);
+      };
       if (slices <= 1 || !control) {
         launch(module(BarnesHutSlot::force), bh::kForceKernel, shape, stream, walk);
         if (stoppable && !waited()) stats.abandoned = true;
