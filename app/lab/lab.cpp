@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <thread>
 
 #include "app/core/commands.hpp"
 #include "app/core/text_format.hpp"
@@ -145,8 +146,19 @@ void Lab::frame() {
   build_panel();     // widgets and live numbers, then ImGui draws them
   run_commands();    // buttons and keys (a screenshot sees this whole frame)
   record_frame();    // recording: this frame into the readback ring, finished ones to the encoder
+  pace_beside_cpu_steps();
   surface_->swap_buffers();
+  last_swap_ = Clock::now();
   finish_frame();  // timings, trace, energy, background jobs, N tuning
+}
+
+void Lab::pace_beside_cpu_steps() const {
+  // On the CPU backend the display's drawing (a software renderer's, on a machine without a GPU) and the
+  // steps share the cores: while a step runs, a frame is handed over no sooner than a 60 Hz display's
+  // vsync would take it, and the steps keep the rest (a frame loop drawing as fast as it can kept 0.42 of
+  // the step rate on two cores; benchmarks/cpu/2026-11-28/lab-pace/).
+  if (session_.stepping() && !simulation_.backend().on_gpu())
+    std::this_thread::sleep_until(last_swap_ + kCpuStepFramePeriod);
 }
 
 void Lab::run_script() {

@@ -186,6 +186,7 @@ class Lab : public ScriptTarget {
   void run_commands();
   void finish_frame();
   void record_frame();
+  void pace_beside_cpu_steps() const;  // sleeps before the swap while a CPU step runs (kCpuStepFramePeriod)
   LiveSpeedup tour_live() const;  // the open tour's step against the one it builds on
   void record_trace();
 
@@ -202,6 +203,8 @@ class Lab : public ScriptTarget {
   // A job of a variant the user has left is stopped once it has run this long (or its steps take this
   // long): a fast step ends sooner than stopping it would gain.
   static constexpr double kAbandonAfterMs = 50;
+  // While a step runs on the CPU backend, frames follow each other at most this often (60 Hz).
+  static constexpr std::chrono::microseconds kCpuStepFramePeriod{16667};
 
   LabOptions options_;
   Session session_;  // built first: bad input is refused before a window opens
@@ -253,7 +256,7 @@ class Lab : public ScriptTarget {
 
   FrameTimes times_;
   double render_cpu_ms_ = 0;
-  Clock::time_point started_ = Clock::now(), frame_started_ = Clock::now();
+  Clock::time_point started_ = Clock::now(), frame_started_ = Clock::now(), last_swap_ = Clock::now();
   std::optional<Clock::time_point> session_started_;  // when the first frame began: a script's time 0
   int frame_count_ = 0;
 

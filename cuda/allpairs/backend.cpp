@@ -246,7 +246,7 @@ void AllPairsBackend::set_comparison(const std::optional<Settings>& b) {
 
 std::optional<ComparisonSample> AllPairsBackend::compare() {
   Impl& s = *impl_;
-  return s.comparison.compare(s.state.size() > 0 && !s.last_force.empty(), s.state, s.last_force);
+  return s.comparison.compare(s.state.size() > 0 && !s.last_force.empty(), s.state, s.pass(), s.plan(s.state.size()));
 }
 
 bool AllPairsBackend::comparison_ready() const { return impl_->comparison.ready(); }

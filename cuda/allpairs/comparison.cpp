@@ -15,7 +15,7 @@ AllPairsComparison::AllPairsComparison(AllPairsBuild build, double softening, in
   blocks_per_sm_ = AllPairsPass(build_.variant, build_.kernels->module(0)).force_blocks_per_sm();
 }
 
-ComparisonSample AllPairsComparison::run(const AllPairsState& a, const std::vector<StageTime>& a_force,
+ComparisonSample AllPairsComparison::run(AllPairsState& a, const AllPairsPass& a_pass, const AllPairsLaunch& a_plan,
                                          cudaStream_t stream) {
   const std::size_t n = a.size();
   const AllPairsVariant& v = build_.variant;
@@ -26,11 +26,23 @@ ComparisonSample AllPairsComparison::run(const AllPairsState& a, const std::vect
   state_.eps2 = eps2_;
   const AllPairsPass pass(v, build_.kernels->module(0));
   const AllPairsLaunch plan = plan_allpairs_launch(v, n, n, sm_count_, blocks_per_sm_);
-  timer_.begin(stream);
-  timer_.stage(Stage::force, [&] { pass.force(state_, n, plan, stream); });
-  StepStats b;
-  timer_.finish(b);
-  return difference_.measure(view(a), view(state_), n, a_force, b.stages, stream);
+  const auto timed = [&](const AllPairsPass& p, AllPairsState& s, const AllPairsLaunch& l) {
+    timer_.begin(stream);
+    timer_.stage(Stage::force, [&] { p.force(s, n, l, stream); });
+    StepStats stats;
+    timer_.finish(stats);
+    return stats.stages;
+  };
+  std::vector<StageTime> a_force, b_force;
+  if (a_first_) {
+    a_force = timed(a_pass, a, a_plan);
+    b_force = timed(pass, state_, plan);
+  } else {
+    b_force = timed(pass, state_, plan);
+    a_force = timed(a_pass, a, a_plan);
+  }
+  a_first_ = !a_first_;
+  return difference_.measure(view(a), view(state_), n, a_force, b_force, stream);
 }
 
 bool AllPairsComparison::accelerations(Accelerations& out, cudaStream_t stream) const {
