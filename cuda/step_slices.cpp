@@ -1,7 +1,6 @@
 #include "cuda/step_slices.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -28,20 +27,26 @@ bool next_slice(const StepControl& control, cudaStream_t stream) {
 }
 
 StopWord::~StopWord() {
-  if (host_) cudaFreeHost(host_);
+  if (copies_) cudaStreamDestroy(copies_);
+  if (one_) cudaFreeHost(one_);
+  if (word_) cudaFree(word_);
 }
 
-const int* StopWord::arm() {
-  if (!host_) {
-    NBL_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_), sizeof(int), cudaHostAllocMapped));
-    NBL_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0));
+const int* StopWord::arm(cudaStream_t stream) {
+  if (!word_) {
+    NBL_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&word_), sizeof(int)));
+    NBL_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&one_), sizeof(int)));
+    *one_ = 1;
+    NBL_CUDA_CHECK(cudaStreamCreateWithFlags(&copies_, cudaStreamNonBlocking));
   }
-  std::atomic_ref<int>(*host_).store(0);
-  return device_;
+  NBL_CUDA_CHECK(cudaMemsetAsync(word_, 0, sizeof(int), stream));
+  return word_;
 }
 
 void StopWord::raise() {
-  if (host_) std::atomic_ref<int>(*host_).store(1);
+  if (!word_) return;
+  NBL_CUDA_CHECK(cudaMemcpyAsync(word_, one_, sizeof(int), cudaMemcpyHostToDevice, copies_));
+  NBL_CUDA_CHECK(cudaStreamSynchronize(copies_));
 }
 
 bool wait_or_stop(const StepControl& control, cudaStream_t stream, StopWord& stop) {

@@ -2,7 +2,7 @@
 // that took longer than the control's slice is split into launches of about that long, each waited for
 // before the next starts, so that the display's GL work gets the GPU in between and a request to
 // abandon the step is seen; a launch that stays long (a Barnes-Hut walk runs whole up to a million
-// bodies) is told to stop through a word in host memory its kernel reads before each work item
+// bodies) is told to stop through a word in device memory its warps read as they start
 // (StopWord); a step that may be abandoned first copies aside the state it changes, and puts it back
 // when it stops early. bench, A/B and render set no control: one launch, no copies.
 #pragma once
@@ -52,23 +52,27 @@ class ForcePassClock {
 // Between two slices (on the stepping thread): waits for the slice, then whether to go on.
 bool next_slice(const StepControl& control, cudaStream_t stream);
 
-// One int in pinned host memory that kernels read through its device address: the stepping thread
-// raises it when the user has left the variant of a running launch, and the walk's warps, which look at
-// it before each work item (bh::Tree::stop), leave their loops, so the launch ends within one item's
-// walk instead of at its end. Used on the stepping thread only; the memory is taken at the first arm().
+// One int in device memory that a walk's kernels read (bh::Tree::stop): the stepping thread raises it,
+// when the user has left the variant of a running launch, with a copy on a stream of its own (a copy
+// engine writes it while the launch holds the SMs), and the walk's warps, which look at it as they
+// start, end at once, so the launch ends within one wave of warps instead of at its end. (A word in
+// mapped host memory instead cost a PCIe read per warp: 35 ms a pass at a million bodies.) Used on the
+// stepping thread only; the memory is taken at the first arm().
 class StopWord {
  public:
   StopWord() = default;
   ~StopWord();
   StopWord(const StopWord&) = delete;
   StopWord& operator=(const StopWord&) = delete;
-  // Lowers the word for a new launch and returns the address its kernel reads.
-  const int* arm();
+  // Lowers the word in `stream`'s order, before the launch that reads it, and returns its address.
+  const int* arm(cudaStream_t stream);
+  // Raises it now, beside whatever runs, and waits for the copy.
   void raise();
 
  private:
-  int* host_ = nullptr;
-  int* device_ = nullptr;
+  int* word_ = nullptr;  // device
+  int* one_ = nullptr;   // pinned host: the value the copy writes
+  cudaStream_t copies_ = nullptr;
 };
 
 // Whether a force pass may be stopped inside its launches: under the control, when it is long (over a

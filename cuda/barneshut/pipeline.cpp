@@ -265,7 +265,7 @@ void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, c
       // A stoppable walk reads the stop word, and each of its launches is waited for by polling the
       // control: a request to abandon raises the word and the launch ends within one work item.
       const bool stoppable = control && stop;
-      if (stoppable) walk.stop = stop->arm();
+      if (stoppable) walk.stop = stop->arm(stream);
       const auto waited = [&] {
         return stoppable ? wait_or_stop(*control, stream, *stop) : next_slice(*control, stream);
       };

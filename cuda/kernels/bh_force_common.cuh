@@ -56,8 +56,8 @@ __device__ __forceinline__ float4 tree_box(const Tree& t, int cell) {
 #endif
 
 // Whether the lab's stepping thread has asked this walk to stop (Tree::stop): lane 0 reads the word (a
-// relaxed system-scope load: the host writes it while the kernel runs; not a volatile tree read) and
-// the warp shares the answer, so whole warps leave their loops together. Every lane must call it.
+// relaxed load at system scope: a copy writes it while the kernel runs; not a volatile tree read) and
+// the warp shares the answer, so whole warps leave together. Every lane must call it.
 __device__ __forceinline__ bool walk_stopped(const Tree& t) {
   if (!t.stop) return false;
   int raised = 0;

@@ -137,9 +137,9 @@ struct Tree {
   // gets the GPU between launches. Each item's result does not depend on the slicing. 0 and 1: all.
   int slice;
   int slices;
-  // A word in host memory the lab's stepping thread raises to stop a long walk (cuda/step_slices.hpp,
-  // StopWord): each warp looks at it before its next work item and leaves when it is set; the pass's
-  // result is then discarded. nullptr: never (bench, A/B, render).
+  // A word in device memory the lab's stepping thread raises to stop a long walk (cuda/step_slices.hpp,
+  // StopWord): each warp looks at it as it starts and leaves when it is set; the pass's result is then
+  // discarded. nullptr: never (bench, A/B, render).
   const int* stop;
 };
 

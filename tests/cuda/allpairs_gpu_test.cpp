@@ -413,10 +413,10 @@ TEST_F(AllPairsGpu, ARefusedAsynchronousSwitchLeavesTheRunningVariant) {
     const auto file = dir.path() / "kernels" / "allpairs_global.cu";
     std::ifstream in(file);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::string from = "interact_run(";
-    const auto at = text.find(from);
-    ASSERT_NE(at, std::string::npos);
-    const std::string call = text.substr(at, text.find('\n', at) - at);  // the whole statement, one line
+    const auto at = text.find("interact_run(");
+    const auto end = text.find(");", at);
+    ASSERT_NE(end, std::string::npos);
+    const std::string call = text.substr(at, end + 2 - at);  // the whole statement, over however many lines
     text.replace(at, call.size(), call + "\n  " + call);
     std::ofstream(file, std::ios::trunc) << text;
   }

@@ -589,7 +589,7 @@ TEST_F(BarnesHutGpu, SlicedStepsAreBitIdenticalAndAnAbandonedOneChangesNothing) 
 }
 
 // A walk that runs whole (up to 256 warps of bodies per SM: a million bodies) is stopped inside its
-// launch: the stepping thread raises a word the walk's warps read before each work item (StopWord,
+// launch: the stepping thread raises a word the walk's warps read as they start (StopWord,
 // cuda/step_slices.hpp). Asked before the launch ends, the step is abandoned and the state is as it
 // was; asked while it runs, the step is either abandoned so or finished, and either way the steps after
 // it are the ones an uncontrolled backend takes, bit for bit.

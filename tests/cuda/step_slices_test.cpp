@@ -3,6 +3,8 @@
 // is made from belongs to the variant that steps and is not inflated by slicing itself.
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "cuda/step_slices.hpp"
 
 namespace nbl {
@@ -49,6 +51,20 @@ TEST(ForcePassClock, AnotherVariantStartsFromNothingAndSlicingDoesNotFeedOnItsel
   clock.record(15, 900);
   EXPECT_EQ(clock.whole_ms("unsorted"), 900);
   EXPECT_EQ(clock.whole_ms("sorted"), 0) << "back to the first variant: timed afresh";
+}
+
+// A pass may be stopped inside its launch (StopWord) only under a control that may abandon it, while
+// it is long or not timed yet: a fast variant's steps, once timed, run without the stop word's wait.
+TEST(StoppablePass, OnlyALongOrUntimedPassUnderAControlThatMayAbandonIt) {
+  std::atomic<bool> abandon{false};
+  StepControl c = control(8);
+  EXPECT_FALSE(stoppable_pass(c, 0)) << "no abandon flag: bench, A/B, render";
+  c.abandon = &abandon;
+  EXPECT_TRUE(stoppable_pass(c, 0)) << "a variant's first step, untimed, may be the slow one the user leaves";
+  EXPECT_TRUE(stoppable_pass(c, 1000));
+  EXPECT_FALSE(stoppable_pass(c, 1.8)) << "a 1M Barnes-Hut pass of 1.8 ms";
+  c.slice_ms = 0;
+  EXPECT_FALSE(stoppable_pass(c, 1000)) << "--slice-ms 0: whole launches, as before";
 }
 
 }  // namespace
