@@ -35,8 +35,8 @@ END = "<!-- tour-figures:end -->"
 NOT_YET = "not measured in this configuration yet"
 # The predict-then-measure sessions the docs show: each tour's live script run offscreen on a GPU
 # (scripts/gpu-suite.sh, part teach), its exported table kept beside its log.
-PREDICTIONS = ["benchmarks/h100/2026-11-27/tours/tour-allpairs-predictions.csv",
-               "benchmarks/h100/2026-11-27/tours/tour-barneshut-predictions.csv"]
+PREDICTIONS = ["benchmarks/h100/2026-11-28/tours/tour-allpairs-predictions.csv",
+               "benchmarks/h100/2026-11-28/tours/tour-barneshut-predictions.csv"]
 PREDICTIONS_BEGIN = ("<!-- tour-predictions:begin (written by scripts/tour_table.py from the kept sessions it names; "
                      "do not edit by hand) -->")
 PREDICTIONS_END = "<!-- tour-predictions:end -->"

@@ -414,8 +414,14 @@ TEST_F(AllPairsGpu, ARefusedAsynchronousSwitchLeavesTheRunningVariant) {
     std::ifstream in(file);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const auto at = text.find("interact_run(");
-    const auto end = text.find(");", at);
-    ASSERT_NE(end, std::string::npos);
+    ASSERT_NE(at, std::string::npos);
+    std::size_t end = at;  // the call's closing parenthesis: the lambda inside has its own
+    for (int depth = 0; end < text.size(); ++end) {
+      if (text[end] == '(') ++depth;
+      if (text[end] == ')' && --depth == 0) break;
+    }
+    ASSERT_LT(end + 1, text.size());
+    ASSERT_EQ(text[end + 1], ';');
     const std::string call = text.substr(at, end + 2 - at);  // the whole statement, over however many lines
     text.replace(at, call.size(), call + "\n  " + call);
     std::ofstream(file, std::ios::trunc) << text;
