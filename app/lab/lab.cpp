@@ -156,8 +156,8 @@ void Lab::frame() {
 void Lab::pace_beside_cpu_steps() const {
   // On the CPU backend the display's drawing (a software renderer's, on a machine without a GPU) and the
   // steps share the cores: while a step runs, a frame is handed over no sooner than a 60 Hz display's
-  // vsync would take it, and the steps keep the rest (a frame loop drawing as fast as it can kept 0.42 of
-  // the step rate on two cores; benchmarks/cpu/2026-11-28/lab-pace/).
+  // vsync would take it, and the steps keep the rest (docs/scripts.md, "Measuring the never-freeze
+  // targets": drawing as fast as it could, the lab kept 0.40 of the step rate on two cores; so, 0.55).
   if (session_.stepping() && !simulation_.backend().on_gpu())
     std::this_thread::sleep_until(last_swap_ + kCpuStepFramePeriod);
 }

@@ -188,7 +188,7 @@ class Lab : public ScriptTarget {
   void finish_frame();
   void record_frame();
   void pace_beside_cpu_steps() const;  // sleeps before the swap while a CPU step runs (kCpuStepFramePeriod)
-  LiveSpeedup tour_live() const;  // the open tour's step against the one it builds on
+  LiveSpeedup tour_live() const;       // the open tour's step against the one it builds on
   void record_trace();
 
   void execute(LabCommand command);

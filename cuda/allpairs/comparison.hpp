@@ -21,8 +21,7 @@ class AllPairsComparison {
 
   // B's forces from `a`'s state, and A's again (`a_pass` with `a_plan`, the step's launch), each timed.
   // A's pass writes the accelerations the step left, bit for bit: every body's sum runs in a fixed order.
-  ComparisonSample run(AllPairsState& a, const AllPairsPass& a_pass, const AllPairsLaunch& a_plan,
-                       cudaStream_t stream);
+  ComparisonSample run(AllPairsState& a, const AllPairsPass& a_pass, const AllPairsLaunch& a_plan, cudaStream_t stream);
   // The per-body difference of the last run as colour keys (ColorMode::ab_difference).
   void write_keys(float* keys, std::size_t n, cudaStream_t stream) const;
   // B's accelerations of the last run; false before the first.
