@@ -142,11 +142,15 @@ void Lab::frame() {
   collect_steps();   // a finished job: its statistics and A/B sample; its state becomes the one drawn
   apply_settings();  // between jobs, the panel's edits reach the simulation; a slow job the user left is stopped
   prepare_scene();   // the newest finished state into the vertex buffer (between jobs)
-  simulate();        // between jobs, the next one starts on the stepping thread while this frame draws
-  render_scene();    // the vertex buffer: sprites or splat, overlays, tone map
-  build_panel();     // widgets and live numbers, then ImGui draws them
-  run_commands();    // buttons and keys (a screenshot sees this whole frame)
-  record_frame();    // recording: this frame into the readback ring, finished ones to the encoder
+  // Between jobs the next one starts on the stepping thread, so its step runs while this frame draws;
+  // an A/B job starts after the drawing instead, on an idle GPU (simulate()).
+  const bool ab_job = comparing();
+  if (!ab_job) simulate();
+  render_scene();  // the vertex buffer: sprites or splat, overlays, tone map
+  if (ab_job) simulate();
+  build_panel();   // widgets and live numbers, then ImGui draws them
+  run_commands();  // buttons and keys (a screenshot sees this whole frame)
+  record_frame();  // recording: this frame into the readback ring, finished ones to the encoder
   pace_beside_cpu_steps();
   surface_->swap_buffers();
   last_swap_ = Clock::now();
@@ -295,13 +299,15 @@ void Lab::simulate() {
   const bool run = (!paused_ || step_once_) && !state_broken_ && !ladder_.running() && deferred_.empty();
   if (session_.stepping() || !run) return;
   step_once_ = false;
-  // A/B times A's step and then B's pass on the same state: the job starts on an idle GPU, as the frame's
-  // drawing would otherwise overlap A's kernels alone (at 65,536 bodies on the H200 it added 0.6 ms to
-  // A's 2.3 ms force pass, and the tour's live speed-ups read 0.74x for steps that gain).
-  const bool compare = editor_.comparison() && simulation_.backend().on_gpu();
+  // A/B times A's step and then B's pass on the same state: the job starts on an idle GPU, after the
+  // frame's drawing, which would otherwise overlap A's kernels alone (at 65,536 bodies on the H200 it
+  // added 0.6 ms to A's 2.3 ms force pass, and the tour's live speed-ups read 0.74x for steps that gain).
+  const bool compare = comparing();
   if (compare) glFinish();
   session_.start_steps(paused_ ? 1 : simulation_.settings().steps_per_frame, compare);
 }
+
+bool Lab::comparing() const { return editor_.comparison() && simulation_.backend().on_gpu(); }
 
 void Lab::prepare_scene() {
   // The next job's steps are queued on the backend's stream behind this write, so a frame's step runs

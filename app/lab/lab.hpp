@@ -180,6 +180,7 @@ class Lab : public ScriptTarget {
   void run_deferred();
   void apply_settings();
   void simulate();
+  bool comparing() const;  // A/B runs: each job ends with B's pass on the GPU
   void prepare_scene();
   void render_scene();
   void update_vertices();  // the vertex buffer from the current state, when it is stale

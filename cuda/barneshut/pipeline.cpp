@@ -263,7 +263,8 @@ void BarnesHutPipeline::forces(BarnesHutBuffers& b, const BarnesHutPhysics& p, c
                LaunchShape::fixed(b.bounds_blocks(), bh::kBoundsThreads), stream, walk);
       }
       // A stoppable walk reads the stop word, and each of its launches is waited for by polling the
-      // control: a request to abandon raises the word and the launch ends within one work item.
+      // control: a request to abandon raises the word, warps that start after it leave at once, and the
+      // launch ends when the warps already walking have finished their items.
       const bool stoppable = control && stop;
       if (stoppable) walk.stop = stop->arm(stream);
       const auto waited = [&] {
