@@ -21,6 +21,14 @@ int force_slice_count(const StepControl& control, double whole_ms, int items, in
   return static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(most)));
 }
 
+int whole_wave_slice_count(int wanted, int items, int wave_items) {
+  if (wanted <= 1 || items < 2) return 1;
+  wave_items = std::max(wave_items, 1);
+  const double waves_wanted = static_cast<double>(items) / (static_cast<double>(wanted) * wave_items);
+  const int waves = std::max(1, static_cast<int>(std::ceil(waves_wanted)));
+  return std::max(1, (items + wave_items * waves - 1) / (wave_items * waves));
+}
+
 bool next_slice(const StepControl& control, cudaStream_t stream) {
   NBL_CUDA_CHECK(cudaStreamSynchronize(stream));
   return !control.abandoned();

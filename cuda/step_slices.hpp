@@ -24,6 +24,14 @@ namespace nbl {
 // `fill_items` of them when the control asks for full launches (StepControl::fill_each_slice).
 int force_slice_count(const StepControl& control, double whole_ms, int items, int fill_items);
 
+// For `wanted` slices of `items` that all take equally long (all-pairs blocks), where `wave_items` of
+// them fill every SM once: slices of at most one wave each, or of whole waves when fewer, longer slices
+// are wanted. A slice lasts as long as its busiest SM, so one block more than a wave on a few SMs makes
+// it a block's time longer, and fewer blocks than fit leave the SMs short of warps (docs/scripts.md,
+// "Measuring the never-freeze targets", says what each cost at a million all-pairs bodies). 1 when
+// `wanted` is.
+int whole_wave_slice_count(int wanted, int items, int wave_items);
+
 // A Barnes-Hut slice keeps this many warps of bodies per SM, so a million bodies run in one launch.
 // Measured on the H100 (docs/scripts.md): the walk's blocks end one by one and the display's splat runs
 // in their place, so a whole launch kept the display at 60 Hz and 0.89 of the step rate, while 15 slices

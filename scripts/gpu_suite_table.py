@@ -802,13 +802,31 @@ def pace_part(ctx):
     lab = "{nbodylab} --offscreen --size 1920x1080 --refresh 60 --backend gpu --scene collision -n {big} "
     def bench_ms_of(file):
         return lambda c: "--bench-ms=" + table_figure(c.out / file, "Per stage", "stage", "total", "ms")
+    def summary_of(file, quantity):
+        return table_figure(ctx.out / file, "Summary", "quantity", quantity, "value")
     runs = [
         Run("pace-bench-sort-off", "pace",
             ctx.cmd("{nbodylab} bench --algo barneshut --backend gpu --scene collision -n {big} --bh_sort off "
                     "--steps 3 --warmup 1 --json {out}/pace-bench-sort-off.json")),
+        # An unsorted walk's cost follows the state (where the bodies are, in their stored order): the lab
+        # reaches the window's state after 2 s of sorted steps, so bench also times Sort off on that
+        # state, saved by the same script stopped where the window starts (dt and softening as the scene's).
+        Run("pace-state", "pace",
+            ctx.cmd(lab + "--algo barneshut --script {root}/assets/scripts/slow-variant.json --frames 480 "
+                    "--save {out}/pace-state.tipsy")),
+        Run("pace-bench-sort-off-state", "pace",
+            lambda c: c.cmd("{nbodylab} bench --algo barneshut --backend gpu --load {out}/pace-state.tipsy --bh_sort off "
+                            "--dt {dt} --eps {eps} --steps 3 --warmup 1 --json {out}/pace-bench-sort-off-state.json",
+                            dt=summary_of("pace-bench-sort-off.json", "dt"),
+                            eps=summary_of("pace-bench-sort-off.json", "softening")),
+            after=lambda c, rc: (c.out / "pace-state.tipsy").unlink(missing_ok=True),
+            rows=[Row("bench, Sort off: ms a step from the scene (t = 0) / on the lab's state at 8 s",
+                      lambda out: table_figure(out / "pace-bench-sort-off.json", "Per stage", "stage", "total", "ms") +
+                      " / " + table_figure(out / "pace-bench-sort-off-state.json", "Per stage", "stage", "total", "ms"),
+                      needs="pace-bench-sort-off-state.json")]),
         Run("pace-sort-off", "pace",
             ctx.cmd(lab + "--algo barneshut --script {root}/assets/scripts/slow-variant.json --trace {out}/pace-sort-off.csv"),
-            after=lab_pace("pace-sort-off.csv", "--from", "8", "--to", "16", bench_ms_of("pace-bench-sort-off.json"),
+            after=lab_pace("pace-sort-off.csv", "--from", "8", "--to", "16", bench_ms_of("pace-bench-sort-off-state.json"),
                            "--p95-max", "25", "--rate-min", "0.9", "--drag", "--switch", "2", "--switch-max", "1.5"),
             rows=[Row("lab, 1M collision, Sort off: display, steps, drag, switch back", text_file("pace-sort-off.txt"),
                       needs="pace-sort-off.txt")]),
@@ -816,7 +834,7 @@ def pace_part(ctx):
             ctx.cmd(lab + "--algo barneshut --slice-ms 0 --script {root}/assets/scripts/slow-variant.json "
                     "--trace {out}/pace-sort-off-whole.csv"),
             after=lab_pace("pace-sort-off-whole.csv", "--from", "8", "--to", "16",
-                           bench_ms_of("pace-bench-sort-off.json"), "--drag", "--switch", "2"),
+                           bench_ms_of("pace-bench-sort-off-state.json"), "--drag", "--switch", "2"),
             rows=[Row("the same with whole launches (--slice-ms 0): the GPU's own time-slicing",
                       text_file("pace-sort-off-whole.txt"), needs="pace-sort-off-whole.txt")]),
         Run("pace-bench-allpairs", "pace",

@@ -294,8 +294,8 @@ StepStats AllPairsBackend::step() {
     // Under the lab's StepControl a slow force pass runs in slices (cuda/step_slices.hpp), and a step that
     // may be abandoned copies aside the state it changes first.
     const AllPairsLaunch plan = s.plan(n);
-    const int slices =
-        pass.slice_count(plan, n, step_control_, s.force_clock.whole_ms(s.variant.description), s.device.sm_count);
+    const int slices = pass.slice_count(plan, n, step_control_, s.force_clock.whole_ms(s.variant.description),
+                                        s.device.sm_count, s.blocks_per_sm);
     if (slices > 1 && step_control_.abandon) s.snapshot.take(s.state.regions(), stream);
     s.timer.begin(stream);
     // Both halves of the leapfrog add up under one name, as on the CPU.

@@ -141,13 +141,16 @@ void AllPairsPass::force(AllPairsState& s, std::size_t i_end, const AllPairsLaun
 }
 
 int AllPairsPass::slice_count(const AllPairsLaunch& plan, std::size_t n, const StepControl& control, double whole_ms,
-                              int sm_count) const {
-  // Slices are ranges of whole blocks of targets (each with all its source splits); a slice keeps four
-  // blocks per SM, half of what a full launch holds at 256 threads, so the display's kernels find room
-  // beside it. The single thread's items are bodies, in one block.
+                              int sm_count, int blocks_per_sm) const {
+  // Slices are ranges of whole blocks of targets, each with all its source splits; where each launch
+  // must fill the GPU, whole waves of them (whole_wave_slice_count). The single thread's items are
+  // bodies, in one block.
   const std::size_t per_block = variant_.single_thread ? 1 : static_cast<std::size_t>(variant_.bodies_per_block());
-  const int fill = variant_.single_thread ? 1 : std::max(1, 4 * sm_count / std::max(plan.j_splits, 1));
-  return force_slice_count(control, whole_ms, static_cast<int>((n + per_block - 1) / per_block), fill);
+  const int items = static_cast<int>((n + per_block - 1) / per_block);
+  const int wanted = force_slice_count(control, whole_ms, items, 1);
+  if (variant_.single_thread || !control.fill_each_slice) return wanted;
+  const int wave = std::max(1, sm_count * std::max(blocks_per_sm, 1) / std::max(plan.j_splits, 1));
+  return whole_wave_slice_count(wanted, items, wave);
 }
 
 bool AllPairsPass::force_in_slices(AllPairsState& s, const AllPairsLaunch& plan, int slices, const StepControl& control,

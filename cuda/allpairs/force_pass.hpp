@@ -66,10 +66,12 @@ class AllPairsPass {
   // waited for; false when `control` asked to abandon the step between two (the pass is unfinished).
   bool force_in_slices(AllPairsState& s, const AllPairsLaunch& plan, int slices, const StepControl& control,
                        cudaStream_t stream) const;
-  // How many: 1 unless the control asks for slices, the last pass (`last_force_ms`) was slower than one,
-  // and the plan does not split the source range.
-  int slice_count(const AllPairsLaunch& plan, std::size_t n, const StepControl& control, double whole_ms,
-                  int sm_count) const;
+  // How many: 1 unless the control asks for slices and the whole pass (`whole_ms`) was slower than one;
+  // where each launch must fill the GPU, as many as it takes for each to hold at most one wave of blocks
+  // (`blocks_per_sm` of the force kernel on each of `sm_count` SMs), or whole waves when fewer, longer
+  // slices are wanted.
+  int slice_count(const AllPairsLaunch& plan, std::size_t n, const StepControl& control, double whole_ms, int sm_count,
+                  int blocks_per_sm) const;
   void kick_drift(AllPairsState& s, cudaStream_t stream) const;  // v += a dt/2, x += v dt
   void kick(AllPairsState& s, cudaStream_t stream) const;        // v += a dt/2, flags NaN/inf in `status`
   // The renderer's vertex buffer (sim/render_vertices.hpp): n positions with masses, then n colour keys.

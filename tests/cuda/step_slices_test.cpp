@@ -38,6 +38,24 @@ TEST(ForceSlices, EachSliceKeepsEnoughItemsToFillTheGpu) {
   EXPECT_EQ(force_slice_count(control(1e-9, false), 1000, 100000, 1), 1024);  // at most 1024 launches
 }
 
+TEST(ForceSlices, AllPairsSlicesHoldWholeWavesAndNeverABlockMore) {
+  // A million all-pairs bodies on 132 SMs: 1,024 target blocks with 17 source splits each, 5 blocks fit
+  // an SM, so 38 target blocks fill it once. 67 slices of 8 ms are wanted; 27 slices hold at most 38.
+  const int wave = 132 * 5 / 17;
+  EXPECT_EQ(wave, 38);
+  const int slices = whole_wave_slice_count(67, 1024, wave);
+  EXPECT_EQ(slices, 27);
+  for (int k = 0; k < slices; ++k) EXPECT_LE(1024 * (k + 1) / slices - 1024 * k / slices, wave) << k;
+  // Fewer, longer slices wanted: whole waves each (3 slices of 9 waves, 342 blocks at most).
+  EXPECT_EQ(whole_wave_slice_count(3, 1024, wave), 3);
+  EXPECT_EQ(whole_wave_slice_count(2, 1024, wave), 2);
+  EXPECT_EQ(whole_wave_slice_count(1, 1024, wave), 1);
+  EXPECT_EQ(whole_wave_slice_count(67, 1, wave), 1);
+  // More than a wave's worth in a slice never comes from rounding: 39 items, 38 a wave, two wanted.
+  EXPECT_EQ(whole_wave_slice_count(2, 39, 38), 2);
+  EXPECT_EQ(whole_wave_slice_count(67, 39, 38), 2);
+}
+
 TEST(ForcePassClock, AnotherVariantStartsFromNothingAndSlicingDoesNotFeedOnItself) {
   ForcePassClock clock;
   EXPECT_EQ(clock.whole_ms("sorted"), 0);
