@@ -1,17 +1,32 @@
 #include "render/body_vertices.hpp"
 
+#include <cuda_runtime_api.h>
+
+#include <array>
 #include <chrono>
 
+#include "cuda/buffer.hpp"
+#include "cuda/check.hpp"
 #include "sim/error.hpp"
 #include "sim/render_vertices.hpp"
 
 namespace nbl {
+
+struct BodyVertices::Staging {
+  std::size_t count = 0;
+  std::array<DeviceBuffer<unsigned char>, 2> buffers;
+  std::array<CudaEvent, 2> written{CudaEvent(cudaEventDisableTiming), CudaEvent(cudaEventDisableTiming)};
+  std::array<CudaEvent, 2> copied{CudaEvent(cudaEventDisableTiming), CudaEvent(cudaEventDisableTiming)};
+  CudaStream copies;
+};
 
 const char* to_string(VertexPath path) { return path == VertexPath::interop ? "interop" : "host copy"; }
 
 BodyVertices::BodyVertices(bool allow_interop) : allow_interop_(allow_interop) {
   if (!allow_interop_) interop_reason_ = "interop turned off (--no-interop)";
 }
+
+BodyVertices::~BodyVertices() = default;
 
 void BodyVertices::resize(std::size_t n, bool want_interop) {
   if (n != count_) {
@@ -55,6 +70,55 @@ void BodyVertices::update(Backend& backend, ColorMode mode) {
   }
   update_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
+
+bool BodyVertices::staging(const Backend& backend) const {
+  return interop_ && path_ == VertexPath::interop && backend.on_gpu() && backend.body_count() == count_ && count_ > 0;
+}
+
+bool BodyVertices::staging_ready(const Backend& backend) const {
+  return staging(backend) && staging_ && staging_->count == count_;
+}
+
+void BodyVertices::prepare_staging(const Backend& backend) {
+  if (!staging(backend)) return;
+  if (!staging_) {
+    staging_ = std::make_unique<Staging>();
+    // Recorded once on an idle stream: a first stage() into either buffer has nothing to wait for.
+    for (CudaEvent& e : staging_->copied) e.record(staging_->copies.get());
+  }
+  if (staging_->count != count_) {
+    for (auto& b : staging_->buffers) b.resize(vertex_buffer_bytes(count_));
+    staging_->count = count_;
+  }
+}
+
+void BodyVertices::stage(Backend& backend, ColorMode mode, int slot) {
+  if (!staging_ || staging_->count != backend.body_count())
+    throw Error("the vertices cannot be written aside: no staging buffers for this many bodies");
+  const auto stream = static_cast<cudaStream_t>(backend.cuda_stream());
+  const std::size_t k = static_cast<std::size_t>(slot & 1);
+  NBL_CUDA_CHECK(cudaStreamWaitEvent(stream, staging_->copied[k].get(), 0));
+  backend.write_vertices({staging_->buffers[k].data(), true}, mode);
+  staging_->written[k].record(stream);
+}
+
+void BodyVertices::adopt(int slot) {
+  if (!staging_ || !interop_) throw Error("no vertices written aside to adopt");
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t k = static_cast<std::size_t>(slot & 1);
+  cudaStream_t stream = staging_->copies.get();
+  NBL_CUDA_CHECK(cudaStreamWaitEvent(stream, staging_->written[k].get(), 0));
+  {
+    auto mapping = interop_->map(stream);
+    NBL_CUDA_CHECK(cudaMemcpyAsync(mapping.device_pointer(), staging_->buffers[k].data(), vertex_buffer_bytes(count_),
+                                   cudaMemcpyDeviceToDevice, stream));
+  }
+  interop_->mark_written(stream);
+  staging_->copied[k].record(stream);
+  update_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+void* BodyVertices::adopt_stream() const { return staging_ ? staging_->copies.get() : nullptr; }
 
 std::vector<float> BodyVertices::read_positions() const {
   if (!host_.empty()) return {host_.begin(), host_.begin() + static_cast<std::ptrdiff_t>(4 * count_)};

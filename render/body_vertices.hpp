@@ -22,6 +22,7 @@ class BodyVertices {
  public:
   // allow_interop = false forces the host copy (to compare the two paths).
   explicit BodyVertices(bool allow_interop = true);
+  ~BodyVertices();
 
   // Refills the buffer from the backend's current state. Throws what the backend throws.
   void update(Backend& backend, ColorMode mode);
@@ -41,7 +42,27 @@ class BodyVertices {
   // the splatting renderer to wait for; null otherwise.
   InteropBuffer* interop() const { return path_ == VertexPath::interop ? interop_.get() : nullptr; }
 
+  // Vertices written aside by the lab's stepping thread (app/core/stepper.hpp, StepJob::after_steps):
+  // two device buffers, used in turn, that stage() fills from a finished job's state on the backend's
+  // stream, beside the display, and adopt() copies into the vertex buffer on a stream of its own, so a
+  // job queued behind the finished one may already step. Only on the interop path: staging() says
+  // whether the last update() took it, for this backend's bodies.
+  bool staging(const Backend& backend) const;
+  bool staging_ready(const Backend& backend) const;  // and prepare_staging() made the buffers for them
+  // The display thread, between jobs: makes the two buffers (and events) for the backend's bodies.
+  void prepare_staging(const Backend& backend);
+  // The stepping thread: the backend's state into buffer `slot` (0 or 1), after the display's copy of
+  // what the buffer held before (in stream order: nothing waits on the CPU). Throws what the backend
+  // throws.
+  void stage(Backend& backend, ColorMode mode, int slot);
+  // The display thread: buffer `slot` into the vertex buffer, once stage() has been called for it (the
+  // copy waits for that write on the GPU). Readers wait for the copy (interop()->wait_for_write).
+  void adopt(int slot);
+  // The stream adopt() copies on (a cudaStream_t), for readers the copy must wait for.
+  void* adopt_stream() const;
+
  private:
+  struct Staging;
   void resize(std::size_t n, bool want_interop);
 
   bool allow_interop_;
@@ -53,6 +74,7 @@ class BodyVertices {
   std::size_t count_ = 0;
   VertexPath path_ = VertexPath::host_copy;
   double update_ms_ = 0;
+  std::unique_ptr<Staging> staging_;
 };
 
 }  // namespace nbl

@@ -42,6 +42,26 @@ void SceneView::update(Backend& backend, const ViewSettings& view, const BodyFac
   if (const Splatter* splatter = renderer_.splatter(); splatter && backend.on_gpu())
     splatter->order_before(backend.cuda_stream());
   vertices_.update(backend, backend_color_mode(view.color_mode));
+  vertices_changed(view, facts, &backend);
+}
+
+bool SceneView::can_stage(const Backend& backend, const ViewSettings& view) const {
+  return vertices_.staging_ready(backend) && view.octree_depth == 0;
+}
+
+void SceneView::stage(Backend& backend, const ViewSettings& view, int slot) {
+  vertices_.stage(backend, backend_color_mode(view.color_mode), slot);
+}
+
+void SceneView::adopt_staged(int slot, const ViewSettings& view, const BodyFacts& facts) {
+  // As update(): the copy into the vertex buffer waits for the last splat's reading of it.
+  if (const Splatter* splatter = renderer_.splatter(); splatter && vertices_.adopt_stream())
+    splatter->order_before(vertices_.adopt_stream());
+  vertices_.adopt(slot);
+  vertices_changed(view, facts, nullptr);
+}
+
+void SceneView::vertices_changed(const ViewSettings& view, const BodyFacts& facts, Backend* backend) {
   ++vertices_version_;
   drawn_ = drawn_bodies(facts.groups, vertices_.count(), view.show_dark_matter);
   group_starts_.clear();
@@ -55,8 +75,8 @@ void SceneView::update(Backend& backend, const ViewSettings& view, const BodyFac
   }
   if (view.follow_bound) sampler_.gather(vertices_.buffer(), vertices_.count(), facts.time);
   overlay_ = {};
-  if (view.octree_depth > 0) {
-    const auto cells = backend.tree_cells(view.octree_depth - 1);  // depth 1 = the root cell alone
+  if (view.octree_depth > 0 && backend) {
+    const auto cells = backend->tree_cells(view.octree_depth - 1);  // depth 1 = the root cell alone
     append_cells(overlay_, cells);
   }
   if (view.show_bounding_box || view.show_axes) {

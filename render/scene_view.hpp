@@ -39,6 +39,15 @@ class SceneView {
 
   // Reads the backend's current state into the vertex buffer and the overlays.
   void update(Backend& backend, const ViewSettings& view, const BodyFacts& facts = {});
+
+  // The lab's run-ahead (BodyVertices' staging): whether the view can be drawn from vertices the stepping
+  // thread wrote aside (the interop path, and no octree overlay, which reads the backend's tree), the
+  // buffers for it (between jobs), the stepping thread's write, and the display's adoption of it in
+  // place of update() (`facts` of the staged state).
+  bool can_stage(const Backend& backend, const ViewSettings& view) const;
+  void prepare_staging(const Backend& backend) { vertices_.prepare_staging(backend); }
+  void stage(Backend& backend, const ViewSettings& view, int slot);
+  void adopt_staged(int slot, const ViewSettings& view, const BodyFacts& facts);
   // With view.follow_bound: moves the camera's target by how far the bound bodies' centre moved since
   // the last call (so the user's own panning stays), from the newest finished sample. Never waits.
   // With `fixed_lag` (offscreen renders: the same frames however fast the CPU and GPU are), from the
@@ -68,6 +77,7 @@ class SceneView {
   float white_in_stars() const { return renderer_.adapted_white_in_stars(); }
 
  private:
+  void vertices_changed(const ViewSettings& view, const BodyFacts& facts, Backend* backend);
   void update_bounds(bool every_frame);
   void apply_estimate(OrbitCamera& camera);  // a finished estimate moves the camera's target
 

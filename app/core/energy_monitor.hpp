@@ -40,6 +40,8 @@ class EnergyMonitor {
   double latest_time() const { return latest_time_; }        // simulation time of `latest`
   double latest_seconds() const { return latest_seconds_; }  // wall time the latest measurement took
   bool busy() const { return pending_.valid() || device_ != nullptr; }
+  // Whether poll() has work for the backend now: a measurement in flight, or one due to start.
+  bool wants_backend(double now_s) const { return busy() || now_s >= next_start_s_; }
   double progress() const { return progress_; }  // of the device pass in flight, 0..1
 
  private:

@@ -98,12 +98,28 @@ bool Session::abandon_if_left(bool leaving, double after_ms) {
   return true;
 }
 
-void Session::start_steps(int steps, bool compare) {
+void Session::start_steps(int steps, bool compare, std::function<void(Simulation&)> after_steps, int tag) {
   job_variant_ = variant_label_;
   StepJob job;
   job.steps = steps;
   job.compare = compare;
+  job.after_steps = std::move(after_steps);
+  job.tag = tag;
   stepper_.start(simulation_, job);
+}
+
+bool Session::queue_steps(int steps, std::function<void(Simulation&)> after_steps, int tag) {
+  StepJob job;
+  job.steps = steps;
+  job.after_steps = std::move(after_steps);
+  job.tag = tag;
+  return stepper_.queue(job);
+}
+
+void Session::stop_jobs() {
+  stepper_.abandon();
+  while (stepper_.wait()) {
+  }
 }
 
 double Session::state_age_ms(Clock::time_point now) const { return ms_between(state_finished_, now); }

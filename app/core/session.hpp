@@ -12,6 +12,7 @@
 // frame after exactly its steps: collect(wait) takes the job it started, however long it runs.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -69,8 +70,17 @@ class Session {
   // Whether the editor's draft asks for another variant or state than the one running.
   bool draft_leaves_running_variant() const;
 
-  // The next job: `steps` steps, then A/B when `compare`. The stepper must be idle.
-  void start_steps(int steps, bool compare);
+  // The next job: `steps` steps, then A/B when `compare`, then `after_steps` on the stepping thread
+  // (StepJob). The stepper must be idle.
+  void start_steps(int steps, bool compare, std::function<void(Simulation&)> after_steps = {}, int tag = -1);
+  // While a job runs: the next one, to start the moment it ends (Stepper::queue). False when one waits
+  // already or none runs.
+  bool queue_steps(int steps, std::function<void(Simulation&)> after_steps, int tag);
+  bool steps_queued() const { return stepper_.queued(); }
+  bool abandoning() const { return stepper_.abandoning(); }
+  // Stops the running job (its unfinished step discarded), drops a queued one and waits for the end,
+  // reports dropped: before what a job's after_steps uses goes away.
+  void stop_jobs();
   bool stepping() const { return stepper_.busy(); }
   double running_ms() const { return stepper_.running_ms(); }
 

@@ -35,12 +35,18 @@ void Stepper::attach(Simulation& simulation, double slice_ms) {
 }
 
 void Stepper::start(Simulation& simulation, const StepJob& job) {
-  if (busy_) throw Error("a simulation job is still running");
+  if (busy()) throw Error("a simulation job is still running");
   abandon_ = false;
-  busy_ = true;
-  started_ = Clock::now();
+  ++outstanding_;
   if (!threaded_) {
-    done_ = execute(simulation, job);
+    {
+      std::lock_guard lock(mutex_);
+      running_since_ = Clock::now();
+    }
+    StepReport report = execute(simulation, job);
+    std::lock_guard lock(mutex_);
+    running_since_.reset();
+    done_.push_back(std::move(report));
     return;
   }
   {
@@ -51,32 +57,53 @@ void Stepper::start(Simulation& simulation, const StepJob& job) {
   wake_.notify_all();
 }
 
-std::optional<StepReport> Stepper::poll() {
-  if (!busy_) return std::nullopt;
+bool Stepper::queue(const StepJob& job) {
+  if (!threaded_ || !busy() || abandon_) return false;
   std::lock_guard lock(mutex_);
-  if (!done_) return std::nullopt;
-  busy_ = false;
-  std::optional<StepReport> report = std::move(done_);
-  done_.reset();
+  if (queued_ || (!job_ && !running_since_)) return false;  // one waits already, or nothing runs
+  queued_ = job;
+  ++outstanding_;
+  return true;
+}
+
+bool Stepper::queued() const {
+  std::lock_guard lock(mutex_);
+  return queued_.has_value();
+}
+
+std::optional<StepReport> Stepper::poll() {
+  if (!busy()) return std::nullopt;
+  std::lock_guard lock(mutex_);
+  if (done_.empty()) return std::nullopt;
+  --outstanding_;
+  StepReport report = std::move(done_.front());
+  done_.pop_front();
   return report;
 }
 
 std::optional<StepReport> Stepper::wait() {
-  if (!busy_) return std::nullopt;
+  if (!busy()) return std::nullopt;
   std::unique_lock lock(mutex_);
-  wake_.wait(lock, [this] { return done_.has_value(); });
-  busy_ = false;
-  std::optional<StepReport> report = std::move(done_);
-  done_.reset();
+  wake_.wait(lock, [this] { return !done_.empty(); });
+  --outstanding_;
+  StepReport report = std::move(done_.front());
+  done_.pop_front();
   return report;
 }
 
 void Stepper::abandon() {
-  if (busy_) abandon_ = true;
+  if (!busy()) return;
+  abandon_ = true;
+  std::lock_guard lock(mutex_);
+  if (queued_) {  // it never starts: nothing to report
+    queued_.reset();
+    --outstanding_;
+  }
 }
 
 double Stepper::running_ms() const {
-  return busy_ ? std::chrono::duration<double, std::milli>(Clock::now() - started_).count() : 0.0;
+  std::lock_guard lock(mutex_);
+  return running_since_ ? std::chrono::duration<double, std::milli>(Clock::now() - *running_since_).count() : 0.0;
 }
 
 void Stepper::run() {
@@ -87,20 +114,37 @@ void Stepper::run() {
   for (;;) {
     wake_.wait(lock, [this] { return stop_ || job_.has_value(); });
     if (stop_) return;
-    const StepJob job = *job_;
-    Simulation& simulation = *simulation_;
-    job_.reset();
-    lock.unlock();
-    StepReport report = execute(simulation, job);
-    lock.lock();
-    done_ = std::move(report);
-    wake_.notify_all();
+    while (job_) {
+      const StepJob job = std::move(*job_);
+      Simulation& simulation = *simulation_;
+      job_.reset();
+      running_since_ = Clock::now();
+      lock.unlock();
+      StepReport report = execute(simulation, job);
+      lock.lock();
+      running_since_.reset();
+      done_.push_back(std::move(report));
+      // The queued job starts now, on the state this one reached (abandon() drops it), unless this one
+      // broke: then it is reported as skipped.
+      const StepReport& last = done_.back();
+      if (queued_ && (last.non_finite || !last.error.empty())) {
+        StepReport skipped;
+        skipped.skipped = true;
+        skipped.finished = Clock::now();
+        done_.push_back(std::move(skipped));
+        queued_.reset();
+      }
+      if (queued_) job_ = std::move(queued_);
+      queued_.reset();
+      wake_.notify_all();
+    }
   }
 }
 
 StepReport Stepper::execute(Simulation& simulation, const StepJob& job) {
   const auto start = Clock::now();
   StepReport report;
+  report.tag = job.tag;
   try {
     for (int i = 0; i < job.steps; ++i) {
       if (abandon_) {  // between steps: the steps taken so far stand
@@ -122,6 +166,15 @@ StepReport Stepper::execute(Simulation& simulation, const StepJob& job) {
   } catch (const std::exception& e) {
     report.error = e.what();
   }
+  const bool complete = !report.steps.empty() && !report.abandoned && !report.non_finite && report.error.empty();
+  if (job.after_steps && complete) {
+    try {
+      job.after_steps(simulation);
+      report.after_steps_ran = true;
+    } catch (const std::exception& e) {
+      report.after_steps_error = e.what();
+    }
+  }
   if (job.compare && !report.steps.empty() && !report.non_finite && report.error.empty() && !abandon_) {
     try {
       report.comparison = simulation.compare();
@@ -129,6 +182,7 @@ StepReport Stepper::execute(Simulation& simulation, const StepJob& job) {
       report.comparison_error = e.what();
     }
   }
+  report.sim_time = simulation.time();
   report.finished = Clock::now();
   report.wall_ms = std::chrono::duration<double, std::milli>(report.finished - start).count();
   return report;

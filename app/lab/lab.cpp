@@ -96,6 +96,8 @@ Lab::Lab(const LabOptions& options)
   }
 }
 
+Lab::~Lab() { session_.stop_jobs(); }
+
 int Lab::run() {
   while (!surface_->should_close()) {
     if (options_.frames > 0 && frame_count_ == options_.frames - 1 && !options_.final_screenshot.empty())
@@ -142,8 +144,10 @@ void Lab::frame() {
   collect_steps();   // a finished job: its statistics and A/B sample; its state becomes the one drawn
   apply_settings();  // between jobs, the panel's edits reach the simulation; a slow job the user left is stopped
   prepare_scene();   // the newest finished state into the vertex buffer (between jobs)
+  between_jobs();    // energy, the kernels' report: the backend's own work, before the next job
   // Between jobs the next one starts on the stepping thread, so its step runs while this frame draws;
-  // an A/B job starts after the drawing instead, on an idle GPU (simulate()).
+  // while one runs, the next may queue behind it; an A/B job starts after the drawing instead, on an
+  // idle GPU (simulate()).
   const bool ab_job = comparing();
   if (!ab_job) simulate();
   render_scene();  // the vertex buffer: sprites or splat, overlays, tone map
@@ -251,7 +255,27 @@ void Lab::wait_for_steps() {
 void Lab::collect_steps() {
   steps_this_frame_ = 0;
   ab_sample_.reset();
-  if (std::optional<StepReport> report = session_.collect()) job_finished(*report);
+  // Every finished job, oldest first (a queued job may have ended too); the newest state is drawn from
+  // the vertices its job wrote aside, or written from the backend once no job runs (prepare_scene).
+  std::optional<StepReport> staged;
+  while (std::optional<StepReport> report = session_.collect()) {
+    job_finished(*report);
+    if (report->after_steps_ran) staged = std::move(report);
+    else if (!report->steps.empty()) staged.reset();
+    if (!report->after_steps_error.empty())
+      error_ = "The vertices could not be written aside: " + report->after_steps_error;
+  }
+  if (!staged || state_broken_) return;
+  const int slot = staged->tag;
+  try {
+    scene_.adopt_staged(slot, staged_view_[static_cast<std::size_t>(slot & 1)],
+                        {staged->sim_time, simulation_.body_groups()});
+    times_.vertices_ms += scene_.vertices().update_ms();
+    drawn_view_ = staged_view_[static_cast<std::size_t>(slot & 1)];
+    vertices_stale_ = false;
+  } catch (const Error& e) {
+    pause_because(std::string("Cannot read the bodies for drawing: ") + e.what());
+  }
 }
 
 void Lab::job_finished(StepReport& report) {
@@ -261,7 +285,7 @@ void Lab::job_finished(StepReport& report) {
     abandoned_note_ = "A step of " + session_.job_variant() + " was abandoned after " + fmt_ms(report.wall_ms) +
                       " when you switched: its result was discarded, and the state is the last finished one.";
   if (steps > 0) {
-    steps_this_frame_ = steps;
+    steps_this_frame_ += steps;
     vertices_stale_ = true;
     if (!paused_ && !state_broken_) {  // N tuning: the steps should keep up with the display
       const double fixed_ms = std::max(times_.render_ms, render_cpu_ms_) + times_.ui_ms;
@@ -297,14 +321,63 @@ void Lab::job_finished(StepReport& report) {
 
 void Lab::simulate() {
   const bool run = (!paused_ || step_once_) && !state_broken_ && !ladder_.running() && deferred_.empty();
-  if (session_.stepping() || !run) return;
+  if (!run) return;
+  const int steps = paused_ ? 1 : simulation_.settings().steps_per_frame;
+  if (session_.stepping()) {
+    // A frame that finds a job running queues the next behind it (at most one), so the steps follow
+    // each other without waiting for a frame: each writes its vertices aside for the display to take.
+    if (may_queue_steps() && !session_.steps_queued()) {
+      const int slot = next_stage_slot_;
+      if (std::function<void(Simulation&)> after = staged_vertices(slot);
+          after && session_.queue_steps(steps, std::move(after), slot))
+        next_stage_slot_ ^= 1;
+    }
+    return;
+  }
   step_once_ = false;
   // A/B times A's step and then B's pass on the same state: the job starts on an idle GPU, after the
   // frame's drawing, which would otherwise overlap A's kernels alone (at 65,536 bodies on the H200 it
   // added 0.6 ms to A's 2.3 ms force pass, and the tour's live speed-ups read 0.74x for steps that gain).
+  // Its vertices are written once B's keys are known (prepare_scene).
   const bool compare = comparing();
   if (compare) glFinish();
-  session_.start_steps(paused_ ? 1 : simulation_.settings().steps_per_frame, compare);
+  const int slot = next_stage_slot_;
+  std::function<void(Simulation&)> after = compare ? nullptr : staged_vertices(slot);
+  if (after) next_stage_slot_ ^= 1;
+  session_.start_steps(steps, compare, std::move(after), after ? slot : -1);
+}
+
+std::function<void(Simulation&)> Lab::staged_vertices(int slot) {
+  const ViewSettings& view = editor_.draft().view;
+  if (!session_.stepping()) scene_.prepare_staging(simulation_.backend());  // the buffers, between jobs
+  if (!scene_.can_stage(simulation_.backend(), view)) return nullptr;
+  staged_view_[static_cast<std::size_t>(slot & 1)] = view;
+  return [this, slot, view](Simulation& simulation) { scene_.stage(simulation.backend(), view, slot); };
+}
+
+bool Lab::may_queue_steps() const {
+  const ViewSettings& view = editor_.draft().view;
+  if (paused_ || state_broken_ || comparing() || editor_.pending() || !deferred_.empty() || simulation_.building() ||
+      vertices_stale_ || session_.abandoning() || fit_pending_ || !scene_.can_stage(simulation_.backend(), view))
+    return false;
+  // Energy and the kernels' report take the time between jobs when steps are fast; slow steps (a reading
+  // a step would take minutes) follow each other, and they wait.
+  const double now = seconds_since_start();
+  const bool slow = std::max(session_.last_step_ms(), session_.running_ms()) > kSlowStepMs;
+  return slow || (!energy_.wants_backend(now) && now - kernels_refreshed_s_ <= kKernelInfoRefreshS);
+}
+
+void Lab::between_jobs() {
+  if (session_.stepping()) return;
+  const double now = seconds_since_start();
+  // The device's energy pass takes a quarter of a step's time per frame (0.5 to 4 ms), queued before
+  // the next job's step.
+  const double energy_budget_ms = std::clamp(0.25 * stats_.step_ms.median(), 0.5, 4.0);
+  if (!state_broken_ && !ladder_.running()) energy_.poll(simulation_, now, energy_budget_ms);
+  if (now - kernels_refreshed_s_ > kKernelInfoRefreshS) {
+    kernels_ = simulation_.backend().kernel_info();
+    kernels_refreshed_s_ = now;
+  }
 }
 
 bool Lab::comparing() const { return editor_.comparison() && simulation_.backend().on_gpu(); }
@@ -454,17 +527,6 @@ void Lab::finish_frame() {
   if (tracing_) record_trace();
   ++frame_count_;
 
-  const double now = seconds_since_start();
-  // The device's energy pass takes a quarter of a step's time per frame (0.5 to 4 ms).
-  const double energy_budget_ms = std::clamp(0.25 * stats_.step_ms.median(), 0.5, 4.0);
-  // The backend's own work waits for the stepping thread to be idle (the next frame starts a job).
-  if (!session_.stepping()) {
-    if (!state_broken_ && !ladder_.running()) energy_.poll(simulation_, now, energy_budget_ms);
-    if (now - kernels_refreshed_s_ > kKernelInfoRefreshS) {
-      kernels_ = simulation_.backend().kernel_info();
-      kernels_refreshed_s_ = now;
-    }
-  }
   if (ladder_.poll()) status_ = ladder_.error().empty() ? "Ladder finished." : "";
 }
 
@@ -994,6 +1056,14 @@ void Lab::print_stats() {
     }
   } else if (!ab_error_.empty()) {
     line += "; A/B: " + ab_error_;
+  }
+  if (const auto& drift = energy_.drift(); !drift.empty()) {
+    char text[96];
+    std::snprintf(text, sizeof text, "; energy drift %.2e at t = %.3g (%d readings)", drift.back().drift,
+                  drift.back().sim_time, static_cast<int>(drift.size()));
+    line += text;
+  } else {
+    line += "; energy: no reading yet";
   }
   if (!error_.empty()) line += "; last error: " + error_;
   std::cout << line << "\n" << std::flush;

@@ -5,6 +5,8 @@
 // the context before GLFW. A script (app/core/script.hpp) drives it through ScriptTarget, the same edits and
 // input a user's panel clicks and keys make.
 #pragma once
+#include <array>
+#include <functional>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -74,6 +76,7 @@ class Lab : public ScriptTarget {
   // Throws InputError / Error before or while opening the surface: bad settings, an offscreen session
   // without an end, a script entry this lab cannot run.
   explicit Lab(const LabOptions& options);
+  ~Lab();     // the stepping thread's job ends first: its vertices go aside into scene_
   int run();  // the frame loop; returns the exit code
   void frame();
   // After the last frame of a scripted, offscreen or traced session: writes the trace and prints the
@@ -127,6 +130,7 @@ class Lab : public ScriptTarget {
   // outside the frame loop (a bookmark saved or restored directly, tests reading the bodies) calls it.
   void wait_for_steps();
   std::int64_t steps_completed() const { return session_.steps_completed(); }
+  const EnergyMonitor& energy() const { return energy_; }
   const LabStats& stats() const { return stats_; }
   const SceneView& scene() const { return scene_; }
   const Panel& panel() const { return panel_; }
@@ -181,6 +185,13 @@ class Lab : public ScriptTarget {
   void apply_settings();
   void simulate();
   bool comparing() const;  // A/B runs: each job ends with B's pass on the GPU
+  // A job's vertices, written aside by the stepping thread when the view can be drawn from them
+  // (SceneView::can_stage): the job's after_steps, or nothing.
+  std::function<void(Simulation&)> staged_vertices(int slot);
+  // Whether a frame that finds a job running may queue the next behind it: nothing waits for the time
+  // between two jobs (edits, commands, a build to swap in, a view to rewrite, energy, A/B).
+  bool may_queue_steps() const;
+  void between_jobs();  // the backend's own work while no job runs: energy, the kernels' report
   void prepare_scene();
   void render_scene();
   void update_vertices();  // the vertex buffer from the current state, when it is stale
@@ -237,6 +248,8 @@ class Lab : public ScriptTarget {
   bool fit_pending_ = true;
   bool vertices_stale_ = true;  // the vertex buffer no longer shows the state (a step, new bodies, a view change)
   ViewSettings drawn_view_;
+  int next_stage_slot_ = 0;                    // the staging buffer the next staged job writes
+  std::array<ViewSettings, 2> staged_view_{};  // the view each staging buffer was written for
   std::string pause_reason_, status_, error_;
   std::string gl_error_;                        // the first GL error caught (release builds check once per frame)
   std::optional<ConfigureOutcome> last_build_;  // the last kernel build swapped in or refused

@@ -63,6 +63,40 @@ TEST_P(Interop, WritesTheSameVerticesAsTheHostCopy) {
   }
 }
 
+// The lab's run-ahead: vertices the stepping thread writes aside after a step (BodyVertices::stage, on
+// the backend's stream) and the display copies in (adopt) are those the backend writes in place, bit
+// for bit, in both buffers, also while the next step already runs on the same stream.
+TEST_P(Interop, VerticesWrittenAsideAreTheOnesWrittenInPlace) {
+  std::string why;
+  if (!query_device(&why)) GTEST_SKIP() << why;
+  EglContext context;
+  Settings s;
+  s.scene = Scene::collision;
+  s.body_count = 65536;
+  s.backend = BackendKind::gpu;
+  s.algorithm = GetParam();
+  Simulation sim(s);
+  BodyVertices staged(true), direct(true);
+  staged.update(sim.backend(), ColorMode::speed);
+  ASSERT_TRUE(staged.staging(sim.backend())) << staged.interop_unavailable_reason();
+  staged.prepare_staging(sim.backend());
+  ASSERT_TRUE(staged.staging_ready(sim.backend()));
+  for (int slot : {0, 1, 0}) {
+    SCOPED_TRACE("slot " + std::to_string(slot));
+    sim.step();
+    staged.stage(sim.backend(), ColorMode::speed, slot);
+    direct.update(sim.backend(), ColorMode::speed);
+    const auto want = whole_buffer(direct);
+    sim.step();  // queued behind the write on the backend's stream, as the lab's next job
+    staged.adopt(slot);
+    const auto got = whole_buffer(staged);
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
+        << "the vertices written aside differ from the state's";
+  }
+  EXPECT_THROW(BodyVertices(true).adopt(0), Error) << "nothing was written aside";
+}
+
 // The CUDA splat (render switch "splat" on the interop path) draws the sprites' picture of a real
 // simulation's state, as the host splat does on Mesa (tests/render/splat_egl_test.cpp).
 TEST_P(Interop, CudaSplatDrawsTheSpritesPicture) {

@@ -1,6 +1,7 @@
 // The whole lab without a display (`--offscreen`): Mesa's EGL in CI, the CPU backend. The same frame
 // loop as the window draws the scene and the panel into a framebuffer object; a script's keys, drags
 // and wheel reach the lab through ImGui's IO as a user's would; every frame is traced.
+#include <chrono>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -194,6 +195,21 @@ TEST_F(LabOffscreen, AStepOfAVariantTheUserLeftIsAbandoned) {
   EXPECT_EQ(lab.simulation().time(), t0) << "the abandoned step's result was discarded";
   ASSERT_FALSE(lab.trace().steps().empty());
   EXPECT_TRUE(lab.trace().steps().back().abandoned);
+}
+
+// The energy drift in the panel is read while the simulation runs: its measurements take the time
+// between two jobs, which the frame gives them before it starts the next step.
+TEST_F(LabOffscreen, TheEnergyDriftIsReadWhileTheSimulationRuns) {
+  LabOptions o = scripted(R"({"frame": 100000, "action": "quit"})");
+  o.window.width = 320;
+  o.window.height = 180;
+  o.settings.body_count = 1024;
+  Lab lab(o);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (lab.energy().drift().size() < 2 && std::chrono::steady_clock::now() < end) lab.frame();
+  EXPECT_GT(lab.steps_completed(), 10) << "the simulation was not running";
+  ASSERT_GE(lab.energy().drift().size(), 2u) << "after " << lab.steps_completed() << " steps";
+  EXPECT_GT(lab.energy().drift().back().sim_time, 0.0) << "no reading after the start";
 }
 
 TEST_F(LabOffscreen, ASessionThatCannotEndOrRunsWhatTheLabLacksIsRefusedFirst) {
