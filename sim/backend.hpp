@@ -117,8 +117,10 @@ class Backend {
   // The energy of the state measured on the device in slices spread across frames (cuda/energy_pass.hpp:
   // every pair up to 4M bodies, a sample of rows above, accumulated in double). begin_energy() snapshots
   // the current state and returns false on a backend without such a pass (the caller then measures a
-  // host copy with sim/diagnostics.hpp); advance_energy() enqueues about `budget_ms` of device work and
-  // returns the report with its last call; energy_progress() is the share enqueued so far.
+  // host copy with sim/diagnostics.hpp), between steps; advance_energy() enqueues about `budget_ms` of
+  // device work on a stream of its own, below the steps' priority, and may be called while a step runs
+  // on another thread (it reads the snapshot alone); it returns the report with its last call;
+  // energy_progress() is the share enqueued so far.
   virtual bool begin_energy(std::uint64_t seed) {
     (void)seed;
     return false;

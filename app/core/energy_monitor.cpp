@@ -37,7 +37,7 @@ void EnergyMonitor::record(const Measurement& m, double now_s) {
   next_start_s_ = now_s + std::max(2.0, 3.0 * m.seconds);
 }
 
-void EnergyMonitor::poll(Simulation& simulation, double now_s, double budget_ms) {
+void EnergyMonitor::poll(Simulation& simulation, double now_s, double budget_ms, bool may_begin) {
   if (pending_.valid() && pending_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
     record(pending_.get(), now_s);
   Backend& backend = simulation.backend();
@@ -52,7 +52,7 @@ void EnergyMonitor::poll(Simulation& simulation, double now_s, double budget_ms)
     }
     return;
   }
-  if (pending_.valid() || now_s < next_start_s_) return;
+  if (pending_.valid() || now_s < next_start_s_ || !may_begin) return;
   if (backend.begin_energy(generation_)) {
     device_ = &backend;
     device_sim_time_ = simulation.time();

@@ -28,9 +28,10 @@ class EnergyMonitor {
  public:
   static constexpr std::size_t kPoints = 120;
 
-  // Starts a measurement when none is running and the last one is old enough, advances the device's
-  // pass by one slice of about `budget_ms`, and collects a finished measurement.
-  void poll(Simulation& simulation, double now_s, double budget_ms = 1.0);
+  // Starts a measurement when none is running and the last one is old enough (with `may_begin`: between
+  // jobs, as it reads the state), advances the device's pass by one slice of about `budget_ms` (also
+  // while a job steps: the pass reads its own copy of the state), and collects a finished measurement.
+  void poll(Simulation& simulation, double now_s, double budget_ms = 1.0, bool may_begin = true);
   // New bodies: the next measurement becomes the baseline.
   void restart();
 
@@ -40,8 +41,8 @@ class EnergyMonitor {
   double latest_time() const { return latest_time_; }        // simulation time of `latest`
   double latest_seconds() const { return latest_seconds_; }  // wall time the latest measurement took
   bool busy() const { return pending_.valid() || device_ != nullptr; }
-  // Whether poll() has work for the backend now: a measurement in flight, or one due to start.
-  bool wants_backend(double now_s) const { return busy() || now_s >= next_start_s_; }
+  // Whether a measurement is due to start: poll() with may_begin then takes the state.
+  bool due(double now_s) const { return !busy() && now_s >= next_start_s_; }
   double progress() const { return progress_; }  // of the device pass in flight, 0..1
 
  private:

@@ -360,20 +360,23 @@ bool Lab::may_queue_steps() const {
   if (paused_ || state_broken_ || comparing() || editor_.pending() || !deferred_.empty() || simulation_.building() ||
       vertices_stale_ || session_.abandoning() || fit_pending_ || !scene_.can_stage(simulation_.backend(), view))
     return false;
-  // Energy and the kernels' report take the time between jobs when steps are fast; slow steps (a reading
-  // a step would take minutes) follow each other, and they wait.
+  // A measurement of the energy starts, and the kernels' report is read, between jobs while steps are
+  // fast; slow steps follow each other, and they wait.
   const double now = seconds_since_start();
   const bool slow = std::max(session_.last_step_ms(), session_.running_ms()) > kSlowStepMs;
-  return slow || (!energy_.wants_backend(now) && now - kernels_refreshed_s_ <= kKernelInfoRefreshS);
+  return slow || (!energy_.due(now) && now - kernels_refreshed_s_ <= kKernelInfoRefreshS);
 }
 
 void Lab::between_jobs() {
-  if (session_.stepping()) return;
   const double now = seconds_since_start();
-  // The device's energy pass takes a quarter of a step's time per frame (0.5 to 4 ms), queued before
-  // the next job's step.
+  // The device's energy pass takes a quarter of a step's time per frame (0.5 to 4 ms), on a stream of
+  // its own beside the steps (but not beside A/B's timed passes); a measurement starts between jobs (it
+  // copies the state).
   const double energy_budget_ms = std::clamp(0.25 * stats_.step_ms.median(), 0.5, 4.0);
-  if (!state_broken_ && !ladder_.running()) energy_.poll(simulation_, now, energy_budget_ms);
+  const bool stepping = session_.stepping();
+  if (!state_broken_ && !ladder_.running() && !(stepping && comparing()))
+    energy_.poll(simulation_, now, energy_budget_ms, !stepping);
+  if (stepping) return;
   if (now - kernels_refreshed_s_ > kKernelInfoRefreshS) {
     kernels_ = simulation_.backend().kernel_info();
     kernels_refreshed_s_ = now;

@@ -54,7 +54,11 @@ struct AllPairsBackend::Impl {
   ForcePassClock force_clock;         // the variant's whole force pass: how many slices the next one takes
   StateSnapshot snapshot;             // the state a step that may be abandoned started from
 
-  DeviceEnergy energy;           // the exact energy, a slice at a time
+  DeviceEnergy energy;  // the exact energy, a slice at a time
+  // The energy's own stream, below the steps' priority: its slices run beside a job, on a copy of the
+  // state taken in the stream's order after the steps before it (energy_taken).
+  CudaStream energy_stream{CudaStream::Background{}};
+  CudaEvent energy_taken{cudaEventDisableTiming};
   DeviceBodies energy_snapshot;  // the bodies in float4 when they run in another layout
 
   // Hot reload without a stall: an edited file is rebuilt and checked on a worker like any switch.
@@ -268,14 +272,16 @@ bool AllPairsBackend::begin_energy(std::uint64_t seed) {
     source = &s.energy_snapshot;
   }
   const allpairs::Float4Bodies f = source->float4_pair();
+  s.energy_taken.record(s.stream.get());
+  NBL_CUDA_CHECK(cudaStreamWaitEvent(s.energy_stream.get(), s.energy_taken.get(), 0));
   s.energy.begin(reinterpret_cast<const float4*>(f.pos_mass), reinterpret_cast<const float4*>(f.vel), source->size(),
-                 s.softening, seed, s.stream.get());
+                 s.softening, seed, s.energy_stream.get());
   return true;
 }
 
 std::optional<EnergyReport> AllPairsBackend::advance_energy(double budget_ms) {
   // The float4 copy stays allocated for the next measurement: freeing device memory would wait for the device.
-  return impl_->energy.advance(budget_ms, impl_->stream.get());
+  return impl_->energy.advance(budget_ms, impl_->energy_stream.get());
 }
 
 double AllPairsBackend::energy_progress() const { return impl_->energy.progress(); }

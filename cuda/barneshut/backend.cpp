@@ -57,6 +57,10 @@ struct BarnesHutBackend::Impl {
   StopWord stop;                      // raised to stop a long walk's launch when its step is abandoned
   StateSnapshot snapshot;             // the state a step that may be abandoned started from
   DeviceEnergy energy;                // the exact energy, a slice at a time
+  // The energy's own stream, below the steps' priority: its slices run beside a job, on a copy of the
+  // state taken in the stream's order after the steps before it (energy_taken).
+  CudaStream energy_stream{CudaStream::Background{}};
+  CudaEvent energy_taken{cudaEventDisableTiming};
 
   // Hot reload without a stall: an edited file is rebuilt and checked on a worker like any switch.
   void request_reload_if_edited() {
@@ -270,12 +274,15 @@ void BarnesHutBackend::set_bodies(const Bodies& bodies) {
 
 bool BarnesHutBackend::begin_energy(std::uint64_t seed) {
   Impl& s = *impl_;
-  s.energy.begin(s.buffers.positions(), s.buffers.velocities(), s.buffers.size(), s.softening, seed, s.stream.get());
+  s.energy_taken.record(s.stream.get());
+  NBL_CUDA_CHECK(cudaStreamWaitEvent(s.energy_stream.get(), s.energy_taken.get(), 0));
+  s.energy.begin(s.buffers.positions(), s.buffers.velocities(), s.buffers.size(), s.softening, seed,
+                 s.energy_stream.get());
   return true;
 }
 
 std::optional<EnergyReport> BarnesHutBackend::advance_energy(double budget_ms) {
-  return impl_->energy.advance(budget_ms, impl_->stream.get());
+  return impl_->energy.advance(budget_ms, impl_->energy_stream.get());
 }
 
 double BarnesHutBackend::energy_progress() const { return impl_->energy.progress(); }
