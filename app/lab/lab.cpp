@@ -371,13 +371,8 @@ void Lab::between_jobs() {
   const double now = seconds_since_start();
   // The device's energy pass takes a quarter of a step's time per frame (0.5 to 4 ms), on a stream of
   // its own beside the steps (but not beside A/B's timed passes); a measurement starts between jobs (it
-  // copies the state). Where the steps and the drawing already fill each frame (1M bodies at 240 Hz),
-  // it takes what the frame leaves, at least a tenth of a millisecond, so that the steps keep up with
-  // the display while it measures.
-  const double steps_ms = paused_ ? 0.0 : stats_.step_ms.median() * simulation_.settings().steps_per_frame;
-  const double frame_gpu_ms = steps_ms + stats_.render_ms.median();
-  const double energy_budget_ms = std::max(
-      0.1, std::min(std::clamp(0.25 * stats_.step_ms.median(), 0.5, 4.0), stats_.frame_ms.median() - frame_gpu_ms));
+  // copies the state).
+  const double energy_budget_ms = std::clamp(0.25 * stats_.step_ms.median(), 0.5, 4.0);
   const bool stepping = session_.stepping();
   if (!state_broken_ && !ladder_.running() && !(stepping && comparing()))
     energy_.poll(simulation_, now, energy_budget_ms, !stepping);
