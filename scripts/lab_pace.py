@@ -6,7 +6,7 @@ variant it asked for. Each figure is printed with its target when one is given; 
 is missed.
 
   scripts/lab_pace.py TRACE.csv [--from S] [--to S] [--bench-ms MS] [--p95-max MS] [--rate-min SHARE]
-                                [--drag] [--switch N] [--switch-max S]
+                                [--drag] [--switch N] [--switch-max S] [--windows S]
 
 --from/--to   the window (seconds since the first frame) the intervals and the step rate are taken over
 --bench-ms    `nbodylab bench`'s ms per step for the variant that runs in the window: the step rate is
@@ -15,6 +15,8 @@ is missed.
               last) must draw with another camera than the frame before
 --switch N    the N-th `set` of the script (1: the first): seconds from it to the first frame that draws a
               state stepped by the variant that ran after it (--switch-max: the most it may take)
+--windows S   also the window cut into spans of S seconds: frames and finished steps per second in each,
+              and its frame intervals' p95 (where a rate dips, and for how long)
 """
 import argparse
 import csv
@@ -45,7 +47,10 @@ def main():
     p.add_argument("--drag-frames", type=int, default=120)
     p.add_argument("--switch", type=int)
     p.add_argument("--switch-max", type=float)
+    p.add_argument("--windows", type=float)
     a = p.parse_args()
+    if a.windows is not None and a.windows <= 0:
+        p.error("--windows takes a span of more than 0 seconds")
 
     frames = read(a.trace)
     trace = pathlib.Path(a.trace)
@@ -84,6 +89,17 @@ def main():
             print(f"{'simulation steps':28s} {text}")
     else:
         print(f"{'simulation steps':28s} {len(done)} finished in the window")
+    if a.windows:
+        t = start
+        while t < end:
+            span_end = min(t + a.windows, end)
+            width = span_end - t
+            spans = [float(r["interval_ms"]) for r in window if t <= float(r["wall_s"]) < span_end]
+            finished = sum(1 for s in done if t <= float(s["wall_s"]) < span_end)
+            p95 = f"{quantile(spans, 0.95):.2f} ms" if spans else "-"
+            print(f"{'  span':28s} {t:6.2f}-{span_end:6.2f} s: {len(spans) / width:6.1f} frames/s, "
+                  f"{finished / width:6.1f} steps/s, interval p95 {p95}")
+            t = span_end
     abandoned = [s for s in steps if s["abandoned"] == "1"]
     if abandoned:
         print(f"{'abandoned steps':28s} {len(abandoned)} (" + ", ".join(f"{float(s['ms']):.0f} ms of {s['variant']}" for s in abandoned) + ")")
