@@ -56,7 +56,7 @@ struct AllPairsBackend::Impl {
 
   DeviceEnergy energy;  // the exact energy, a slice at a time
   // The energy's own stream, below the steps' priority: its slices run beside a job, on a copy of the
-  // state taken in the stream's order after the steps before it (energy_taken).
+  // state the backend's stream takes between two steps (energy_taken marks the copy's end).
   CudaStream energy_stream{CudaStream::Background{}};
   CudaEvent energy_taken{cudaEventDisableTiming};
   DeviceBodies energy_snapshot;  // the bodies in float4 when they run in another layout
@@ -272,10 +272,10 @@ bool AllPairsBackend::begin_energy(std::uint64_t seed) {
     source = &s.energy_snapshot;
   }
   const allpairs::Float4Bodies f = source->float4_pair();
-  s.energy_taken.record(s.stream.get());
-  NBL_CUDA_CHECK(cudaStreamWaitEvent(s.energy_stream.get(), s.energy_taken.get(), 0));
   s.energy.begin(reinterpret_cast<const float4*>(f.pos_mass), reinterpret_cast<const float4*>(f.vel), source->size(),
-                 s.softening, seed, s.energy_stream.get());
+                 s.softening, seed, s.stream.get());
+  s.energy_taken.record(s.stream.get());  // the copy, in the steps' order; the slices wait for it
+  NBL_CUDA_CHECK(cudaStreamWaitEvent(s.energy_stream.get(), s.energy_taken.get(), 0));
   return true;
 }
 

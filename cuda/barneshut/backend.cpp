@@ -58,7 +58,7 @@ struct BarnesHutBackend::Impl {
   StateSnapshot snapshot;             // the state a step that may be abandoned started from
   DeviceEnergy energy;                // the exact energy, a slice at a time
   // The energy's own stream, below the steps' priority: its slices run beside a job, on a copy of the
-  // state taken in the stream's order after the steps before it (energy_taken).
+  // state the backend's stream takes between two steps (energy_taken marks the copy's end).
   CudaStream energy_stream{CudaStream::Background{}};
   CudaEvent energy_taken{cudaEventDisableTiming};
 
@@ -274,10 +274,9 @@ void BarnesHutBackend::set_bodies(const Bodies& bodies) {
 
 bool BarnesHutBackend::begin_energy(std::uint64_t seed) {
   Impl& s = *impl_;
-  s.energy_taken.record(s.stream.get());
+  s.energy.begin(s.buffers.positions(), s.buffers.velocities(), s.buffers.size(), s.softening, seed, s.stream.get());
+  s.energy_taken.record(s.stream.get());  // the copy, in the steps' order; the slices wait for it
   NBL_CUDA_CHECK(cudaStreamWaitEvent(s.energy_stream.get(), s.energy_taken.get(), 0));
-  s.energy.begin(s.buffers.positions(), s.buffers.velocities(), s.buffers.size(), s.softening, seed,
-                 s.energy_stream.get());
   return true;
 }
 
