@@ -27,17 +27,22 @@ std::vector<float> whole_buffer(const BodyVertices& v) {
 
 class Interop : public ::testing::TestWithParam<Algorithm> {};
 
+// The collision with n bodies on the GPU, with the algorithm the test is run for.
+Settings gpu_collision(std::int64_t n) {
+  Settings s;
+  s.scene = Scene::collision;
+  s.body_count = n;
+  s.backend = BackendKind::gpu;
+  s.algorithm = Interop::GetParam();
+  return s;
+}
+
 TEST_P(Interop, WritesTheSameVerticesAsTheHostCopy) {
   std::string why;
   if (!query_device(&why)) GTEST_SKIP() << why;
   EglContext context;
   std::printf("%s\n", context.description().c_str());
-  Settings s;
-  s.scene = Scene::collision;
-  s.body_count = 65536;
-  s.backend = BackendKind::gpu;
-  s.algorithm = GetParam();
-  Simulation sim(s);
+  Simulation sim(gpu_collision(65536));
   sim.step();
   sim.step();
   for (ColorMode mode : {ColorMode::speed, ColorMode::body_index}) {
@@ -70,12 +75,7 @@ TEST_P(Interop, VerticesWrittenAsideAreTheOnesWrittenInPlace) {
   std::string why;
   if (!query_device(&why)) GTEST_SKIP() << why;
   EglContext context;
-  Settings s;
-  s.scene = Scene::collision;
-  s.body_count = 65536;
-  s.backend = BackendKind::gpu;
-  s.algorithm = GetParam();
-  Simulation sim(s);
+  Simulation sim(gpu_collision(65536));
   BodyVertices staged(true), direct(true);
   staged.update(sim.backend(), ColorMode::speed);
   ASSERT_TRUE(staged.staging(sim.backend())) << staged.interop_unavailable_reason();
@@ -103,12 +103,7 @@ TEST_P(Interop, CudaSplatDrawsTheSpritesPicture) {
   std::string why;
   if (!query_device(&why)) GTEST_SKIP() << why;
   EglContext context;
-  Settings s;
-  s.scene = Scene::collision;
-  s.body_count = 32768;
-  s.backend = BackendKind::gpu;
-  s.algorithm = GetParam();
-  Simulation sim(s);
+  Simulation sim(gpu_collision(32768));
   sim.step();
   const BodyFacts facts{sim.time(), sim.body_groups()};
   auto render = [&](ViewSettings view, RenderPath path, std::string* used) {
