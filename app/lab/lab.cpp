@@ -107,7 +107,7 @@ int Lab::run() {
   }
   if (session_.stepping()) {  // the last job's steps count; an unfinished step is discarded
     session_.abandon_if_left(true, -1);
-    if (std::optional<StepReport> report = session_.collect(/*wait=*/true)) job_finished(*report);
+    wait_for_steps();
   }
   if (tracing_) finish_session(std::cout);
   if (recorder_ && !stop_recording()) {
@@ -141,7 +141,7 @@ void Lab::frame() {
   run_script();  // a script's entries due now: settings, input, screenshots, A/B
   ui_.begin_frame();
   handle_input();    // keys and mouse: the camera moves, commands queue up
-  collect_steps();   // a finished job: its statistics and A/B sample; its state becomes the one drawn
+  collect_steps();   // finished jobs: their statistics and A/B samples; the newest state becomes the one drawn
   apply_settings();  // between jobs, the panel's edits reach the simulation; a slow job the user left is stopped
   prepare_scene();   // the newest finished state into the vertex buffer (between jobs)
   between_jobs();    // energy, the kernels' report: the backend's own work, before the next job
@@ -249,7 +249,8 @@ void Lab::apply_settings() {
 }
 
 void Lab::wait_for_steps() {
-  if (std::optional<StepReport> report = session_.collect(/*wait=*/true)) job_finished(*report);
+  // Every job, a queued one included: what runs next reads the state.
+  while (std::optional<StepReport> report = session_.collect(/*wait=*/true)) job_finished(*report);
 }
 
 void Lab::collect_steps() {

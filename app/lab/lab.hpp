@@ -126,8 +126,9 @@ class Lab : public ScriptTarget {
 
   Simulation& simulation() { return simulation_; }
   bool stepping() const { return session_.stepping(); }  // a job runs on the stepping thread
-  // Waits for the running job and takes its result, however long it runs: what needs the backend from
-  // outside the frame loop (a bookmark saved or restored directly, tests reading the bodies) calls it.
+  // Waits for the running job (and one queued behind it) and takes their results, however long they
+  // run: what needs the backend from outside the frame loop (a bookmark saved or restored directly,
+  // tests reading the bodies) calls it.
   void wait_for_steps();
   std::int64_t steps_completed() const { return session_.steps_completed(); }
   const EnergyMonitor& energy() const { return energy_; }
