@@ -77,6 +77,7 @@ class Session {
   // already or none runs.
   bool queue_steps(int steps, std::function<void(Simulation&)> after_steps, int tag);
   bool steps_queued() const { return stepper_.queued(); }
+  bool unqueue_steps() { return stepper_.unqueue(); }
   bool abandoning() const { return stepper_.abandoning(); }
   // Stops the running job (its unfinished step discarded), drops a queued one and waits for the end,
   // reports dropped: before what a job's after_steps uses goes away.

@@ -71,6 +71,14 @@ bool Stepper::queued() const {
   return queued_.has_value();
 }
 
+bool Stepper::unqueue() {
+  std::lock_guard lock(mutex_);
+  if (!queued_) return false;
+  queued_.reset();
+  --outstanding_;
+  return true;
+}
+
 std::optional<StepReport> Stepper::poll() {
   if (!busy()) return std::nullopt;
   std::lock_guard lock(mutex_);

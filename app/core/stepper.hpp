@@ -84,6 +84,9 @@ class Stepper {
   // queued) when one already does, or when the stepper is idle (start() then).
   bool queue(const StepJob& job);
   bool queued() const;
+  // Drops the queued job if it has not started (the display wants the time between jobs after all);
+  // true when it did.
+  bool unqueue();
   // A job runs, waits, or has a report not yet taken.
   bool busy() const { return outstanding_ > 0; }
   // The oldest finished job's report, once; nothing while it runs (never waits).

@@ -322,12 +322,16 @@ void Lab::job_finished(StepReport& report) {
 
 void Lab::simulate() {
   const bool run = (!paused_ || step_once_) && !state_broken_ && !ladder_.running() && deferred_.empty();
-  if (!run) return;
   const int steps = paused_ ? 1 : simulation_.settings().steps_per_frame;
   if (session_.stepping()) {
     // A frame that finds a job running queues the next behind it (at most one), so the steps follow
     // each other without waiting for a frame: each writes its vertices aside for the display to take.
-    if (may_queue_steps() && !session_.steps_queued()) {
+    // A queued job that has not started is dropped when the frame wants the time between jobs after
+    // all (an edit, a command, a view to rewrite), so that a slow step does not delay it twice; the
+    // staging buffers then go on in turn as before it.
+    if (!run || !may_queue_steps()) {
+      if (session_.unqueue_steps()) next_stage_slot_ ^= 1;
+    } else if (!session_.steps_queued()) {
       const int slot = next_stage_slot_;
       if (std::function<void(Simulation&)> after = staged_vertices(slot);
           after && session_.queue_steps(steps, std::move(after), slot))
@@ -335,6 +339,7 @@ void Lab::simulate() {
     }
     return;
   }
+  if (!run) return;
   step_once_ = false;
   // A/B times A's step and then B's pass on the same state: the job starts on an idle GPU, after the
   // frame's drawing, which would otherwise overlap A's kernels alone (at 65,536 bodies on the H200 it

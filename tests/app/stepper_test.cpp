@@ -1,7 +1,7 @@
 // The stepping thread's jobs (app/core/stepper.hpp) on a backend whose steps wait at a gate: a job
 // queued behind a running one starts the moment it ends, without the display thread; its after_steps
 // runs on the state it reached; an abandoned job drops the one queued behind it; reports come oldest
-// first, each once.
+// first, each once; a queued job that has not started can be dropped.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -106,6 +106,28 @@ TEST(Stepper, AbandoningARunningJobDropsTheOneQueuedBehindIt) {
   EXPECT_EQ(gate->steps, 0);
   EXPECT_EQ(after_ran, 0);
   EXPECT_EQ(simulation.time(), t0);
+}
+
+TEST(Stepper, AQueuedJobThatHasNotStartedCanBeDropped) {
+  auto gate = std::make_shared<testing::StepGate>();
+  Simulation simulation = held_simulation(gate);
+  Stepper stepper;
+  stepper.attach(simulation, 8);
+  std::atomic<int> after_ran{0};
+  std::atomic<double> after_time{-1};
+  stepper.start(simulation, job(1, &after_ran, &after_time));
+  ASSERT_TRUE(within_seconds(5, [&] { return gate->waiting == 1; }));
+  ASSERT_TRUE(stepper.queue(job(2, &after_ran, &after_time)));
+  EXPECT_TRUE(stepper.unqueue());
+  EXPECT_FALSE(stepper.unqueue()) << "nothing is queued any more";
+  gate->open = true;
+  std::optional<StepReport> report = stepper.wait();
+  ASSERT_TRUE(report);
+  EXPECT_EQ(report->tag, 1);
+  EXPECT_FALSE(stepper.busy()) << "the dropped job left a report to wait for";
+  usleep(20000);
+  EXPECT_EQ(gate->steps, 1) << "the dropped job ran";
+  EXPECT_EQ(after_ran, 1);
 }
 
 }  // namespace
