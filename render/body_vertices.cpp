@@ -72,15 +72,23 @@ void BodyVertices::update(Backend& backend, ColorMode mode) {
 }
 
 bool BodyVertices::staging(const Backend& backend) const {
-  return interop_ && path_ == VertexPath::interop && backend.on_gpu() && backend.body_count() == count_ && count_ > 0;
+  if (backend.body_count() != count_ || count_ == 0) return false;
+  // The GPU backends' vertices go aside on the device; a CPU backend's, on the host.
+  return path_ == VertexPath::interop ? interop_ && backend.on_gpu() : !backend.on_gpu();
 }
 
 bool BodyVertices::staging_ready(const Backend& backend) const {
-  return staging(backend) && staging_ && staging_->count == count_;
+  if (!staging(backend)) return false;
+  return path_ == VertexPath::interop ? staging_ && staging_->count == count_ : host_staged_count_ == count_;
 }
 
 void BodyVertices::prepare_staging(const Backend& backend) {
   if (!staging(backend)) return;
+  if (path_ == VertexPath::host_copy) {
+    for (auto& b : host_staged_) b.resize(vertex_buffer_bytes(count_) / sizeof(float));
+    host_staged_count_ = count_;
+    return;
+  }
   if (!staging_) {
     staging_ = std::make_unique<Staging>();
     // Recorded once on an idle stream: a first stage() into either buffer has nothing to wait for.
@@ -93,19 +101,34 @@ void BodyVertices::prepare_staging(const Backend& backend) {
 }
 
 void BodyVertices::stage(Backend& backend, ColorMode mode, int slot) {
+  const std::size_t k = static_cast<std::size_t>(slot & 1);
+  if (path_ == VertexPath::host_copy) {
+    // The display reads the other buffer, or none: it took this one's last contents in adopt().
+    if (host_staged_count_ != backend.body_count())
+      throw Error("the vertices cannot be written aside: no staging buffers for this many bodies");
+    backend.write_vertices({host_staged_[k].data(), false}, mode);
+    return;
+  }
   if (!staging_ || staging_->count != backend.body_count())
     throw Error("the vertices cannot be written aside: no staging buffers for this many bodies");
   const auto stream = static_cast<cudaStream_t>(backend.cuda_stream());
-  const std::size_t k = static_cast<std::size_t>(slot & 1);
   NBL_CUDA_CHECK(cudaStreamWaitEvent(stream, staging_->copied[k].get(), 0));
   backend.write_vertices({staging_->buffers[k].data(), true}, mode);
   staging_->written[k].record(stream);
 }
 
 void BodyVertices::adopt(int slot) {
-  if (!staging_ || !interop_) throw Error("no vertices written aside to adopt");
   const auto start = std::chrono::steady_clock::now();
   const std::size_t k = static_cast<std::size_t>(slot & 1);
+  if (path_ == VertexPath::host_copy) {
+    if (host_staged_count_ != count_ || host_staged_[k].empty()) throw Error("no vertices written aside to adopt");
+    std::swap(host_, host_staged_[k]);  // the host copy is this state's now; the buffer's old one goes aside
+    if (host_staged_[k].size() != host_.size()) host_staged_[k].resize(host_.size());
+    buffer_.upload(0, vertex_buffer_bytes(count_), host_.data());
+    update_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return;
+  }
+  if (!staging_ || !interop_) throw Error("no vertices written aside to adopt");
   cudaStream_t stream = staging_->copies.get();
   NBL_CUDA_CHECK(cudaStreamWaitEvent(stream, staging_->written[k].get(), 0));
   {

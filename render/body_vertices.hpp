@@ -4,6 +4,7 @@
 //   host copy  the backend writes a host array, glBufferSubData uploads it (CPU backends, Mesa, or a
 //              GL context on another GPU than CUDA's).
 #pragma once
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -45,8 +46,9 @@ class BodyVertices {
   // Vertices written aside by the lab's stepping thread (app/core/stepper.hpp, StepJob::after_steps):
   // two device buffers, used in turn, that stage() fills from a finished job's state on the backend's
   // stream, beside the display, and adopt() copies into the vertex buffer on a stream of its own, so a
-  // job queued behind the finished one may already step. Only on the interop path: staging() says
-  // whether the last update() took it, for this backend's bodies.
+  // job queued behind the finished one may already step. A CPU backend's go aside into two host
+  // buffers, and adopt() uploads one. staging() says whether the last update() took a path that
+  // stages for this backend's bodies.
   bool staging(const Backend& backend) const;
   bool staging_ready(const Backend& backend) const;  // and prepare_staging() made the buffers for them
   // The display thread, between jobs: makes the two buffers (and events) for the backend's bodies.
@@ -74,7 +76,9 @@ class BodyVertices {
   std::size_t count_ = 0;
   VertexPath path_ = VertexPath::host_copy;
   double update_ms_ = 0;
-  std::unique_ptr<Staging> staging_;
+  std::unique_ptr<Staging> staging_;               // the interop path's (device memory)
+  std::array<std::vector<float>, 2> host_staged_;  // the host copy path's
+  std::size_t host_staged_count_ = 0;
 };
 
 }  // namespace nbl

@@ -125,7 +125,8 @@ class Lab : public ScriptTarget {
   const ComparisonHistory& ab_history() const { return ab_history_; }
 
   Simulation& simulation() { return simulation_; }
-  bool stepping() const { return session_.stepping(); }  // a job runs on the stepping thread
+  bool stepping() const { return session_.stepping(); }          // a job runs on the stepping thread
+  bool steps_queued() const { return session_.steps_queued(); }  // and the next waits behind it
   // Waits for the running job (and one queued behind it) and takes their results, however long they
   // run: what needs the backend from outside the frame loop (a bookmark saved or restored directly,
   // tests reading the bodies) calls it.
