@@ -16,19 +16,6 @@
 namespace nbl {
 namespace {
 
-Settings held_settings() {
-  Settings s;
-  s.scene = Scene::galaxy;
-  s.body_count = 256;
-  s.backend = BackendKind::cpu;
-  return s;
-}
-
-Simulation held_simulation(std::shared_ptr<testing::StepGate> gate) {
-  return Simulation(held_settings(), "",
-                    [gate](const Settings&) { return std::make_unique<testing::HeldBackend>(gate); });
-}
-
 template <class Done>
 bool within_seconds(double seconds, Done done) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
@@ -36,29 +23,47 @@ bool within_seconds(double seconds, Done done) {
   return done();
 }
 
-StepJob job(int tag, std::atomic<int>* after_ran, std::atomic<double>* after_time) {
-  StepJob j;
-  j.tag = tag;
-  j.after_steps = [after_ran, after_time](Simulation& simulation) {
-    after_time->store(simulation.time());
-    ++*after_ran;
-  };
-  return j;
-}
+// A small simulation on a backend whose steps wait at `gate`, a stepper wired to it, and jobs whose
+// after_steps count their runs and note the simulated time they saw.
+class Stepping : public ::testing::Test {
+ protected:
+  static Settings settings() {
+    Settings s;
+    s.scene = Scene::galaxy;
+    s.body_count = 256;
+    s.backend = BackendKind::cpu;
+    return s;
+  }
+  void SetUp() override { stepper.attach(simulation, 8); }
+  StepJob job(int tag) {
+    StepJob j;
+    j.tag = tag;
+    j.after_steps = [this](Simulation& s) {
+      after_time.store(s.time());
+      ++after_ran;
+    };
+    return j;
+  }
+  // Starts job 1 and waits until its step is held at the gate.
+  bool start_held() {
+    stepper.start(simulation, job(1));
+    return within_seconds(5, [&] { return gate->waiting == 1; });
+  }
 
-TEST(Stepper, AQueuedJobStartsTheMomentTheRunningOneEndsAndReportsComeInOrder) {
-  auto gate = std::make_shared<testing::StepGate>();
-  Simulation simulation = held_simulation(gate);
-  Stepper stepper;
-  stepper.attach(simulation, 8);
+  std::shared_ptr<testing::StepGate> gate = std::make_shared<testing::StepGate>();
+  Simulation simulation{settings(), "",
+                        [g = gate](const Settings&) { return std::make_unique<testing::HeldBackend>(g); }};
+  Stepper stepper;  // after the simulation: its thread ends first
   std::atomic<int> after_ran{0};
   std::atomic<double> after_time{-1};
-  EXPECT_FALSE(stepper.queue(job(1, &after_ran, &after_time))) << "nothing runs: a queued job would wait forever";
-  stepper.start(simulation, job(1, &after_ran, &after_time));
-  ASSERT_TRUE(within_seconds(5, [&] { return gate->waiting == 1; }));
-  EXPECT_TRUE(stepper.queue(job(2, &after_ran, &after_time)));
+};
+
+TEST_F(Stepping, AQueuedJobStartsTheMomentTheRunningOneEndsAndReportsComeInOrder) {
+  EXPECT_FALSE(stepper.queue(job(1))) << "nothing runs: a queued job would wait forever";
+  ASSERT_TRUE(start_held());
+  EXPECT_TRUE(stepper.queue(job(2)));
   EXPECT_TRUE(stepper.queued());
-  EXPECT_FALSE(stepper.queue(job(3, &after_ran, &after_time))) << "one job waits at most";
+  EXPECT_FALSE(stepper.queue(job(3))) << "one job waits at most";
   EXPECT_FALSE(stepper.poll()) << "a report before the job ended";
 
   // Nothing polls from here: the second job must start on its own.
@@ -81,17 +86,10 @@ TEST(Stepper, AQueuedJobStartsTheMomentTheRunningOneEndsAndReportsComeInOrder) {
   EXPECT_FALSE(stepper.busy());
 }
 
-TEST(Stepper, AbandoningARunningJobDropsTheOneQueuedBehindIt) {
-  auto gate = std::make_shared<testing::StepGate>();
-  Simulation simulation = held_simulation(gate);
+TEST_F(Stepping, AbandoningARunningJobDropsTheOneQueuedBehindIt) {
   const double t0 = simulation.time();
-  Stepper stepper;
-  stepper.attach(simulation, 8);
-  std::atomic<int> after_ran{0};
-  std::atomic<double> after_time{-1};
-  stepper.start(simulation, job(1, &after_ran, &after_time));
-  ASSERT_TRUE(within_seconds(5, [&] { return gate->waiting == 1; }));
-  ASSERT_TRUE(stepper.queue(job(2, &after_ran, &after_time)));
+  ASSERT_TRUE(start_held());
+  ASSERT_TRUE(stepper.queue(job(2)));
   stepper.abandon();
   EXPECT_FALSE(stepper.queued());
   std::optional<StepReport> report = stepper.wait();
@@ -100,7 +98,7 @@ TEST(Stepper, AbandoningARunningJobDropsTheOneQueuedBehindIt) {
   EXPECT_TRUE(report->abandoned);
   EXPECT_FALSE(report->after_steps_ran) << "after_steps ran on an abandoned job";
   EXPECT_FALSE(stepper.busy()) << "the dropped job left a report to wait for";
-  EXPECT_FALSE(stepper.queue(job(3, &after_ran, &after_time)));
+  EXPECT_FALSE(stepper.queue(job(3)));
   usleep(20000);
   EXPECT_EQ(gate->abandoned, 1);
   EXPECT_EQ(gate->steps, 0);
@@ -108,16 +106,9 @@ TEST(Stepper, AbandoningARunningJobDropsTheOneQueuedBehindIt) {
   EXPECT_EQ(simulation.time(), t0);
 }
 
-TEST(Stepper, AQueuedJobThatHasNotStartedCanBeDropped) {
-  auto gate = std::make_shared<testing::StepGate>();
-  Simulation simulation = held_simulation(gate);
-  Stepper stepper;
-  stepper.attach(simulation, 8);
-  std::atomic<int> after_ran{0};
-  std::atomic<double> after_time{-1};
-  stepper.start(simulation, job(1, &after_ran, &after_time));
-  ASSERT_TRUE(within_seconds(5, [&] { return gate->waiting == 1; }));
-  ASSERT_TRUE(stepper.queue(job(2, &after_ran, &after_time)));
+TEST_F(Stepping, AQueuedJobThatHasNotStartedCanBeDropped) {
+  ASSERT_TRUE(start_held());
+  ASSERT_TRUE(stepper.queue(job(2)));
   EXPECT_TRUE(stepper.unqueue());
   EXPECT_FALSE(stepper.unqueue()) << "nothing is queued any more";
   gate->open = true;
