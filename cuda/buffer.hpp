@@ -136,14 +136,30 @@ class PinnedBuffer {
 
 class CudaStream {
  public:
-  CudaStream() { NBL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-  // A stream whose kernels the GPU schedules after every other stream's (the lowest priority the device
-  // offers): background work, such as checking a variant built ahead, yields to the lab's frames.
-  struct Background {};
-  explicit CudaStream(Background) {
-    int lowest = 0, highest = 0;
-    NBL_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
-    NBL_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, lowest));
+  // Where a stream's kernels queue for room on an SM: when a block ends, the GPU starts the next block
+  // of the highest-priority stream that has one waiting (a running block is never stopped). CUDA's own
+  // default is its lowest priority, so a stream made without one would rank with the background work:
+  // every stream here names its place.
+  //   background: work that may wait (checking a variant built ahead, the energy's slices)
+  //   normal:     the simulation's steps and everything else
+  //   display:    what a display frame waits for (the splat, the vertices' copy into GL's buffer),
+  //               so a frame gets the next free room on the GPU even while a long launch runs
+  enum class Priority { background, normal, display };
+  CudaStream() : CudaStream(Priority::normal) {}
+  explicit CudaStream(Priority priority) {
+    NBL_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, priority_value(priority)));
+  }
+  // The numeric CUDA priority of each place on this device (lower numbers first; all equal where the
+  // device has a single level).
+  static int priority_value(Priority priority) {
+    int least = 0, greatest = 0;
+    NBL_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    switch (priority) {
+      case Priority::background: return least;
+      case Priority::normal: return least > greatest ? least - 1 : least;
+      case Priority::display: return greatest;
+    }
+    return least;
   }
   ~CudaStream() {
     if (stream_) cudaStreamDestroy(stream_);
@@ -153,6 +169,11 @@ class CudaStream {
   CudaStream(const CudaStream&) = delete;
   CudaStream& operator=(const CudaStream&) = delete;
   cudaStream_t get() const { return stream_; }
+  int priority() const {
+    int value = 0;
+    NBL_CUDA_CHECK(cudaStreamGetPriority(stream_, &value));
+    return value;
+  }
   void synchronize() const { NBL_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
  private:

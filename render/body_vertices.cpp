@@ -17,7 +17,7 @@ struct BodyVertices::Staging {
   std::array<DeviceBuffer<unsigned char>, 2> buffers;
   std::array<CudaEvent, 2> written{CudaEvent(cudaEventDisableTiming), CudaEvent(cudaEventDisableTiming)};
   std::array<CudaEvent, 2> copied{CudaEvent(cudaEventDisableTiming), CudaEvent(cudaEventDisableTiming)};
-  CudaStream copies;
+  CudaStream copies{CudaStream::Priority::display};  // the display's copy into GL's buffer
 };
 
 const char* to_string(VertexPath path) { return path == VertexPath::interop ? "interop" : "host copy"; }

@@ -52,7 +52,7 @@ __global__ void quarter_density_kernel(const float4* __restrict__ accum, int wid
 }  // namespace
 
 struct SplatDevice::State {
-  CudaStream stream;
+  CudaStream stream{CudaStream::Priority::display};  // a frame waits for the splat: first in line for the SMs
   CudaEvent start, stop;
   DeviceBuffer<float> palettes;
   DeviceBuffer<float4> accum;

@@ -847,6 +847,13 @@ def pace_part(ctx):
                            "--p95-max", "25", "--rate-min", "0.9", "--drag"),
             rows=[Row("lab, all-pairs at 1M: display, steps, drag", text_file("pace-allpairs.txt"),
                       needs="pace-allpairs.txt")]),
+        Run("pace-allpairs-whole", "pace",
+            ctx.cmd(lab + "--algo allpairs --slice-ms 0 --script {root}/assets/scripts/orbit-while-stepping.json "
+                    "--trace {out}/pace-allpairs-whole.csv"),
+            after=lab_pace("pace-allpairs-whole.csv", "--from", "4", "--to", "12", bench_ms_of("pace-bench-allpairs.json"),
+                           "--drag"),
+            rows=[Row("the same with whole launches (--slice-ms 0)", text_file("pace-allpairs-whole.txt"),
+                      needs="pace-allpairs-whole.txt")]),
     ]
     return runs
 

@@ -57,7 +57,7 @@ struct AllPairsBackend::Impl {
   DeviceEnergy energy;  // the exact energy, a slice at a time
   // The energy's own stream, below the steps' priority: its slices run beside a job, on a copy of the
   // state the backend's stream takes between two steps (energy_taken marks the copy's end).
-  CudaStream energy_stream{CudaStream::Background{}};
+  CudaStream energy_stream{CudaStream::Priority::background};
   CudaEvent energy_taken{cudaEventDisableTiming};
   DeviceBodies energy_snapshot;  // the bodies in float4 when they run in another layout
 

@@ -282,7 +282,7 @@ AsyncBuilds<AllPairsBuild>::Make make_allpairs_build(std::shared_ptr<KernelEngin
     build->variant = v;
     build->kernels = std::make_unique<ReloadableKernels>(*engine, std::vector<KernelSource>{v.source});
     ticket.set(BuildState::checking);
-    CudaStream stream{CudaStream::Background{}};  // the check yields to the running lab's kernels
+    CudaStream stream{CudaStream::Priority::background};  // the check yields to the running lab's kernels
     AllPairsState scratch;
     const BuildVerdict verdict = build->kernels->adopt(
         [&](const ReloadableKernels::Modules& m) {

@@ -59,7 +59,7 @@ struct BarnesHutBackend::Impl {
   DeviceEnergy energy;                // the exact energy, a slice at a time
   // The energy's own stream, below the steps' priority: its slices run beside a job, on a copy of the
   // state the backend's stream takes between two steps (energy_taken marks the copy's end).
-  CudaStream energy_stream{CudaStream::Background{}};
+  CudaStream energy_stream{CudaStream::Priority::background};
   CudaEvent energy_taken{cudaEventDisableTiming};
 
   // Hot reload without a stall: an edited file is rebuilt and checked on a worker like any switch.

@@ -387,7 +387,7 @@ AsyncBuilds<BarnesHutBuild>::Make make_barneshut_build(std::shared_ptr<KernelEng
     build->variant = v;
     build->kernels = std::make_unique<ReloadableKernels>(*engine, barneshut_sources(v));
     ticket.set(BuildState::checking);
-    CudaStream stream{CudaStream::Background{}};  // the check yields to the running lab's kernels
+    CudaStream stream{CudaStream::Priority::background};  // the check yields to the running lab's kernels
     // The check's device memory stays with this worker thread from one build to the next: every
     // allocation and release waits for the whole device, the running lab's frames included, and a
     // swap prefetches dozens of neighbouring variants. Released when the build queue joins the worker.

@@ -407,6 +407,78 @@ void expect_a_swap_frame_without_device_synchronization(Backend& backend, const 
       << frame.first_waiting();
 }
 
+// ---- Who gets the next free room on the GPU ----
+// A kernel whose blocks fill every SM many times over, each block busy for a fixed time, and a one-block
+// probe launched right behind it on another stream that reads how many of the big kernel's blocks had
+// ended when it started. Blocks of equal priority start in launch order, so the probe would start only
+// when the big kernel's last blocks did; a probe of a higher priority starts at the first block's end.
+class RoomOnTheGpu {
+ public:
+  RoomOnTheGpu() {
+    module_.emplace(compile_scratch_program("room.cu", R"(
+__device__ long long nbl_now() {
+  long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+extern "C" __global__ void nbl_test_busy(unsigned* ended, long long ns) {
+  const long long start = nbl_now();
+  while (nbl_now() - start < ns) {
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) atomicAdd(ended, 1u);
+}
+extern "C" __global__ void nbl_test_probe(const volatile unsigned* ended, unsigned* seen) { *seen = *ended; }
+)"));
+    counters_.resize(2);
+  }
+
+  // The share of the big kernel's blocks that had ended when the probe started.
+  double share_ended_before_probe(const CudaStream& big, const CudaStream& probe, int sm_count) {
+    NBL_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, 2 * sizeof(unsigned), big.get()));
+    big.synchronize();
+    const unsigned blocks = static_cast<unsigned>(sm_count) * 16 * 40;  // 16 blocks of 128 fill an SM: 40 waves
+    unsigned* ended = counters_.data();
+    unsigned* seen = counters_.data() + 1;
+    long long ns = 50'000;
+    void* busy_args[] = {&ended, &ns};
+    void* probe_args[] = {&ended, &seen};
+    NBL_CUDA_CHECK(
+        cudaLaunchKernel(module_->kernel("nbl_test_busy"), dim3(blocks), dim3(128), busy_args, 0, big.get()));
+    NBL_CUDA_CHECK(cudaLaunchKernel(module_->kernel("nbl_test_probe"), dim3(1), dim3(1), probe_args, 0, probe.get()));
+    big.synchronize();
+    probe.synchronize();
+    unsigned host[2] = {0, 0};
+    NBL_CUDA_CHECK(cudaMemcpy(host, counters_.data(), sizeof host, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(host[0], blocks);
+    return static_cast<double>(host[1]) / blocks;
+  }
+
+ private:
+  std::optional<KernelModule> module_;
+  DeviceBuffer<unsigned> counters_;
+};
+
+TEST_F(SwapGpu, StreamsRankBackgroundBelowTheStepsAndTheDisplayAboveThem) {
+  const auto device = query_device();
+  ASSERT_TRUE(device);
+  using P = CudaStream::Priority;
+  const int background = CudaStream::priority_value(P::background);
+  const int normal = CudaStream::priority_value(P::normal);
+  const int display = CudaStream::priority_value(P::display);
+  if (!(display < normal && normal < background)) GTEST_SKIP() << "this GPU has fewer than three stream priorities";
+  EXPECT_EQ(CudaStream().priority(), normal) << "a stream made without a place must rank above the background";
+
+  RoomOnTheGpu room;
+  CudaStream background_stream(P::background), steps, display_stream(P::display);
+  const double display_waited = room.share_ended_before_probe(steps, display_stream, device->sm_count);
+  EXPECT_LT(display_waited, 0.5) << "the display's kernel waited for a long launch of the steps' stream";
+  const double steps_waited = room.share_ended_before_probe(background_stream, steps, device->sm_count);
+  EXPECT_LT(steps_waited, 0.5) << "a step's kernel waited for background work";
+  const double background_waited = room.share_ended_before_probe(steps, background_stream, device->sm_count);
+  EXPECT_GT(background_waited, 0.9) << "background work took room the steps' kernel was waiting for";
+}
+
 TEST_F(SwapGpu, AnAllPairsSwapFrameWaitsForNoOtherGpuWork) {
   AllPairsBackend backend(allpairs_settings(ToggleValues{}), engine());
   backend.set_bodies(make_scene(Scene::plummer, 16384, 5));
