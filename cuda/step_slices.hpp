@@ -1,7 +1,7 @@
 // What both GPU backends do for the lab's stepping thread (StepControl, sim/backend.hpp): a force pass
-// that took longer than the control's slice is split into launches of about that long, each waited for
-// before the next starts, so that the display's GL work gets the GPU in between and a request to
-// abandon the step is seen; a launch that stays long (a Barnes-Hut walk runs whole up to a million
+// that took longer than the control's slice is split into launches of about that long, so that the
+// display's GL work gets the GPU in between and a request to abandon the step is seen (Barnes-Hut waits
+// for each before the next; all-pairs keeps two in flight on two streams, cuda/allpairs/force_pass.hpp); a launch that stays long (a Barnes-Hut walk runs whole up to a million
 // bodies) is told to stop through a word in device memory its warps read as they start
 // (StopWord); a step that may be abandoned first copies aside the state it changes, and puts it back
 // when it stops early. bench, A/B and render set no control: one launch, no copies.

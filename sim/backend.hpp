@@ -56,8 +56,8 @@ struct StepControl {
   // its next slice boundary and puts the state back as it was before the step (StepStats::abandoned).
   const std::atomic<bool>* abandon = nullptr;
   // A force pass that took longer than this is split into launches (or chunks of bodies) of about this
-  // long, or fewer where each must fill the GPU (fill_each_slice), each finished before the next starts,
-  // so that the display's work gets the GPU in between and `abandon` is looked at. The result is
+  // long, or fewer where each must fill the GPU (fill_each_slice), at most two in flight, so that the
+  // display's work gets the GPU in between and `abandon` is looked at. The result is
   // bit-identical to the whole pass. 0: never split.
   double slice_ms = 0;
   // On the GPU each launch keeps enough work to fill the GPU, so a long pass gets fewer and longer slices:

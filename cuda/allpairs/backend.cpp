@@ -53,6 +53,7 @@ struct AllPairsBackend::Impl {
   std::vector<StageTime> last_force;  // A's force stage of the last step
   ForcePassClock force_clock;         // the variant's whole force pass: how many slices the next one takes
   StateSnapshot snapshot;             // the state a step that may be abandoned started from
+  AllPairsPass::Overlap overlap;      // the sliced pass's second stream
 
   DeviceEnergy energy;  // the exact energy, a slice at a time
   // The energy's own stream, below the steps' priority: its slices run beside a job, on a copy of the
@@ -306,8 +307,9 @@ StepStats AllPairsBackend::step() {
     s.timer.begin(stream);
     // Both halves of the leapfrog add up under one name, as on the CPU.
     s.timer.stage(Stage::integrate, [&] { pass.kick_drift(s.state, stream); });
-    s.timer.stage(Stage::force,
-                  [&] { stats.abandoned = !pass.force_in_slices(s.state, plan, slices, step_control_, stream); });
+    s.timer.stage(Stage::force, [&] {
+      stats.abandoned = !pass.force_in_slices(s.state, plan, slices, step_control_, stream, s.overlap);
+    });
     stats.force_slices = slices;
     if (stats.abandoned) return abandoned_step(s.snapshot, stream);
     s.snapshot.clear();

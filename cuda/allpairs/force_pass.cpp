@@ -154,22 +154,36 @@ int AllPairsPass::slice_count(const AllPairsLaunch& plan, std::size_t n, const S
 }
 
 bool AllPairsPass::force_in_slices(AllPairsState& s, const AllPairsLaunch& plan, int slices, const StepControl& control,
-                                   cudaStream_t stream) const {
+                                   cudaStream_t stream, Overlap& overlap) const {
   const std::size_t n = s.size();
   if (slices <= 1) {
     force(s, n, plan, stream);
     return true;
   }
+  s.fit_partials(plan.j_splits);  // sized before two streams use the buffers
+  overlap.started.record(stream);
+  NBL_CUDA_CHECK(cudaStreamWaitEvent(overlap.side.get(), overlap.started.get(), 0));
+  // The side stream's last slice ends before anything after the pass runs on `stream`.
+  auto join = [&](int launched) {
+    if (launched > 1) NBL_CUDA_CHECK(cudaStreamWaitEvent(stream, overlap.ended[1].get(), 0));
+  };
   const std::size_t per_block = variant_.single_thread ? 1 : static_cast<std::size_t>(variant_.bodies_per_block());
   const std::size_t blocks = (n + per_block - 1) / per_block;
   for (int k = 0; k < slices; ++k) {
-    if (k > 0 && !next_slice(control, stream)) return false;
+    const cudaStream_t on = (k & 1) ? overlap.side.get() : stream;
+    if (k >= 2) NBL_CUDA_CHECK(cudaEventSynchronize(overlap.ended[k & 1].get()));  // two in flight at most
+    if (k > 0 && control.abandoned()) {
+      join(k);
+      return false;
+    }
     const std::size_t first = per_block * (blocks * k / slices);
     const std::size_t last = std::min(n, per_block * (blocks * (k + 1) / slices));
     AllPairsLaunch part = plan;
     part.grid_i = variant_.single_thread ? 1 : static_cast<int>((last - first + per_block - 1) / per_block);
-    force(s, last, part, stream, first);
+    force(s, last, part, on, first);
+    overlap.ended[k & 1].record(on);
   }
+  join(slices);
   return true;
 }
 

@@ -62,10 +62,19 @@ class AllPairsPass {
   // the bodies one block takes; a slice of a sliced force pass, cuda/step_slices.hpp).
   void force(AllPairsState& s, std::size_t i_end, const AllPairsLaunch& plan, cudaStream_t stream,
              std::size_t i_first = 0) const;
-  // The whole force pass on every body in `slices` launches of whole blocks (cuda/step_slices.hpp), each
-  // waited for; false when `control` asked to abandon the step between two (the pass is unfinished).
+  // The whole force pass on every body in `slices` launches of whole blocks (cuda/step_slices.hpp); false
+  // when `control` asked to abandon the step between two (the pass is unfinished). The slices alternate
+  // between `stream` and a second one, two in flight: a slice's blocks take each SM as the slice before
+  // it leaves it, as a single launch's would (waiting for each launch before the next left the SMs that
+  // finished first idle until the slowest did: docs/scripts.md has the rates). A launch waits for the
+  // one two before it, so an abandoned step stops within two slices.
+  struct Overlap {
+    CudaStream side;
+    CudaEvent started{cudaEventDisableTiming};
+    CudaEvent ended[2] = {CudaEvent(cudaEventDisableTiming), CudaEvent(cudaEventDisableTiming)};
+  };
   bool force_in_slices(AllPairsState& s, const AllPairsLaunch& plan, int slices, const StepControl& control,
-                       cudaStream_t stream) const;
+                       cudaStream_t stream, Overlap& overlap) const;
   // How many: 1 unless the control asks for slices and the whole pass (`whole_ms`) was slower than one;
   // where each launch must fill the GPU, as many as it takes for each to hold at most one wave of blocks
   // (`blocks_per_sm` of the force kernel on each of `sm_count` SMs), or whole waves when fewer, longer
