@@ -116,6 +116,27 @@ bool SceneRenderer::splats(const SceneFrame& frame) {
   return false;
 }
 
+SceneRenderer::BodiesInput SceneRenderer::bodies_input(const SceneFrame& frame, bool splat) {
+  const glm::mat4 view_projection = frame.camera->projection(frame.viewport.aspect()) * frame.camera->view();
+  return BodiesInput{frame.vertices_version,
+                     view_projection,
+                     frame.camera->target(),
+                     frame.viewport.width,
+                     frame.viewport.height,
+                     frame.body_count,
+                     frame.draw_count,
+                     frame.dark_start,
+                     frame.mean_mass,
+                     {frame.group_starts.begin(), frame.group_starts.end()},
+                     frame.view,
+                     splat};
+}
+
+bool SceneRenderer::would_repeat(const SceneFrame& frame) const {
+  return bodies_reused_ && last_bodies_ && frame.vertices_version != 0 &&
+         *last_bodies_ == bodies_input(frame, last_bodies_->splat);
+}
+
 void SceneRenderer::draw(const SceneFrame& frame) {
   const NvtxRange frame_range("render");
   timer_.begin_frame();
@@ -131,18 +152,7 @@ void SceneRenderer::draw(const SceneFrame& frame) {
   glBlendEquation(GL_FUNC_ADD);
   const float clear[4] = {0, 0, 0, 0};
   // The same bodies seen the same way: drawn twice (the second sized by their own density), then kept.
-  BodiesInput input{frame.vertices_version,
-                    view_projection,
-                    frame.camera->target(),
-                    frame.viewport.width,
-                    frame.viewport.height,
-                    frame.body_count,
-                    frame.draw_count,
-                    frame.dark_start,
-                    frame.mean_mass,
-                    {frame.group_starts.begin(), frame.group_starts.end()},
-                    frame.view,
-                    splat};
+  BodiesInput input = bodies_input(frame, splat);
   if (frame.vertices_version != 0 && quarter_valid_ && last_bodies_ == input) {
     ++same_bodies_frames_;
   } else {

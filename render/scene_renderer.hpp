@@ -92,6 +92,10 @@ class SceneRenderer {
   // view twice already): it ran the post-processing alone. A slow step with a still camera then costs
   // the GPU no body pass at display rate, and the step gets that time.
   bool bodies_reused() const { return bodies_reused_; }
+  // Whether drawing `frame` would show the last frame's picture again: the bodies were kept and nothing
+  // they are drawn from changed (the post-processing's exposure, already adapted to these bodies, moves
+  // no further than its last step). The lab then skips the frame's drawing.
+  bool would_repeat(const SceneFrame& frame) const;
 
   // A lone body's Gaussian sigma in pixels for this point size and viewport height.
   static float star_sigma_px(float point_size, int viewport_height);
@@ -99,6 +103,8 @@ class SceneRenderer {
  private:
   void ensure_targets(const Viewport& viewport);
   bool splats(const SceneFrame& frame);
+  struct BodiesInput;
+  static BodiesInput bodies_input(const SceneFrame& frame, bool splat);
   void bind_bodies(GLuint vertex_buffer, std::size_t body_count);
   static float mean_mass(const SceneFrame& frame);
   void select_color_map(ColorMode mode);

@@ -150,8 +150,8 @@ SceneExtent SceneView::measure_extent() const {
   return nbl::measure_extent(positions.data(), std::min(drawn_.count, vertices_.count()));
 }
 
-void SceneView::draw(const OrbitCamera& camera, const ViewSettings& view, const Viewport& viewport,
-                     GLuint target_framebuffer, double frame_seconds) {
+SceneFrame SceneView::frame_of(const OrbitCamera& camera, const ViewSettings& view, const Viewport& viewport,
+                               GLuint target_framebuffer, double frame_seconds) const {
   SceneFrame frame;
   frame.camera = &camera;
   frame.view = view;
@@ -168,7 +168,16 @@ void SceneView::draw(const OrbitCamera& camera, const ViewSettings& view, const 
   frame.group_starts = group_starts_;
   frame.dark_start = dark_start_;
   frame.frame_seconds = frame_seconds;
-  renderer_.draw(frame);
+  return frame;
+}
+
+void SceneView::draw(const OrbitCamera& camera, const ViewSettings& view, const Viewport& viewport,
+                     GLuint target_framebuffer, double frame_seconds) {
+  renderer_.draw(frame_of(camera, view, viewport, target_framebuffer, frame_seconds));
+}
+
+bool SceneView::would_repeat(const OrbitCamera& camera, const ViewSettings& view, const Viewport& viewport) const {
+  return renderer_.would_repeat(frame_of(camera, view, viewport, 0, 0));
 }
 
 }  // namespace nbl

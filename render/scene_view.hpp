@@ -57,6 +57,8 @@ class SceneView {
   // seconds: since the previous frame, for the exposure's adaptation (0: the wall clock's).
   void draw(const OrbitCamera& camera, const ViewSettings& view, const Viewport& viewport, GLuint target_framebuffer,
             double frame_seconds = 0);
+  // Whether draw() would show the last picture again (SceneRenderer::would_repeat).
+  bool would_repeat(const OrbitCamera& camera, const ViewSettings& view, const Viewport& viewport) const;
 
   SceneExtent measure_extent() const;  // where the bodies are now (camera fit)
   const BodyVertices& vertices() const { return vertices_; }
@@ -77,6 +79,8 @@ class SceneView {
   float white_in_stars() const { return renderer_.adapted_white_in_stars(); }
 
  private:
+  SceneFrame frame_of(const OrbitCamera& camera, const ViewSettings& view, const Viewport& viewport,
+                      GLuint target_framebuffer, double frame_seconds) const;
   void vertices_changed(const ViewSettings& view, const BodyFacts& facts, Backend* backend);
   void update_bounds(bool every_frame);
   void apply_estimate(OrbitCamera& camera);  // a finished estimate moves the camera's target

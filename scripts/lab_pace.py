@@ -13,6 +13,8 @@ is missed.
               compared with 1000 / that (--rate-min: the least share it may keep)
 --drag        every frame of the script's drag (from its third frame, when the button is down, to its
               last) must draw with another camera than the frame before
+A trace with a `drawn` column also gets how many frames of the window drew (a frame whose picture would
+be the one on screen draws nothing) and the longest time between two that did.
 --switch N    the N-th `set` of the script (1: the first): seconds from it to the first frame that draws a
               state stepped by the variant that ran after it (--switch-max: the most it may take)
 --windows S   also the window cut into spans of S seconds: frames and finished steps per second in each,
@@ -74,6 +76,13 @@ def main():
             verdict("display frame interval", p95 <= a.p95_max, text + f"; p95 target <= {a.p95_max:g} ms")
         else:
             print(f"{'display frame interval':28s} {text}")
+    if window and window[0].get("drawn", "") != "":
+        # A frame whose picture would be the one on screen draws nothing (the lab at a display's pace).
+        drawn_at = [float(r["wall_s"]) for r in window if r["drawn"] == "1"]
+        gaps = [b - a for a, b in zip(drawn_at, drawn_at[1:])]
+        longest = f"; longest between two drawn {1000 * max(gaps):.1f} ms" if gaps else ""
+        print(f"{'frames drawn':28s} {len(drawn_at)} of {len(window)} (the others' picture was the one on screen)"
+              + longest)
     done = [s for s in steps if s["abandoned"] == "0" and start <= float(s["wall_s"]) <= end]
     if len(done) >= 2:
         span = float(done[-1]["wall_s"]) - float(done[0]["wall_s"])
@@ -110,7 +119,8 @@ def main():
             verdict("camera during the drag", False, "the trace has no drag")
         else:
             moving = range(index + 3, min(len(frames), index + 2 + a.drag_frames))
-            still = [i for i in moving if frames[i]["camera_yaw_deg"] == frames[i - 1]["camera_yaw_deg"]]
+            still = [i for i in moving if frames[i]["camera_yaw_deg"] == frames[i - 1]["camera_yaw_deg"]
+                     or frames[i].get("drawn", "") == "0"]
             verdict("camera during the drag", not still,
                     f"{len(moving) - len(still)} of {len(moving)} frames turned it" + (f" (still: {still[:8]})" if still else ""))
 
@@ -128,7 +138,8 @@ def main():
                 verdict("switch", False, "no step of the restored variant after the set")
             else:
                 step_index = int(first["step"])
-                frame = next((r for r in frames if int(r["steps_completed"]) > step_index and float(r["wall_s"]) >= float(first["wall_s"])), None)
+                frame = next((r for r in frames if int(r["steps_completed"]) > step_index and float(r["wall_s"]) >= float(first["wall_s"])
+                              and r.get("drawn", "") != "0"), None)
                 if frame is None:
                     verdict("switch", False, "no frame drew the restored variant's state")
                 else:

@@ -34,7 +34,7 @@ std::string optional_number(const std::optional<double>& value, const char* form
 const char* FrameTrace::csv_header() {
   return "frame,wall_s,interval_ms,simulate_ms,vertices_ms,render_ms,panel_ms,steps,building,build_state,build_label,"
          "variant,swap,swap_latency_s,script,ab_b,ab_state,ab_a_ms,ab_b_ms,ab_difference,swap_ms,teardown_ms,"
-         "state_age_ms,steps_completed,stepping,camera_yaw_deg,camera_pitch_deg,camera_distance";
+         "state_age_ms,steps_completed,stepping,camera_yaw_deg,camera_pitch_deg,camera_distance,drawn";
 }
 
 const char* FrameTrace::steps_csv_header() { return "step,wall_s,ms,kernel_ms,force_slices,variant,abandoned"; }
@@ -52,7 +52,8 @@ std::string FrameTrace::csv() const {
            optional_number(r.swap_ms) + "," + optional_number(r.teardown_ms) + "," +
            optional_number(r.state_age_ms, "%.3f") + "," + std::to_string(r.steps_completed) + "," +
            (r.stepping ? "1" : "0") + "," + optional_number(r.camera_yaw_deg, "%.4f") + "," +
-           optional_number(r.camera_pitch_deg, "%.4f") + "," + optional_number(r.camera_distance, "%.6g") + "\n";
+           optional_number(r.camera_pitch_deg, "%.4f") + "," + optional_number(r.camera_distance, "%.6g") + "," +
+           (r.drawn ? (*r.drawn ? "1" : "0") : "") + "\n";
   }
   return out;
 }
@@ -89,6 +90,7 @@ TraceSummary FrameTrace::summarize() const {
     }
     if (i == 0) continue;  // the first frame builds fonts, shaders and buffers: start-up, not a frame's cost
     all.push_back(r.interval_ms);
+    if (r.drawn && !*r.drawn) ++s.undrawn_frames;
     if (r.building) {
       ++s.build_frames;
       s.max_during_builds_ms = std::max(s.max_during_builds_ms, r.interval_ms);
@@ -170,6 +172,11 @@ void FrameTrace::print_summary(std::ostream& out) const {
                 "  all:             median %8.3f ms   p95 %8.3f ms (%.2fx the median)   max %8.3f ms\n", s.median_ms,
                 s.p95_ms, s.median_ms > 0 ? s.p95_ms / s.median_ms : 0.0, s.max_ms);
   out << line;
+  if (s.undrawn_frames > 0) {
+    std::snprintf(line, sizeof line, "  drawn:           %zu of %zu (the others' picture was the one on screen)\n",
+                  s.frames - s.undrawn_frames, s.frames);
+    out << line;
+  }
   if (s.frames > s.build_frames) {
     std::snprintf(line, sizeof line, "  outside builds:  median %8.3f ms   max %8.3f ms   (%zu frames)\n",
                   s.median_outside_builds_ms, s.max_outside_builds_ms, s.frames - s.build_frames);

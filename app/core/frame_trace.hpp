@@ -47,6 +47,9 @@ struct FrameRecord {
   std::int64_t steps_completed = 0;
   bool stepping = false;
   std::optional<double> camera_yaw_deg, camera_pitch_deg, camera_distance;
+  // Whether the frame drew (the lab): one whose picture would have been the one on screen draws nothing
+  // and waits for the display's next refresh.
+  std::optional<bool> drawn;
 };
 
 // One simulation step, as the lab's stepping thread finished it (or abandoned it).
@@ -64,6 +67,7 @@ struct TraceSummary {
   std::size_t frames = 0;  // counted: every frame after the first (which carries the start-up)
   double median_ms = 0, p95_ms = 0, max_ms = 0;
   std::size_t build_frames = 0;
+  std::size_t undrawn_frames = 0;  // of `frames`: those that drew nothing (FrameRecord::drawn)
   double max_during_builds_ms = 0, max_outside_builds_ms = 0, median_outside_builds_ms = 0;
   int swaps_accepted = 0, swaps_refused = 0;
   double median_swap_latency_s = 0, max_swap_latency_s = 0;

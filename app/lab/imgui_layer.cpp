@@ -244,9 +244,19 @@ void ImGuiLayer::apply_scripted_input() {
   io.MouseWheel += applied_.wheel;
 }
 
-void ImGuiLayer::render() {
+void ImGuiLayer::render(bool draw) {
   ImGui::Render();
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  if (draw) ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+bool ImGuiLayer::had_input() const {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0 || io.MouseWheel != 0 || io.MouseWheelH != 0) return true;
+  for (int b = 0; b < IM_ARRAYSIZE(io.MouseDown); ++b)
+    if (io.MouseDown[b] || io.MouseReleased[b]) return true;
+  for (int k = 0; k < IM_ARRAYSIZE(io.KeysDown); ++k)
+    if (io.KeysDown[k] || io.KeysDownDurationPrev[k] >= 0) return true;  // down now, or released this frame
+  return io.InputQueueCharacters.Size > 0 || io.KeyCtrl || io.KeyShift || io.KeyAlt || io.KeySuper;
 }
 
 }  // namespace nbl

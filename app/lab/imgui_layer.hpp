@@ -43,7 +43,12 @@ class ImGuiLayer {
   ImFont* caption_font() const { return caption_font_; }
 
   void begin_frame();
-  void render();  // draws what the frame built into the current framebuffer
+  // Ends the frame; with `draw`, draws what it built into the current framebuffer (a frame that skips its
+  // drawing still ends, so the next one starts from the widgets' new state).
+  void render(bool draw = true);
+  // Whether this frame brought input: the mouse moved, a button or key is down or went up, the wheel
+  // turned, text was typed (after begin_frame).
+  bool had_input() const;
 
   // True when the font has the few symbols the panel writes (θ, ±, ×, ·); ImGui's built-in fallback
   // font is ASCII only, and the panel spells them out then.

@@ -27,6 +27,10 @@ constexpr std::size_t kForceErrorBudget = std::size_t(1) << 28;  // sample x n i
 constexpr std::size_t kLadderBodies = std::size_t(1) << 16;      // as `nbodylab bench ladder` by default
 constexpr std::size_t kTourBarnesHutBodies = std::size_t(1) << 18;
 constexpr double kSlowStepMs = 100;  // a step slower than this is said to be slow, at the top of the panel
+// A frame that would show the picture on screen draws nothing, but at least this often one draws: the
+// panel's live figures (frame times, the state's age, build progress) move at that rate while nothing
+// else does.
+constexpr std::chrono::milliseconds kLiveFiguresPeriod{100};
 
 double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -150,15 +154,47 @@ void Lab::frame() {
   // idle GPU (simulate()).
   const bool ab_job = comparing();
   if (!ab_job) simulate();
-  render_scene();  // the vertex buffer: sprites or splat, overlays, tone map
+  scene_.follow(camera_, editor_.draft().view);  // a bound camera moves with its bodies
+  // A frame whose picture would be the one on screen draws nothing and waits for the display's next
+  // refresh: the GPU's time goes to the steps (each frame's turn on the GPU costs a slow step more than
+  // the frame's own work: docs/scripts.md).
+  drawn_ = !picture_unchanged();
+  if (drawn_) render_scene();  // the vertex buffer: sprites or splat, overlays, tone map
+  else times_.render_ms = 0;
   if (ab_job) simulate();
-  build_panel();   // widgets and live numbers, then ImGui draws them
+  build_panel();   // widgets and live numbers, then ImGui draws them (when the frame draws)
   run_commands();  // buttons and keys (a screenshot sees this whole frame)
   record_frame();  // recording: this frame into the readback ring, finished ones to the encoder
   pace_beside_cpu_steps();
-  surface_->swap_buffers();
+  if (drawn_) {
+    surface_->swap_buffers();
+    last_drawn_ = Clock::now();
+    last_drawn_size_ = surface_->framebuffer();
+    drawn_rate_.record(last_drawn_, 1);
+  } else {
+    surface_->skip_frame();
+  }
   last_swap_ = Clock::now();
   finish_frame();  // timings, trace, energy, background jobs, N tuning
+}
+
+bool Lab::picture_unchanged() {
+  // Only where frames wait for a display's refresh anyway (vsync; offscreen with --refresh): unpaced, the
+  // lab draws as fast as it can, as a benchmark of the frame.
+  if (!surface_->paced() || recorder_ || frame_count_ < 3) return false;
+  if (ui_.had_input() || !script_ran_.empty() || !pending_.empty() || !screenshots_.empty()) {
+    settling_frames_ = 2;
+    return false;
+  }
+  if (settling_frames_ > 0) {
+    --settling_frames_;
+    return false;
+  }
+  const Viewport size = surface_->framebuffer();
+  if (Clock::now() - last_drawn_ >= kLiveFiguresPeriod || size.width != last_drawn_size_.width ||
+      size.height != last_drawn_size_.height)
+    return false;
+  return scene_.would_repeat(camera_, editor_.draft().view, scene_viewport());
 }
 
 void Lab::pace_beside_cpu_steps() const {
@@ -166,7 +202,8 @@ void Lab::pace_beside_cpu_steps() const {
   // steps share the cores: while a step runs, a frame is handed over no sooner than a 60 Hz display's
   // vsync would take it, and the steps keep the rest (docs/scripts.md, "Measuring the never-freeze
   // targets": drawing as fast as it could, the lab kept 0.40 of the step rate on two cores; so, 0.55).
-  if (session_.stepping() && !simulation_.backend().on_gpu())
+  // A paced surface waits for the display's refresh itself: waiting here too would take two.
+  if (session_.stepping() && !simulation_.backend().on_gpu() && !surface_->paced())
     std::this_thread::sleep_until(last_swap_ + kCpuStepFramePeriod);
 }
 
@@ -289,7 +326,7 @@ void Lab::job_finished(StepReport& report) {
     steps_this_frame_ += steps;
     vertices_stale_ = true;
     if (!paused_ && !state_broken_) {  // N tuning: the steps should keep up with the display
-      const double fixed_ms = std::max(times_.render_ms, render_cpu_ms_) + times_.ui_ms;
+      const double fixed_ms = std::max(drawn_render_ms_, render_cpu_ms_) + times_.ui_ms;  // the last drawn frame's
       const double step_ms = session_.last_step_ms() * simulation_.settings().steps_per_frame;
       if (auto n = tuner_.observe(step_ms + times_.vertices_ms, fixed_ms)) {
         editor_.set_body_count(static_cast<std::int64_t>(*n));
@@ -414,12 +451,12 @@ void Lab::render_scene() {
   glClearColor(0.02f, 0.02f, 0.035f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   const ViewSettings& view = editor_.draft().view;
-  scene_.follow(camera_, view);
   const Viewport viewport = scene_viewport();
   if (viewport.width > 0 && viewport.height > 0) scene_.draw(camera_, view, viewport, surface_->draw_framebuffer());
   glFlush();  // the GPU starts drawing now
   render_cpu_ms_ = ms_since(start);
   times_.render_ms = scene_.render_gpu_ms() > 0 ? scene_.render_gpu_ms() : render_cpu_ms_;
+  drawn_render_ms_ = times_.render_ms;
 }
 
 void Lab::update_vertices() {
@@ -468,6 +505,7 @@ void Lab::build_panel() {
     st.step_ms = session_.last_step_ms();
     st.state_age_ms = session_.state_age_ms(now);
     st.running_ms = session_.running_ms();
+    st.drawn_per_s = drawn_rate_.per_second(now);
     const double slow_ms = std::max(st.step_ms, st.running_ms);
     if (slow_ms > kSlowStepMs && !paused_)
       st.slow_notice = "This variant takes " + fmt_ms(slow_ms) + " a step" +
@@ -505,7 +543,7 @@ void Lab::build_panel() {
     for (LabCommand c : tour_view_.build(tf, io.DisplaySize.y)) request(c);
     if (auto jump = tour_view_.take_jump()) tour_->request(*jump, editor_, simulation_);
   }
-  ui_.render();
+  ui_.render(drawn_);
   times_.ui_ms = ms_since(start);
 }
 
@@ -513,6 +551,7 @@ void Lab::run_commands() {
   const auto commands = std::move(pending_);
   pending_.clear();
   for (LabCommand c : commands) execute(c);
+  if (!drawn_) return;  // a screenshot waits for a frame that draws (the next: picture_unchanged)
   const auto screenshots = std::move(screenshots_);
   screenshots_.clear();
   for (const PendingScreenshot& shot : screenshots) {
@@ -1014,6 +1053,7 @@ void Lab::record_trace() {
   r.camera_yaw_deg = camera_.yaw_deg();
   r.camera_pitch_deg = camera_.pitch_deg();
   r.camera_distance = camera_.distance();
+  r.drawn = drawn_;
   if (swapped_this_frame_) {
     r.swap = swapped_this_frame_->accepted ? "accepted" : "refused";
     r.swap_latency_s = swapped_this_frame_->latency_s;

@@ -196,6 +196,8 @@ class Lab : public ScriptTarget {
   void between_jobs();  // the backend's own work while no job runs: energy, the kernels' report
   void prepare_scene();
   void render_scene();
+  // Whether this frame would show the picture already on screen (Lab::frame draws nothing then).
+  bool picture_unchanged();
   void update_vertices();  // the vertex buffer from the current state, when it is stale
   void build_panel();
   void run_commands();
@@ -272,7 +274,7 @@ class Lab : public ScriptTarget {
   std::optional<Caption> caption_;
 
   FrameTimes times_;
-  double render_cpu_ms_ = 0;
+  double render_cpu_ms_ = 0, drawn_render_ms_ = 0;  // the last drawn frame's
   Clock::time_point started_ = Clock::now(), frame_started_ = Clock::now(), last_swap_ = Clock::now();
   std::optional<Clock::time_point> session_started_;  // when the first frame began: a script's time 0
   int frame_count_ = 0;
@@ -284,6 +286,14 @@ class Lab : public ScriptTarget {
   std::optional<ConfigureOutcome> swapped_this_frame_;
   double swap_ms_ = 0;  // the frame loop's time in the call that took swapped_this_frame_
   std::vector<ScriptAction> script_ran_;
+  // Frames that draw nothing: whether this one drew, the frames still to draw after input (the widgets
+  // and the bodies' density settle over two), when and at which size the last drawn one was drawn, and
+  // drawn frames per second.
+  bool drawn_ = true;
+  int settling_frames_ = 0;
+  Clock::time_point last_drawn_{};
+  Viewport last_drawn_size_{};
+  RateWindow drawn_rate_;
   bool tracing_ = false;  // offscreen, scripted or --trace: every frame is recorded
 };
 

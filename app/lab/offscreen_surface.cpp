@@ -22,6 +22,10 @@ void OffscreenSurface::swap_buffers() {
   const NvtxRange range("offscreen swap: the previous frame's GPU work");
   previous_frame_.wait();
   previous_frame_ = std::move(drawn);
+  wait_for_refresh();
+}
+
+void OffscreenSurface::wait_for_refresh() {
   if (vsync_ && refresh_hz_ > 0) {  // the display's next refresh; a late frame takes the one after it
     const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
         std::chrono::duration<double>(1.0 / refresh_hz_));

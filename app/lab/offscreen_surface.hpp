@@ -25,6 +25,8 @@ class OffscreenSurface : public Surface {
   void request_close() override { close_requested_ = true; }
   void poll_events() override {}  // input comes from the script, through ImGui's IO
   void swap_buffers() override;
+  bool paced() const override { return vsync_ && refresh_hz_ > 0; }
+  void skip_frame() override { wait_for_refresh(); }
 
   void set_vsync(bool on) override { vsync_ = on; }
   bool vsync() const override { return vsync_; }
@@ -37,6 +39,7 @@ class OffscreenSurface : public Surface {
   const char* kind() const override { return "offscreen"; }
 
  private:
+  void wait_for_refresh();
   EglContext context_;  // first: every GL object below needs it, and goes before it
   FrameSize size_;
   GlRenderTarget target_;

@@ -874,6 +874,14 @@ void Panel::performance_section(const PanelFacts& f) {
   tooltip(
       "FPS is the wall-clock interval from one frame to the next (median over the frames in view), not the sum "
       "of the parts below: on a GPU they can overlap.");
+  const double fps = s.fps();
+  if (f.stepping.drawn_per_s > 0 && f.stepping.drawn_per_s < 0.9 * fps) {
+    ImGui::TextColored(kMuted, "%.0f of them drawn a second", f.stepping.drawn_per_s);
+    tooltip(
+        "A frame whose picture would be the one already on screen (the same state, camera and view, no input) "
+        "draws nothing and waits for the display's next refresh, so a slow step gets the GPU's time. The "
+        "panel's figures still move ten times a second, and any input draws at once.");
+  }
   split_bar({{t.vertices_ms, kVerticesColor}, {t.render_ms, kRenderColor}, {t.ui_ms, kUiColor}},
             std::max({t.frame_ms, t.vertices_ms + t.render_ms + t.ui_ms, 1e-3}));
   legend(kVerticesColor, "vertices", t.vertices_ms);

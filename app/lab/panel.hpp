@@ -37,6 +37,7 @@ struct SteppingFacts {
   double step_ms = 0;          // the last finished step's wall time on the stepping thread
   double state_age_ms = 0;     // how long ago the state on screen was finished
   double running_ms = 0;       // the step in flight, so far (0: none)
+  double drawn_per_s = 0;      // frames a second that drew (the others showed an unchanged picture)
   std::string slow_notice;     // "this variant takes 1.2 s a step: ..." ("" when steps keep up)
   std::string abandoned_note;  // the last abandoned step, said once it happened ("" when none)
 };

@@ -22,6 +22,12 @@ class Surface {
   virtual void request_close() = 0;
   virtual void poll_events() = 0;
   virtual void swap_buffers() = 0;  // the frame is finished: show it (offscreen: finish it)
+  // Whether frames are handed over at a display's refresh (vsync on; offscreen, with a refresh rate):
+  // then a frame whose picture is unchanged may skip its drawing and wait for the next refresh instead.
+  virtual bool paced() const = 0;
+  // The frame drew nothing (its picture is the one on screen): wait as long as a swap would have, for
+  // the display's next refresh (a window wakes early for input).
+  virtual void skip_frame() = 0;
 
   virtual void set_vsync(bool on) = 0;  // offscreen there is no display to wait for: remembered only
   virtual bool vsync() const = 0;

@@ -116,7 +116,24 @@ Window::~Window() {
 bool Window::should_close() const { return glfwWindowShouldClose(window_) || interrupt_requested(); }
 void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 void Window::poll_events() { glfwPollEvents(); }
-void Window::swap_buffers() { glfwSwapBuffers(window_); }
+void Window::swap_buffers() {
+  glfwSwapBuffers(window_);
+  last_frame_ = std::chrono::steady_clock::now();
+}
+
+void Window::skip_frame() {
+  // Until the refresh after the last frame, as a swap with vsync would have waited; input wakes it
+  // early, so a click is answered at once.
+  GLFWmonitor* monitor = glfwGetWindowMonitor(window_);
+  if (!monitor) monitor = glfwGetPrimaryMonitor();
+  const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
+  const double hz = mode && mode->refreshRate > 0 ? mode->refreshRate : 60.0;
+  const auto next = last_frame_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double>(1.0 / hz));
+  const double wait_s = std::chrono::duration<double>(next - std::chrono::steady_clock::now()).count();
+  if (wait_s > 0) glfwWaitEventsTimeout(wait_s);
+  last_frame_ = std::chrono::steady_clock::now();
+}
 
 void Window::set_vsync(bool on) {
   vsync_ = on;

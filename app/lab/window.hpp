@@ -2,6 +2,7 @@
 // (glfwInit ... glfwTerminate). Construction fails with a message the user can act on: no display
 // (and how to render without one), or a GL too old (which version was found, which is needed).
 #pragma once
+#include <chrono>
 #include <string>
 
 #include "app/lab/surface.hpp"
@@ -29,6 +30,8 @@ class Window : public Surface {
   void request_close() override;
   void poll_events() override;
   void swap_buffers() override;
+  bool paced() const override { return vsync_; }
+  void skip_frame() override;
 
   void set_vsync(bool on) override;
   bool vsync() const override { return vsync_; }
@@ -43,6 +46,7 @@ class Window : public Surface {
  private:
   GLFWwindow* window_ = nullptr;
   bool vsync_ = true;
+  std::chrono::steady_clock::time_point last_frame_{};  // the last swap or skipped frame
   bool fullscreen_ = false;
   int windowed_x_ = 0, windowed_y_ = 0, windowed_w_ = 0, windowed_h_ = 0;
   std::string gl_description_;

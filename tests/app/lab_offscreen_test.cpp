@@ -180,6 +180,55 @@ TEST_F(LabOffscreen, FramesKeepComingWhileAStepIsHeld) {
   EXPECT_GT(lab.simulation().time(), t0);
 }
 
+// A frame whose picture would be the one on screen draws nothing (its GPU time goes to the steps), at a
+// display's pace: while a step is held and nothing moves, frames skip their drawing, one still draws at
+// least every tenth of a second for the panel's live figures, every frame of a drag draws, and a
+// screenshot asked for in a still moment shows the scene. Unpaced, every frame draws.
+TEST_F(LabOffscreen, AnUnchangedPictureIsNotDrawnAgainButInputDrawsAtOnce) {
+  auto gate = std::make_shared<testing::StepGate>();
+  LabOptions o = held(gate, R"({"frame": 40, "action": "drag", "by": [300, 0], "frames": 12},
+                                {"frame": 70, "action": "screenshot", "file": ")" +
+                                shot("still.png") + R"("},
+                                {"frame": 90, "action": "quit"})");
+  o.refresh_hz = 60;
+  o.settings.view.vsync = true;
+  {  // one lab at a time: ImGui's context is the process's
+    Lab lab(o);
+    EXPECT_EQ(lab.run(), 0);
+    const auto& rows = lab.trace().records();
+    ASSERT_EQ(rows.size(), 91u);
+    EXPECT_EQ(gate->steps, 0) << "the step was meant to stay held";
+    auto drawn = [&](std::size_t i) { return rows[i].drawn.value_or(true); };
+    int still_undrawn = 0;
+    double since_drawn_ms = 0, longest_tick_ms = 0, longest_undrawn_ms = 0;
+    for (std::size_t i = 10; i < 40; ++i) {  // still: no input, no new state
+      if (!drawn(i)) ++still_undrawn;
+      since_drawn_ms = drawn(i - 1) ? rows[i - 1].interval_ms : since_drawn_ms + rows[i - 1].interval_ms;
+      if (!drawn(i)) longest_undrawn_ms = std::max(longest_undrawn_ms, since_drawn_ms);
+      longest_tick_ms = std::max(longest_tick_ms, rows[i].interval_ms);
+    }
+    EXPECT_GT(still_undrawn, 0) << "every still frame drew again";
+    EXPECT_LT(longest_undrawn_ms, 100.0 + longest_tick_ms) << "the panel's figures stood still too long";
+    // The drag: frame 40 moves to its start, 41 presses, 42 to 53 move, 54 releases; all draw.
+    for (std::size_t i = 40; i <= 54; ++i) EXPECT_TRUE(drawn(i)) << "frame " << i << " of the drag did not draw";
+    EXPECT_TRUE(drawn(70)) << "the screenshot's frame did not draw";
+    const Image image = testing::load_png(shot("still.png"));
+    const int cx = lab.scene_viewport().width / 2, cy = image.height / 2;
+    EXPECT_GT(
+        testing::fraction(image, cx - 30, cy - 30, cx + 30, cy + 30, [](auto p) { return testing::luma(p) > 80; }),
+        0.02)
+        << "the screenshot taken in a still moment shows no bodies";
+  }
+  gate->open = true;
+
+  auto unpaced_gate = std::make_shared<testing::StepGate>();
+  Lab unpaced(held(unpaced_gate, R"({"frame": 30, "action": "quit"})"));
+  EXPECT_EQ(unpaced.run(), 0);
+  for (const FrameRecord& r : unpaced.trace().records())
+    EXPECT_TRUE(r.drawn.value_or(false)) << "frame " << r.frame << " of an unpaced lab did not draw";
+  unpaced_gate->open = true;
+}
+
 // Leaving a variant whose step is slow does not wait for that step: it is abandoned, its result
 // discarded, and the new settings run from the last finished state.
 TEST_F(LabOffscreen, AStepOfAVariantTheUserLeftIsAbandoned) {

@@ -428,6 +428,7 @@ TEST(FrameTrace, WritesOneQuotedCsvRowPerFrame) {
   r.camera_yaw_deg = 30;
   r.camera_pitch_deg = -12.5;
   r.camera_distance = 4.5;
+  r.drawn = false;
   trace.record(r);
   std::istringstream csv(trace.csv());
   std::string header, first, second, extra;
@@ -436,13 +437,14 @@ TEST(FrameTrace, WritesOneQuotedCsvRowPerFrame) {
   std::getline(csv, second);
   EXPECT_FALSE(std::getline(csv, extra));
   EXPECT_EQ(header, FrameTrace::csv_header());
-  EXPECT_EQ(first, "0,0.000000,100.000,0.000,0.000,0.000,,0,0,,,\"morton leaf=4, sorted\",,,,,,,,,,,,0,0,,,");
-  // Newer columns come after the older ones (the swap's costs, then the stepping thread's and the camera's),
+  EXPECT_EQ(first, "0,0.000000,100.000,0.000,0.000,0.000,,0,0,,,\"morton leaf=4, sorted\",,,,,,,,,,,,0,0,,,,");
+  // Newer columns come after the older ones (the swap's costs, then the stepping thread's and the camera's,
+  // then whether the frame drew),
   // so readers of an older format still find theirs.
   EXPECT_EQ(second,
             "1,0.000000,16.500,0.000,0.000,0.000,1.250,0,1,checking,,\"morton leaf=4, "
             "sorted\",accepted,0.500,set+screenshot,,,,,,"
-            "0.7500,0.0500,40.125,7,1,30.0000,-12.5000,4.5");
+            "0.7500,0.0500,40.125,7,1,30.0000,-12.5000,4.5,0");
 }
 
 // A/B in the trace: B's changes, its state, and each frame's comparison; the summary pairs the frames of

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/lab_pace.py on a made-up trace: the window's frame interval and step rate, each span of
---windows with its own frames and steps per second, a missed target's exit status, and a span of 0
-seconds refused."""
+--windows with its own frames and steps per second, a missed target's exit status, a span of 0
+seconds refused, and the frames that drew (a drag frame that drew nothing counts as one that did not
+turn the camera)."""
 import os
 import subprocess
 import sys
@@ -48,6 +49,21 @@ with tempfile.TemporaryDirectory() as folder:
     check(missed.returncode == 1 and "MISSED" in missed.stdout, f"a missed rate: {missed.stdout}")
     refused = run(trace, "--windows", "0")
     check(refused.returncode == 2 and "--windows" in refused.stderr, f"a span of 0 s: {refused.stderr}")
+
+    # Frames with a drawn column: every third draws (30 ms apart), except during a drag from frame 10,
+    # whose frames all draw and turn the camera, but frame 20 drew nothing.
+    drawn_trace = os.path.join(folder, "drawn.csv")
+    with open(drawn_trace, "w") as f:
+        f.write("frame,wall_s,interval_ms,script,camera_yaw_deg,drawn\n")
+        for i in range(60):
+            dragging = 10 <= i < 25
+            drawn = (dragging and i != 20) or (not dragging and i % 3 == 0)
+            f.write(f"{i},{i * 0.01:.3f},10.0,{'drag' if i == 10 else ''},{i if dragging else 0},{int(drawn)}\n")
+    out = run(drawn_trace, "--from", "0.3", "--to", "0.59")
+    line = next((l for l in out.stdout.splitlines() if l.startswith("frames drawn")), "")
+    check("10 of 30" in line and "longest between two drawn 30.0 ms" in line, f"frames drawn: {out.stdout}")
+    dragged = run(drawn_trace, "--drag", "--drag-frames", "13")
+    check(dragged.returncode == 1 and "still: [20]" in dragged.stdout, f"an undrawn drag frame: {dragged.stdout}")
 
 for f in failures:
     print("FAIL:", f)
