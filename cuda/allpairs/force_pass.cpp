@@ -56,16 +56,20 @@ void with_params(const AllPairsVariant& v, AllPairsState& s, std::size_t i_end, 
   }
 }
 
-// Calls fn(args) with what the kernels take: the Params themselves, or NoArgs once the Params sit in the
-// module's __constant__ c_params (Burtscher's CUDA optimization tutorial, Part I: "Constant Kernel Parameters": written when they
-// change, not per launch).
+// Calls fn(args) with what the kernels take: the Params themselves, or the launch's range of targets
+// once the rest sits in the module's __constant__ c_params (Burtscher's CUDA optimization tutorial, Part
+// I: "Constant Kernel Parameters": written when they change, not per launch). The copy there holds
+// every target, so the launches of one pass, slices included, share it and none rewrites it.
 template <class P, class Fn>
 void with_args(const AllPairsVariant& v, const KernelModule& m, const P& params, cudaStream_t stream, Fn&& fn) {
   if (!v.constant_params) return fn(params);
+  P constant = params;
+  constant.i_first = 0;
+  constant.i_end = constant.n;
   std::vector<unsigned char> bytes(sizeof(P));
-  std::memcpy(bytes.data(), &params, sizeof(P));
+  std::memcpy(bytes.data(), &constant, sizeof(P));
   m.write_global(ap::kParamsSymbol, bytes, stream);
-  fn(ap::NoArgs{});
+  fn(ap::LaunchRange{params.i_first, params.i_end});
 }
 
 LaunchShape advance_shape(std::size_t n) { return LaunchShape::cover(n, ap::kAdvanceBlockSize); }
@@ -161,6 +165,10 @@ bool AllPairsPass::force_in_slices(AllPairsState& s, const AllPairsLaunch& plan,
     return true;
   }
   s.fit_partials(plan.j_splits);  // sized before two streams use the buffers
+  // Where the variant keeps its parameters in __constant__ memory, they are written for the whole pass
+  // before either stream launches (with_args): no slice rewrites them under the other.
+  with_params(variant_, s, n, plan.j_splits, plan.j_slice,
+              [&](const auto& params) { with_args(variant_, module_, params, stream, [](const auto&) {}); });
   overlap.started.record(stream);
   NBL_CUDA_CHECK(cudaStreamWaitEvent(overlap.side.get(), overlap.started.get(), 0));
   // The side stream's last slice ends before anything after the pass runs on `stream`.

@@ -15,11 +15,11 @@ namespace nbl {
 
 // Names of the kernels in every all-pairs module (cuda/kernels/allpairs_*.cu), as their signatures in
 // cuda/kernels/allpairs_params.h give them.
-inline constexpr const char* kAllPairsForceKernel = allpairs::kForceKernel<allpairs::NoArgs>.name;
-inline constexpr const char* kAllPairsKickDriftKernel = allpairs::kKickDriftKernel<allpairs::NoArgs>.name;
-inline constexpr const char* kAllPairsKickKernel = allpairs::kKickKernel<allpairs::NoArgs>.name;
-inline constexpr const char* kAllPairsSumSlicesKernel = allpairs::kSumSlicesKernel<allpairs::NoArgs>.name;
-inline constexpr const char* kAllPairsVerticesKernel = allpairs::kVerticesKernel<allpairs::NoArgs>.name;
+inline constexpr const char* kAllPairsForceKernel = allpairs::kForceKernel<allpairs::LaunchRange>.name;
+inline constexpr const char* kAllPairsKickDriftKernel = allpairs::kKickDriftKernel<allpairs::LaunchRange>.name;
+inline constexpr const char* kAllPairsKickKernel = allpairs::kKickKernel<allpairs::LaunchRange>.name;
+inline constexpr const char* kAllPairsSumSlicesKernel = allpairs::kSumSlicesKernel<allpairs::LaunchRange>.name;
+inline constexpr const char* kAllPairsVerticesKernel = allpairs::kVerticesKernel<allpairs::LaunchRange>.name;
 
 // The `layout` toggle's choices; each enumerator equals its choice's index (checked below by name).
 enum class BodyLayout { aos = 0, soa = 1, float4 = 2 };

@@ -73,8 +73,9 @@ extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize) allpairs_kick(co
 // Adds the partial accelerations of the j-slices in slice order: deterministic, unlike atomics.
 extern "C" __global__ void __launch_bounds__(kAdvanceBlockSize) allpairs_sum_slices(const KernelArgs args, int slices) {
   const KernelParams& p = params(args);
-  const int i = p.i_first + blockIdx.x * blockDim.x + threadIdx.x;  // the targets of this launch
-  if (i >= p.i_end) return;
+  const auto launch = targets_of(args);
+  const int i = launch.i_first + blockIdx.x * blockDim.x + threadIdx.x;  // the targets of this launch
+  if (i >= launch.i_end) return;
   real sx = 0, sy = 0, sz = 0;
   for (int s = 0; s < slices; ++s) {
     const unsigned long long at = static_cast<unsigned long long>(s) * p.n + i;

@@ -46,13 +46,15 @@ __device__ inline float4 load_source(const Bodies& b, int j) { return b.pos_mass
 // ---- parameters: a kernel argument, or __constant__ memory written once per configuration ----
 typedef nbl::allpairs::Params<Bodies, real> KernelParams;
 #if NBL_PARAMS == NBL_PARAMS_CONSTANT
-using nbl::allpairs::NoArgs;  // the kernels take nothing: n, softening and the pointers sit in c_params
-typedef NoArgs KernelArgs;
+using nbl::allpairs::LaunchRange;  // the kernels take their targets: n, softening and the pointers sit in c_params
+typedef LaunchRange KernelArgs;
 __constant__ KernelParams c_params;
-__device__ inline const KernelParams& params(const NoArgs&) { return c_params; }
+__device__ inline const KernelParams& params(const LaunchRange&) { return c_params; }
+__device__ inline LaunchRange targets_of(const LaunchRange& r) { return r; }
 #else
 typedef KernelParams KernelArgs;
 __device__ inline const KernelParams& params(const KernelParams& p) { return p; }
+__device__ inline nbl::allpairs::LaunchRange targets_of(const KernelParams& p) { return {p.i_first, p.i_end}; }
 #endif
 
 // ---- the bodies one thread computes ----
@@ -83,13 +85,14 @@ __device__ inline Targets load_targets(const KernelParams& p, int first, int str
   return t;
 }
 
-// Writes the accelerations (or this j-slice's partial sums: slice blockIdx.y, n apart).
-__device__ inline void store_targets(const KernelParams& p, const Targets& t) {
+// Writes the accelerations (or this j-slice's partial sums: slice blockIdx.y, n apart) of the targets
+// before `end`.
+__device__ inline void store_targets(const KernelParams& p, const Targets& t, int end) {
   const unsigned long long slice = static_cast<unsigned long long>(blockIdx.y) * p.n;
 #pragma unroll
   for (int k = 0; k < kBodiesPerThread; ++k) {
     const int i = t.index[k];
-    if (i < p.i_end) {
+    if (i < end) {
       p.force_x[slice + i] = t.ax[k];
       p.force_y[slice + i] = t.ay[k];
       p.force_z[slice + i] = t.az[k];

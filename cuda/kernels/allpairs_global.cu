@@ -4,11 +4,12 @@
 
 extern "C" __global__ void __launch_bounds__(kBlockSize) allpairs_force(const KernelArgs args) {
   const KernelParams& p = params(args);
-  Targets t = load_targets(p, p.i_first + blockIdx.x * (kBlockSize * kBodiesPerThread) + threadIdx.x, kBlockSize);
+  const auto launch = targets_of(args);  // this launch's targets
+  Targets t = load_targets(p, launch.i_first + blockIdx.x * (kBlockSize * kBodiesPerThread) + threadIdx.x, kBlockSize);
   const SourceRange r = source_range(p);
   interact_run(
       t, [&](int jj) { return load_source(p.bodies, r.begin + jj); }, r.begin, r.end - r.begin, p.eps2);
-  store_targets(p, t);
+  store_targets(p, t, launch.i_end);
 }
 
 static_assert(nbl::kHasSignature<decltype(allpairs_force), decltype(nbl::allpairs::kForceKernel<KernelArgs>)>);

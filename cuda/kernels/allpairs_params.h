@@ -58,8 +58,13 @@ struct Params {
   float dt, half_dt;
 };
 
-// What the kernels take when their parameters sit in __constant__ memory (the `params` toggle).
-struct NoArgs {};
+// What the kernels take when their parameters sit in __constant__ memory (the `params` toggle): their
+// launch's own targets, [i_first, i_end), and nothing else. The rest is the same for every launch of a
+// configuration and is written there once; the range is not (a sliced force pass has two launches
+// running at once, cuda/allpairs/force_pass.hpp).
+struct LaunchRange {
+  int i_first, i_end;
+};
 
 // The colour key modes, numbered as ColorMode in sim/settings.hpp (the backend checks they agree).
 enum ColorKeyMode { kKeySpeed = 0, kKeyAcceleration, kKeyMass, kKeyBodyIndex, kKeyWarpId, kKeyTreeDepth };
@@ -78,7 +83,7 @@ struct VertexParams {
   int pad_;
 };
 
-// Every module of the all-pairs ladder has these kernels. Args is the variant's Params<...>, or NoArgs
+// Every module of the all-pairs ladder has these kernels. Args is the variant's Params<...>, or LaunchRange
 // with constant parameters (then c_params holds them).
 inline constexpr const char* kParamsSymbol = "c_params";  // the __constant__ parameters
 inline constexpr int kAdvanceBlockSize = 256;             // threads per block of the O(n) kernels

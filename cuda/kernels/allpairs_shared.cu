@@ -19,7 +19,8 @@ struct Tile {  // one array per field, the tutorial's posxs, posys, poszs and ma
 extern "C" __global__ void __launch_bounds__(kBlockSize) allpairs_force(const KernelArgs args) {
   __shared__ Tile tile;
   const KernelParams& p = params(args);
-  Targets t = load_targets(p, p.i_first + blockIdx.x * (kBlockSize * kBodiesPerThread) + threadIdx.x, kBlockSize);
+  const auto launch = targets_of(args);  // this launch's targets
+  Targets t = load_targets(p, launch.i_first + blockIdx.x * (kBlockSize * kBodiesPerThread) + threadIdx.x, kBlockSize);
   const SourceRange r = source_range(p);
   const auto from_tile = [&](int jj) { return tile.load(jj); };
 
@@ -36,7 +37,7 @@ extern "C" __global__ void __launch_bounds__(kBlockSize) allpairs_force(const Ke
     __syncthreads();
     interact_run(t, from_tile, start, count, p.eps2);
   }
-  store_targets(p, t);
+  store_targets(p, t, launch.i_end);
 }
 
 static_assert(nbl::kHasSignature<decltype(allpairs_force), decltype(nbl::allpairs::kForceKernel<KernelArgs>)>);

@@ -4,11 +4,12 @@
 
 extern "C" __global__ void __launch_bounds__(1) allpairs_force(const KernelArgs args) {
   const KernelParams& p = params(args);
-  for (int i = p.i_first; i < p.i_end; ++i) {
+  const auto launch = targets_of(args);  // this launch's targets
+  for (int i = launch.i_first; i < launch.i_end; ++i) {
     Targets t = load_targets(p, i, 0);  // one body: the switchboard sets bodies_per_thread to 1 here
     interact_run(
         t, [&](int j) { return load_source(p.bodies, j); }, 0, p.n, p.eps2);
-    store_targets(p, t);
+    store_targets(p, t, launch.i_end);
   }
 }
 
