@@ -81,8 +81,8 @@ def main():
         drawn_at = [float(r["wall_s"]) for r in window if r["drawn"] == "1"]
         gaps = [b - a for a, b in zip(drawn_at, drawn_at[1:])]
         longest = f"; longest between two drawn {1000 * max(gaps):.1f} ms" if gaps else ""
-        print(f"{'frames drawn':28s} {len(drawn_at)} of {len(window)} (the others' picture was the one on screen)"
-              + longest)
+        others = " (the others' picture was the one on screen)" if len(drawn_at) < len(window) else ""
+        print(f"{'frames drawn':28s} {len(drawn_at)} of {len(window)}{others}{longest}")
     done = [s for s in steps if s["abandoned"] == "0" and start <= float(s["wall_s"]) <= end]
     if len(done) >= 2:
         span = float(done[-1]["wall_s"]) - float(done[0]["wall_s"])
