@@ -1,12 +1,14 @@
-// A few thousand bodies' positions, every stride-th of the vertex buffer, gathered on the GPU
-// (shaders/gather.comp) into buffers that stay mapped, and handed to the host a frame or two later
-// when their fence has passed: the camera follows the bound bodies from these (bound_centre.hpp)
+// A few thousand bodies' positions, every stride-th of the vertices, gathered on the GPU (from the GL
+// buffer by shaders/gather.comp into buffers that stay mapped; from device vertices by one strided CUDA
+// copy into pinned memory) and handed to the host a frame or two later when their fence or event has
+// passed: the camera follows the bound bodies from these (bound_centre.hpp)
 // without reading back N positions or waiting for the GPU. The same bodies every frame (a fixed
 // stride), so two samples a step apart give their velocities.
 #pragma once
 #include <array>
 #include <cstddef>
 #include <glm/glm.hpp>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -33,8 +35,14 @@ class BodySampler {
   static constexpr std::size_t kMaxSample = 4096;
   static constexpr int kRing = 3;  // a gather is read two frames after it was issued, by then long done
 
+  BodySampler();
+  ~BodySampler();
+
   // Queues the gather from `vertex_buffer` (sim/render_vertices.hpp layout), tagged with `time`.
   void gather(GLuint vertex_buffer, std::size_t body_count, double time);
+  // The same from device memory (the interop path's vertices), on `stream` (a cudaStream_t that
+  // already waits for their write).
+  void gather_device(const float* vertices, void* stream, std::size_t body_count, double time);
   // The gather before the newest one (offscreen renders, which should not depend on how fast the GPU
   // was: the same frames every time), waiting for it if it is still running (issued a frame ago, it has
   // as good as always finished), or nothing when it was taken already; older ones are dropped. Never
@@ -49,10 +57,17 @@ class BodySampler {
     GlFence fence;
     BodySample meta;  // positions empty; filled by take()
     bool pending = false;
+    bool on_device = false;  // gathered by CUDA: into the pinned slot of `device_`, its event says when
   };
+  struct Device;  // pinned memory and events, made by the first gather_device
+  Slot& next_slot(const SamplePlan& plan, std::size_t body_count, double time);
+  bool finished(Slot& slot, bool wait);
+  const void* data(const Slot& slot) const;
+
   GlProgram gather_{"shaders/gather.comp"};
   std::array<Slot, kRing> slots_;
   int next_ = 0;
+  std::unique_ptr<Device> device_;
 };
 
 }  // namespace nbl

@@ -12,12 +12,20 @@
 
 namespace nbl {
 
+// The interop path's current vertices in device memory, and the GL buffer's copy of them.
+struct BodyVertices::Device {
+  DeviceBuffer<unsigned char> vertices;
+  CudaStream copies{CudaStream::Priority::display};  // the display's copies: staged in, out to GL, the sample
+  CudaEvent written{cudaEventDisableTiming};         // the last write of `vertices`
+  CudaEvent read{cudaEventDisableTiming};            // scratch: where `copies` stands, for a writer to wait
+  bool gl_current = false;                           // the GL buffer holds them
+};
+
 struct BodyVertices::Staging {
   std::size_t count = 0;
   std::array<DeviceBuffer<unsigned char>, 2> buffers;
   std::array<CudaEvent, 2> written{CudaEvent(cudaEventDisableTiming), CudaEvent(cudaEventDisableTiming)};
   std::array<CudaEvent, 2> copied{CudaEvent(cudaEventDisableTiming), CudaEvent(cudaEventDisableTiming)};
-  CudaStream copies{CudaStream::Priority::display};  // the display's copy into GL's buffer
 };
 
 const char* to_string(VertexPath path) { return path == VertexPath::interop ? "interop" : "host copy"; }
@@ -38,14 +46,24 @@ void BodyVertices::resize(std::size_t n, bool want_interop) {
   if (want_interop && !interop_ && !interop_tried_) {
     interop_tried_ = true;
     try {
-      // Read and written: the backend writes it, the splatting renderer reads it (render/splatter.hpp).
-      interop_ = std::make_unique<InteropBuffer>(buffer_.id(), InteropUse::read_write);
+      // CUDA only ever overwrites it, with the device vertices (buffer()).
+      interop_ = std::make_unique<InteropBuffer>(buffer_.id(), InteropUse::overwrite);
+      if (!device_) device_ = std::make_unique<Device>();
       interop_reason_.clear();
     } catch (const Error& e) {
+      interop_.reset();
       interop_reason_ = e.what();
     }
   }
   if (!want_interop) interop_.reset();
+  if (interop_) {
+    device_->vertices.resize(vertex_buffer_bytes(n));
+  } else if (device_) {
+    // The host copy from now on: the device copy goes, after whatever still reads it.
+    NBL_CUDA_CHECK(cudaStreamSynchronize(device_->copies.get()));
+    device_->vertices.resize(0);
+    device_->gl_current = false;
+  }
 }
 
 void BodyVertices::update(Backend& backend, ColorMode mode) {
@@ -55,13 +73,16 @@ void BodyVertices::update(Backend& backend, ColorMode mode) {
   if (interop_) {
     path_ = VertexPath::interop;
     host_.clear();
-    {
-      auto mapping = interop_->map(backend.cuda_stream());
-      backend.write_vertices({mapping.device_pointer(), true}, mode);
-    }
-    // A CUDA reader (the splat) waits for this write alone: the lab's next step may already be queued
-    // behind it on the backend's stream, and a frame must not wait for it.
-    interop_->mark_written(backend.cuda_stream());
+    Device& d = *device_;
+    const auto stream = static_cast<cudaStream_t>(backend.cuda_stream());
+    // The display's copies of the last vertices (into GL's buffer, the sample) end before they change.
+    d.read.record(d.copies.get());
+    NBL_CUDA_CHECK(cudaStreamWaitEvent(stream, d.read.get(), 0));
+    backend.write_vertices({d.vertices.data(), true}, mode);
+    // A reader waits for this write alone: the lab's next step may already be queued behind it on the
+    // backend's stream, and a frame must not wait for it.
+    d.written.record(stream);
+    d.gl_current = false;
   } else {
     path_ = VertexPath::host_copy;
     host_.resize(vertex_buffer_bytes(n) / sizeof(float));
@@ -92,7 +113,7 @@ void BodyVertices::prepare_staging(const Backend& backend) {
   if (!staging_) {
     staging_ = std::make_unique<Staging>();
     // Recorded once on an idle stream: a first stage() into either buffer has nothing to wait for.
-    for (CudaEvent& e : staging_->copied) e.record(staging_->copies.get());
+    for (CudaEvent& e : staging_->copied) e.record(device_->copies.get());
   }
   if (staging_->count != count_) {
     for (auto& b : staging_->buffers) b.resize(vertex_buffer_bytes(count_));
@@ -129,24 +150,59 @@ void BodyVertices::adopt(int slot) {
     return;
   }
   if (!staging_ || !interop_) throw Error("no vertices written aside to adopt");
-  cudaStream_t stream = staging_->copies.get();
+  Device& d = *device_;
+  cudaStream_t stream = d.copies.get();
   NBL_CUDA_CHECK(cudaStreamWaitEvent(stream, staging_->written[k].get(), 0));
-  {
-    auto mapping = interop_->map(stream);
-    NBL_CUDA_CHECK(cudaMemcpyAsync(mapping.device_pointer(), staging_->buffers[k].data(), vertex_buffer_bytes(count_),
-                                   cudaMemcpyDeviceToDevice, stream));
-  }
-  interop_->mark_written(stream);
+  NBL_CUDA_CHECK(cudaMemcpyAsync(d.vertices.data(), staging_->buffers[k].data(), vertex_buffer_bytes(count_),
+                                 cudaMemcpyDeviceToDevice, stream));
+  d.written.record(stream);
+  d.gl_current = false;
   staging_->copied[k].record(stream);
   update_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-void* BodyVertices::adopt_stream() const { return staging_ ? staging_->copies.get() : nullptr; }
+const float* BodyVertices::device_vertices() const {
+  return path_ == VertexPath::interop && interop_ ? reinterpret_cast<const float*>(device_->vertices.data()) : nullptr;
+}
+
+void BodyVertices::wait_for_write(void* stream) const {
+  if (device_vertices())
+    NBL_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), device_->written.get(), 0));
+}
+
+void* BodyVertices::copy_stream() const {
+  if (!device_vertices()) return nullptr;
+  wait_for_write(device_->copies.get());
+  return device_->copies.get();
+}
+
+GLuint BodyVertices::buffer() const {
+  if (device_vertices() && !device_->gl_current && count_ > 0) {
+    // The interop hand-off, only now that GL reads them: CUDA writes GL's buffer on the display's copy
+    // stream, and GL's next use of it waits for that copy on the GPU (the unmap).
+    cudaStream_t stream = static_cast<cudaStream_t>(copy_stream());
+    {
+      auto mapping = interop_->map(stream);
+      NBL_CUDA_CHECK(cudaMemcpyAsync(mapping.device_pointer(), device_->vertices.data(), vertex_buffer_bytes(count_),
+                                     cudaMemcpyDeviceToDevice, stream));
+    }
+    device_->gl_current = true;
+  }
+  return buffer_.id();
+}
 
 std::vector<float> BodyVertices::read_positions() const {
   if (!host_.empty()) return {host_.begin(), host_.begin() + static_cast<std::ptrdiff_t>(4 * count_)};
   std::vector<float> positions(4 * count_);
-  if (count_) buffer_.download(0, count_ * kVertexPositionBytes, positions.data());
+  if (count_ == 0) return positions;
+  if (device_vertices()) {
+    cudaStream_t stream = static_cast<cudaStream_t>(copy_stream());
+    NBL_CUDA_CHECK(cudaMemcpyAsync(positions.data(), device_->vertices.data(), count_ * kVertexPositionBytes,
+                                   cudaMemcpyDeviceToHost, stream));
+    NBL_CUDA_CHECK(cudaStreamSynchronize(stream));
+  } else {
+    buffer_.download(0, count_ * kVertexPositionBytes, positions.data());
+  }
   return positions;
 }
 

@@ -1,6 +1,9 @@
-// The vertex buffer the bodies are drawn from, and how it gets filled each frame (a
-// host-copy path takes over when interop is not available, and the panel says which path is active):
-//   interop    the GPU backend writes the GL buffer in place through CUDA (InteropBuffer);
+// The bodies' vertices for drawing, and how they get there each frame (a host-copy path takes over when
+// interop is not available, and the panel says which path is active):
+//   interop    the GPU backend writes them into device memory; the CUDA splat reads them there, and
+//              CUDA copies them into the GL buffer (registered with it) only when GL reads them: the
+//              sprites, or a splat CUDA cannot run. A splatted frame hands nothing but its picture
+//              between CUDA and GL.
 //   host copy  the backend writes a host array, glBufferSubData uploads it (CPU backends, Mesa, or a
 //              GL context on another GPU than CUDA's).
 #pragma once
@@ -28,20 +31,30 @@ class BodyVertices {
   // Refills the buffer from the backend's current state. Throws what the backend throws.
   void update(Backend& backend, ColorMode mode);
 
-  GLuint buffer() const { return buffer_.id(); }
+  // The GL buffer with the current vertices (on the interop path, copied in now if GL has not had them:
+  // GL's use of it waits for the copy on the GPU). buffer_name(): the buffer, whatever it holds.
+  GLuint buffer() const;
+  GLuint buffer_name() const { return buffer_.id(); }
   std::size_t count() const { return count_; }
   VertexPath path() const { return path_; }
   double update_ms() const { return update_ms_; }  // CPU wall time of the last update (map/copy/upload)
   // Why interop is not in use ("" when it is, or has not been tried: a CPU backend never tries).
   const std::string& interop_unavailable_reason() const { return interop_reason_; }
 
-  // Positions and masses (n float4), read back from the GL buffer: camera fit, bounding box.
+  // Positions and masses (n float4), read back (device memory or the GL buffer): camera fit, bounding box.
   std::vector<float> read_positions() const;
   // The host copy the last update uploaded (empty on the interop path): free to read.
   const std::vector<float>& host_copy() const { return host_; }
-  // On the interop path: the registered buffer, its last write marked (InteropBuffer::mark_written) for
-  // the splatting renderer to wait for; null otherwise.
-  InteropBuffer* interop() const { return path_ == VertexPath::interop ? interop_.get() : nullptr; }
+  // On the interop path, the vertices in device memory (sim/render_vertices.hpp layout), for CUDA readers
+  // (the splat, the camera's body sample); null otherwise. A reader on its own stream first makes it
+  // wait for their last write (wait_for_write: that write alone, not the lab's next step queued behind
+  // it), and the next write waits for it (the splat: Splatter::order_before on update()'s and adopt()'s
+  // streams; the sample reads on copy_stream(), which they wait for).
+  const float* device_vertices() const;
+  void wait_for_write(void* stream) const;  // a cudaStream_t
+  // The stream the display's copies run on (cudaStream_t), made to wait for the last write: a reader
+  // there needs nothing more. Null off the interop path.
+  void* copy_stream() const;
 
   // Vertices written aside by the lab's stepping thread (app/core/stepper.hpp, StepJob::after_steps):
   // two device buffers, used in turn, that stage() fills from a finished job's state on the backend's
@@ -57,14 +70,16 @@ class BodyVertices {
   // what the buffer held before (in stream order: nothing waits on the CPU). Throws what the backend
   // throws.
   void stage(Backend& backend, ColorMode mode, int slot);
-  // The display thread: buffer `slot` into the vertex buffer, once stage() has been called for it (the
-  // copy waits for that write on the GPU). Readers wait for the copy (interop()->wait_for_write).
+  // The display thread: buffer `slot` becomes the current vertices, once stage() has been called for it
+  // (a copy into the device vertices that waits for that write on the GPU). Readers wait for the copy
+  // (wait_for_write).
   void adopt(int slot);
   // The stream adopt() copies on (a cudaStream_t), for readers the copy must wait for.
-  void* adopt_stream() const;
+  void* adopt_stream() const { return copy_stream(); }
 
  private:
   struct Staging;
+  struct Device;
   void resize(std::size_t n, bool want_interop);
 
   bool allow_interop_;
@@ -76,6 +91,7 @@ class BodyVertices {
   std::size_t count_ = 0;
   VertexPath path_ = VertexPath::host_copy;
   double update_ms_ = 0;
+  std::unique_ptr<Device> device_;                 // the interop path's current vertices
   std::unique_ptr<Staging> staging_;               // the interop path's (device memory)
   std::array<std::vector<float>, 2> host_staged_;  // the host copy path's
   std::size_t host_staged_count_ = 0;

@@ -34,28 +34,7 @@ InteropBuffer::InteropBuffer(GLuint gl_buffer, InteropUse use, std::string what)
 }
 
 InteropBuffer::~InteropBuffer() {
-  if (written_) cudaEventDestroy(static_cast<cudaEvent_t>(written_));
   if (resource_) cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_));
-}
-
-void InteropBuffer::mark_written(void* stream) {
-  if (!written_) {
-    cudaEvent_t event = nullptr;
-    const cudaError_t status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
-    if (status != cudaSuccess)
-      throw Error("CUDA cannot make an event for " + what_ + " (" + cuda_message(status) + ")");
-    written_ = event;
-  }
-  const cudaError_t status = cudaEventRecord(static_cast<cudaEvent_t>(written_), static_cast<cudaStream_t>(stream));
-  if (status != cudaSuccess) throw Error("CUDA cannot mark the write of " + what_ + " (" + cuda_message(status) + ")");
-}
-
-void InteropBuffer::wait_for_write(void* stream) const {
-  if (!written_) return;
-  const cudaError_t status =
-      cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(written_), 0);
-  if (status != cudaSuccess)
-    throw Error("CUDA cannot order a read of " + what_ + " after its write (" + cuda_message(status) + ")");
 }
 
 InteropBuffer::Mapping InteropBuffer::map(void* stream) {
@@ -100,32 +79,6 @@ InteropBuffer::Mapping InteropTexture::map(void* stream) {
     throw Error("CUDA cannot address " + what_ + ", mapped (" + cuda_message(status) + ")");
   }
   return InteropBuffer::Mapping(resource_, array, 0, stream);
-}
-
-InteropPairMapping::InteropPairMapping(InteropBuffer& buffer, InteropTexture& texture, void* stream)
-    : resources_{buffer.resource_, texture.resource_}, stream_(stream) {
-  cudaGraphicsResource_t resources[2] = {static_cast<cudaGraphicsResource_t>(resources_[0]),
-                                         static_cast<cudaGraphicsResource_t>(resources_[1])};
-  const auto cuda_stream = static_cast<cudaStream_t>(stream);
-  cudaError_t status = cudaGraphicsMapResources(2, resources, cuda_stream);
-  if (status != cudaSuccess)
-    throw Error("CUDA cannot map " + buffer.what_ + " and " + texture.what_ + " (" + cuda_message(status) + ")");
-  std::size_t bytes = 0;
-  cudaArray_t array = nullptr;
-  status = cudaGraphicsResourceGetMappedPointer(&pointer_, &bytes, resources[0]);
-  if (status == cudaSuccess) status = cudaGraphicsSubResourceGetMappedArray(&array, resources[1], 0, 0);
-  if (status != cudaSuccess) {
-    cudaGraphicsUnmapResources(2, resources, cuda_stream);
-    throw Error("CUDA cannot address " + buffer.what_ + " and " + texture.what_ + ", mapped (" + cuda_message(status) +
-                ")");
-  }
-  array_ = array;
-}
-
-InteropPairMapping::~InteropPairMapping() {
-  cudaGraphicsResource_t resources[2] = {static_cast<cudaGraphicsResource_t>(resources_[0]),
-                                         static_cast<cudaGraphicsResource_t>(resources_[1])};
-  cudaGraphicsUnmapResources(2, resources, static_cast<cudaStream_t>(stream_));
 }
 
 InteropBuffer::Mapping::Mapping(Mapping&& o) noexcept

@@ -52,16 +52,8 @@ class InteropBuffer {
   // mapping goes out of scope). Nothing waits for the whole device. Throws Error.
   Mapping map(void* stream);
 
-  // The point in `stream`'s order where the last write of the buffer ended (after its mapping went out of
-  // scope): a reader on another stream waits for that write alone (wait_for_write), not for what the
-  // writer's stream does next, such as the lab's next simulation step. Throws Error.
-  void mark_written(void* stream);
-  void wait_for_write(void* stream) const;  // a no-op before the first mark_written
-
  private:
-  friend class InteropPairMapping;
   void* resource_ = nullptr;  // cudaGraphicsResource_t
-  void* written_ = nullptr;   // cudaEvent_t, made by the first mark_written
   std::string what_;
 };
 
@@ -77,28 +69,8 @@ class InteropTexture {
   InteropBuffer::Mapping map(void* stream);
 
  private:
-  friend class InteropPairMapping;
   void* resource_ = nullptr;
   std::string what_;
-};
-
-// A buffer CUDA reads and a texture it overwrites (the CUDA splat's vertices and picture), mapped for
-// `stream` in one call and unmapped in one when this goes out of scope: each call is a synchronisation
-// with GL, so one costs less than two. Same ordering rules as InteropBuffer::map. Throws Error.
-class InteropPairMapping {
- public:
-  InteropPairMapping(InteropBuffer& buffer, InteropTexture& texture, void* stream);
-  ~InteropPairMapping();
-  InteropPairMapping(const InteropPairMapping&) = delete;
-  InteropPairMapping& operator=(const InteropPairMapping&) = delete;
-  const void* buffer_pointer() const { return pointer_; }  // a CUDA device pointer
-  void* texture_array() const { return array_; }           // a cudaArray_t (level 0)
-
- private:
-  void* resources_[2];
-  void* pointer_ = nullptr;
-  void* array_ = nullptr;
-  void* stream_;
 };
 
 }  // namespace nbl

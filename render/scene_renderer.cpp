@@ -239,7 +239,7 @@ void SceneRenderer::draw(const SceneFrame& frame) {
 }
 
 void SceneRenderer::draw_bodies(const SceneFrame& frame, const glm::mat4& view_projection, bool density_valid) {
-  bind_bodies(frame.vertex_buffer, frame.body_count);
+  bind_bodies(frame.device_vertices ? frame.device_vertices->buffer() : frame.vertex_buffer, frame.body_count);
   select_color_map(frame.view.color_mode);
   const glm::vec4 target_clip = view_projection * glm::vec4(frame.camera->target(), 1.0f);
   bodies_.set("u_view_projection", view_projection);

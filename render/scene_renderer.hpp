@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "render/auto_exposure.hpp"
+#include "render/body_vertices.hpp"
 #include "render/camera.hpp"
 #include "render/color_maps.hpp"
 #include "render/gl_objects.hpp"
@@ -35,14 +36,14 @@ struct SceneFrame {
   ViewSettings view;
   Viewport viewport;              // where in the target, in framebuffer pixels
   GLuint target_framebuffer = 0;  // 0: the window
-  GLuint vertex_buffer = 0;       // sim/render_vertices.hpp layout
+  GLuint vertex_buffer = 0;       // sim/render_vertices.hpp layout (with device_vertices: filled when GL reads it)
   std::size_t body_count = 0;     // the buffer's bodies (its layout)
   std::size_t draw_count = 0;     // the first this many are drawn (dark halos come after the stars)
   float mean_mass = 0;            // of the drawn bodies: a body of this mass is a lone star; 0: 1/body_count
-  // The same vertices for the splatting renderer (view.render_path): the host copy, or the interop
-  // registration and the stream that wrote them.
+  // The same vertices for the splatting renderer (view.render_path): the host copy, or on the interop
+  // path the device vertices (which also fill vertex_buffer, when GL reads it: BodyVertices::buffer).
   const float* host_vertices = nullptr;
-  InteropBuffer* device_vertices = nullptr;
+  const BodyVertices* device_vertices = nullptr;
   std::span<const LineVertex> lines;  // overlays, GL_LINES pairs
   // Galaxy-of-origin colouring: the first body index of every group of stars after the first, and of
   // the dark halos (sim/scenes.hpp; SIZE_MAX: none). The halos, when drawn, take the last palette.

@@ -73,7 +73,11 @@ void SceneView::vertices_changed(const ViewSettings& view, const BodyFacts& fact
     }
     group_starts_.push_back(facts.groups[g].begin);
   }
-  if (view.follow_bound) sampler_.gather(vertices_.buffer(), vertices_.count(), facts.time);
+  if (view.follow_bound) {
+    if (const float* device = vertices_.device_vertices())
+      sampler_.gather_device(device, vertices_.copy_stream(), vertices_.count(), facts.time);
+    else sampler_.gather(vertices_.buffer(), vertices_.count(), facts.time);
+  }
   overlay_ = {};
   if (view.octree_depth > 0 && backend) {
     const auto cells = backend->tree_cells(view.octree_depth - 1);  // depth 1 = the root cell alone
@@ -157,12 +161,12 @@ SceneFrame SceneView::frame_of(const OrbitCamera& camera, const ViewSettings& vi
   frame.view = view;
   frame.viewport = viewport;
   frame.target_framebuffer = target_framebuffer;
-  frame.vertex_buffer = vertices_.buffer();
+  frame.vertex_buffer = vertices_.buffer_name();
   frame.body_count = vertices_.count();
   frame.draw_count = std::min(drawn_.count, frame.body_count);
   frame.mean_mass = drawn_.mean_mass;
   if (!vertices_.host_copy().empty()) frame.host_vertices = vertices_.host_copy().data();
-  frame.device_vertices = vertices_.interop();
+  if (vertices_.device_vertices()) frame.device_vertices = &vertices_;
   frame.vertices_version = vertices_version_;
   frame.lines = overlay_.vertices;
   frame.group_starts = group_starts_;

@@ -25,7 +25,7 @@ class SplatDevice {
 
   // Adds every body into a cleared view.width x view.height buffer and copies it into `target_array` (a
   // cudaArray_t of RGBA32F, the same size), in the order of stream() (the caller makes it wait for the
-  // vertices' write: InteropBuffer::wait_for_write). vertices: n float4 (x, y, z, mass) then n colour
+  // vertices' write: BodyVertices::wait_for_write). vertices: n float4 (x, y, z, mass) then n colour
   // keys (sim/render_vertices.hpp), a device pointer. Bodies are sized by the density this object took
   // from its previous splat when view.density_valid and that density has the view's quarter size.
   // vertices: n bodies (sim/render_vertices.hpp layout), of which the first `drawn` are splatted.

@@ -11,6 +11,10 @@ namespace {
 
 std::size_t pixels(int w, int h) { return static_cast<std::size_t>(w) * static_cast<std::size_t>(h); }
 
+double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
 }  // namespace
 
 Splatter::Splatter() = default;
@@ -66,14 +70,23 @@ bool Splatter::ensure_device(GLuint target) {
 
 void Splatter::draw_on_device(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes,
                               GLuint, GLuint) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
   device_->set_palettes(palettes);
-  // The map waits for GL's earlier use of both resources; the unmap makes GL's next use wait for the
-  // splat's stream only. The density stays on the device from one splat to the next.
+  // The vertices stay in device memory (no hand-off from GL); only the picture crosses: the map waits
+  // for GL's earlier use of the texture, the unmap makes GL's next use wait for the splat's stream only.
+  // The density stays on the device from one splat to the next.
   void* stream = device_->stream();
   bodies.device->wait_for_write(stream);  // the vertices' write alone, not the step queued after it
-  const InteropPairMapping mapped(*bodies.device, *target_cuda_, stream);
-  device_->splat(view, static_cast<const float*>(mapped.buffer_pointer()), bodies.count, bodies.draw_count,
-                 mapped.texture_array());
+  Clock::time_point queued;
+  {
+    const InteropBuffer::Mapping mapped = target_cuda_->map(stream);
+    const auto ready = Clock::now();
+    device_->splat(view, bodies.device->device_vertices(), bodies.count, bodies.draw_count, mapped.device_pointer());
+    queued = Clock::now();
+    handoff_ = {ms_between(start, ready), ms_between(ready, queued), 0};
+  }
+  handoff_.unmap_ms = ms_between(queued, Clock::now());
 }
 
 void Splatter::draw_on_host(const SplatBodies& bodies, const SplatView& view, const std::vector<float>& palettes,
@@ -86,10 +99,11 @@ void Splatter::draw_on_host(const SplatBodies& bodies, const SplatView& view, co
   }
   host_accum_.assign(pixels(view.width, view.height) * 4, 0.0f);
   const float* vertices = bodies.host;
-  if (!vertices && bodies.buffer && bodies.count) {
+  const GLuint buffer = bodies.device ? bodies.device->buffer() : bodies.buffer;
+  if (!vertices && buffer && bodies.count) {
     // On the GPU but CUDA cannot splat (device_unavailable_reason()): read them back, slow but right.
     host_vertices_.resize(5 * bodies.count);
-    glGetNamedBufferSubData(bodies.buffer, 0, static_cast<GLsizeiptr>(host_vertices_.size() * sizeof(float)),
+    glGetNamedBufferSubData(buffer, 0, static_cast<GLsizeiptr>(host_vertices_.size() * sizeof(float)),
                             host_vertices_.data());
     vertices = host_vertices_.data();
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "render/body_vertices.hpp"
 #include "render/gl_objects.hpp"
 #include "render/interop_buffer.hpp"
 #include "render/splat_model.hpp"
@@ -19,13 +20,13 @@ namespace nbl {
 
 class SplatDevice;
 
-// Where the bodies are: a host copy, or a GL buffer registered with CUDA (and the stream that wrote it).
+// Where the bodies are: a host copy, or device memory (the GPU backends', BodyVertices' interop path).
 struct SplatBodies {
-  std::size_t count = 0;            // the vertices' bodies (their layout)
-  std::size_t draw_count = 0;       // the first this many are splatted
-  const float* host = nullptr;      // sim/render_vertices.hpp layout, or null
-  InteropBuffer* device = nullptr;  // the vertex buffer, when the backend writes it through CUDA
-  GLuint buffer = 0;                // the same vertices as a GL buffer (read back when CUDA cannot splat)
+  std::size_t count = 0;                 // the vertices' bodies (their layout)
+  std::size_t draw_count = 0;            // the first this many are splatted
+  const float* host = nullptr;           // sim/render_vertices.hpp layout, or null
+  const BodyVertices* device = nullptr;  // the device vertices, when the backend writes them through CUDA
+  GLuint buffer = 0;                     // a GL buffer of the host copy (read back when there is no host array)
 };
 
 class Splatter {
@@ -49,6 +50,12 @@ class Splatter {
   // Milliseconds of the splat itself: the kernel's (CUDA events, the last finished frame's) or the host
   // loop's (wall clock).
   double splat_ms() const;
+  // The last CUDA splat's CPU side, milliseconds: mapping the framebuffer's texture for CUDA (a
+  // synchronisation with GL), queueing the splat's kernels and copy, and handing the texture back.
+  struct Handoff {
+    double map_ms = 0, queue_ms = 0, unmap_ms = 0;
+  };
+  const Handoff& handoff() const { return handoff_; }
   // Makes `stream` (a cudaStream_t) wait on the GPU for the last CUDA splat's reads of the vertices.
   void order_before(void* stream) const;
   // The last frame was not splatted (or the framebuffer changed size): its density is not the CUDA
@@ -74,6 +81,7 @@ class Splatter {
   std::vector<float> host_accum_, host_density_, host_vertices_;
   bool on_device_ = false;
   double host_ms_ = 0;
+  Handoff handoff_;
 };
 
 }  // namespace nbl

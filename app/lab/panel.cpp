@@ -432,7 +432,11 @@ void Panel::header(const PanelFacts& f) {
   if (!v.interop_unavailable_reason().empty()) tooltip("Why not interop: " + v.interop_unavailable_reason());
   else if (v.path() == VertexPath::host_copy)
     tooltip("The CPU backend's bodies live in host memory: they are copied into the GL buffer each frame.");
-  else tooltip("CUDA writes the GL vertex buffer in place (cudaGraphicsGLRegisterBuffer): no copy over PCIe.");
+  else
+    tooltip(
+        "CUDA writes the vertices into device memory: the CUDA splat reads them there, and the sprites draw "
+        "from the GL vertex buffer, which CUDA fills from them on the GPU (cudaGraphicsGLRegisterBuffer) when GL "
+        "draws it. Nothing crosses PCIe.");
   if (!sim.notice().empty()) wrapped(kWarning, sim.notice());
   for (const std::string& line : sim.file_description()) wrapped(kMuted, line);  // a loaded HDF5 snapshot: types, units
   if (!f.auto_n_note.empty()) wrapped(kMuted, f.auto_n_note);

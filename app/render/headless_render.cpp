@@ -27,6 +27,7 @@
 #include "render/gl_objects.hpp"
 #include "render/image.hpp"
 #include "render/scene_view.hpp"
+#include "render/splatter.hpp"
 #include "render/gl_errors.hpp"
 #include "sim/error.hpp"
 #include "sim/file_util.hpp"
@@ -126,6 +127,12 @@ void print_benchmark(const RenderReport& r, const RenderJob& job, int skipped, s
        : r.body_path == "splat (CUDA)" ? "  (GPU: the splat's CUDA events + the GL passes after the bodies)"
                                        : "  (GPU: GL timer queries)");
   if (r.body_path != "sprites") line("splat", r.splat, "  (" + r.body_path + ", part of render)");
+  line("render queue", r.render_queue, "  (CPU: queueing the drawing, before any wait for its end)");
+  if (r.body_path == "splat (CUDA)") {
+    line("  splat map", r.splat_map, "  (CPU: the framebuffer's texture mapped for CUDA)");
+    line("  splat queue", r.splat_queue, "  (CPU: the splat's kernels and copy queued)");
+    line("  splat unmap", r.splat_unmap, "  (CPU: the texture handed back to GL)");
+  }
   line("render GL", r.render_gpu, "  (GPU: GL timer queries, the passes below)");
   line("readback", r.readback);
   line("encode", r.encode, job.out.empty() ? "  (nothing written)" : "");
@@ -181,6 +188,9 @@ void write_report(const RenderReport& r, const RenderJob& job, const std::string
          {"overlapped", r.overlapped},
          {"splat", part(r.splat)},
          {"render_gl_gpu", part(r.render_gpu)},
+         {"render_queue_cpu", part(r.render_queue)},
+         {"splat_handoff_cpu",
+          json{{"map", part(r.splat_map)}, {"queue", part(r.splat_queue)}, {"unmap", part(r.splat_unmap)}}},
          {"interop_note", r.interop_note},
          {"width", job.size.width},
          {"height", job.size.height},
@@ -343,7 +353,7 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   const auto session_start = Clock::now();
 
   std::vector<double> simulate, vertices, render, readback, encode, interactive, total, interval, follow, follow_wait,
-      exposure, splat, render_gpu;
+      exposure, splat, render_gpu, render_queue, splat_map, splat_queue, splat_unmap;
   std::array<std::vector<double>, kRenderPassCount> passes;
   std::vector<double> post_processing;
   // Per frame, each stage's time in the frame's last step (0 in a frame without a step), in the order the
@@ -445,6 +455,14 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
 
     auto start = Clock::now();
     scene.draw(camera, view, viewport, frame_target.framebuffer(), 1.0 / job.video_fps);
+    render_queue.push_back(ms_since(start));
+    {
+      const bool handed = scene.splatter() && scene.body_path() == "splat (CUDA)";
+      const Splatter::Handoff handoff = handed ? scene.splatter()->handoff() : Splatter::Handoff{};
+      splat_map.push_back(handoff.map_ms);
+      splat_queue.push_back(handoff.queue_ms);
+      splat_unmap.push_back(handoff.unmap_ms);
+    }
     if (overlap) glFlush();  // the drawing starts now; nothing waits for it
     else glFinish();
     if (const std::string gl_error = take_gl_error(); !gl_error.empty())
@@ -558,6 +576,10 @@ RenderReport render_frames(const RenderJob& job, std::ostream& log) {
   report.follow_wait = split(follow_wait, skip);
   report.exposure = split(exposure, skip);
   report.splat = split(splat, skip);
+  report.render_queue = split(render_queue, skip);
+  report.splat_map = split(splat_map, skip);
+  report.splat_queue = split(splat_queue, skip);
+  report.splat_unmap = split(splat_unmap, skip);
   report.render_gpu = split(render_gpu, skip);
   for (std::size_t k = 0; k < kRenderPassCount; ++k) report.passes[k] = split(passes[k], skip);
   report.post_processing = split(post_processing, skip);

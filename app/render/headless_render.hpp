@@ -66,7 +66,11 @@ struct RenderReport {
   std::string interop_note;  // why not interop, when not
   std::string body_path;     // how bodies were drawn: "sprites", "splat (CUDA)", "splat (host)"
   bool overlapped = false;
-  FrameSplit splat;       // the splat itself (CUDA events, or the host loop); 0 with sprites
+  FrameSplit splat;  // the splat itself (CUDA events, or the host loop); 0 with sprites
+  // CPU, in the frame loop: queueing the drawing (SceneView::draw, before any wait for its end), and within
+  // it the CUDA splat's hand-off: mapping the framebuffer's texture, queueing its kernels, unmapping (0
+  // without a CUDA splat).
+  FrameSplit render_queue, splat_map, splat_queue, splat_unmap;
   FrameSplit render_gpu;  // the GL passes' GPU time (timer queries, a few frames late)
   FrameSplit simulate, vertices, render, readback, encode, interactive, total;
   FrameSplit follow;       // the frame loop's part: the body sample to the estimate's worker, the camera moved

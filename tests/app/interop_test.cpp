@@ -1,5 +1,6 @@
 // CUDA-OpenGL interop on a real GPU (label gpu; skips without one): the vertex buffer the GPU backend
 // writes in place through interop holds exactly what the host-copy path uploads for the same state.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "app/core/simulation.hpp"
 #include "cuda/device.hpp"
+#include "render/body_sample.hpp"
 #include "render/body_vertices.hpp"
 #include "render/egl_context.hpp"
 #include "render/image.hpp"
@@ -95,6 +97,49 @@ TEST_P(Interop, VerticesWrittenAsideAreTheOnesWrittenInPlace) {
         << "the vertices written aside differ from the state's";
   }
   EXPECT_THROW(BodyVertices(true).adopt(0), Error) << "nothing was written aside";
+}
+
+// The interop path keeps the vertices in device memory and fills GL's buffer only when GL reads it: the
+// device vertices, the GL buffer filled from them, the positions read back and the camera's sample
+// (gathered by CUDA from device memory, or by GL from the buffer) all hold the same state, also after a
+// later state replaced it.
+TEST_P(Interop, DeviceVerticesGlBufferAndSampleAgree) {
+  std::string why;
+  if (!query_device(&why)) GTEST_SKIP() << why;
+  EglContext context;
+  Simulation sim(gpu_collision(65536));
+  BodyVertices v(true), host(false);
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    sim.step();
+    v.update(sim.backend(), ColorMode::speed);
+    host.update(sim.backend(), ColorMode::speed);
+    ASSERT_NE(v.device_vertices(), nullptr) << v.interop_unavailable_reason();
+    const std::vector<float> want = whole_buffer(host);
+    std::vector<float> device(want.size());
+    ASSERT_EQ(cudaStreamSynchronize(static_cast<cudaStream_t>(v.copy_stream())), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(device.data(), v.device_vertices(), device.size() * sizeof(float), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    EXPECT_EQ(std::memcmp(device.data(), want.data(), want.size() * sizeof(float)), 0) << "device vertices";
+    const std::vector<float> positions = v.read_positions();
+    EXPECT_EQ(std::memcmp(positions.data(), want.data(), positions.size() * sizeof(float)), 0) << "read back";
+    BodySampler from_gl, from_device;
+    from_gl.gather(v.buffer(), v.count(), 1.0);  // buffer(): filled from the device vertices now
+    from_device.gather_device(v.device_vertices(), v.copy_stream(), v.count(), 1.0);
+    const std::optional<BodySample> a = from_gl.take_previous(), b = from_device.take_previous();
+    EXPECT_FALSE(a) << "one gather: there is no previous one";
+    from_gl.gather(v.buffer(), v.count(), 2.0);
+    from_device.gather_device(v.device_vertices(), v.copy_stream(), v.count(), 2.0);
+    const std::optional<BodySample> c = from_gl.take_previous(), d = from_device.take_previous();
+    ASSERT_TRUE(c && d);
+    ASSERT_EQ(c->positions.size(), d->positions.size());
+    ASSERT_GT(c->positions.size(), 1000u);
+    EXPECT_EQ(c->stride, d->stride);
+    EXPECT_EQ(std::memcmp(c->positions.data(), d->positions.data(), c->positions.size() * sizeof(glm::vec4)), 0)
+        << "the CUDA gather and the GL gather took different bodies";
+    EXPECT_EQ(std::memcmp(&c->positions[1], &want[4 * c->stride], sizeof(glm::vec4)), 0) << "sample 1 is body stride";
+    EXPECT_EQ(whole_buffer(v), want) << "GL's buffer";
+  }
 }
 
 // The CUDA splat (render switch "splat" on the interop path) draws the sprites' picture of a real
