@@ -8,6 +8,16 @@
 
 namespace nbl {
 
+double energy_slice_ms(const FramePace& pace) {
+  const double budget_ms = std::clamp(0.25 * pace.step_ms, 0.5, 4.0);
+  const double steps_per_frame = std::max(1, pace.steps_per_frame);
+  const bool each_frame_a_step =
+      pace.frame_ms > 0 && pace.steps_per_s * pace.frame_ms / 1000.0 >= 0.9 * steps_per_frame;
+  if (!each_frame_a_step) return budget_ms;
+  const double slack_ms = pace.frame_ms - steps_per_frame * pace.step_ms;
+  return std::clamp(0.5 * slack_ms, kMinEnergySliceMs, budget_ms);
+}
+
 void EnergyMonitor::restart() {
   ++generation_;  // a measurement still running belongs to the old bodies: drop it when it lands
   device_ = nullptr;

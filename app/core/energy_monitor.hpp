@@ -17,6 +17,21 @@ namespace nbl {
 
 class Backend;
 
+// How much device time the energy pass's slice may take in one frame, from the lab's recent medians: a
+// quarter of a step's time (0.5 to 4 ms). But where every frame shows a new step (steps per second times
+// the frame interval reaches 0.9 of the steps per frame), the GPU time a frame has beside its steps is
+// what they leave of the frame, and a slice beyond that delays the next step and so the frame after: the
+// slice then takes half of that slack, at least kMinEnergySliceMs. The measurement takes longer; the
+// steps keep the display's pace.
+inline constexpr double kMinEnergySliceMs = 0.1;
+struct FramePace {
+  double step_ms = 0;       // one step
+  double frame_ms = 0;      // the display's frame interval
+  double steps_per_s = 0;   // finished steps a second
+  int steps_per_frame = 1;  // the setting
+};
+double energy_slice_ms(const FramePace& pace);
+
 // One reading: (E - E0) / |E0| at a simulated time, with one standard error (0 when both are exact).
 struct DriftPoint {
   double sim_time = 0;

@@ -412,18 +412,21 @@ bool Lab::may_queue_steps() const {
 
 void Lab::between_jobs() {
   const double now = seconds_since_start();
-  // The device's energy pass takes a quarter of a step's time per frame (0.5 to 4 ms), on a stream of
-  // its own beside the steps (but not beside A/B's timed passes); a measurement starts between jobs (it
-  // copies the state).
-  const double energy_budget_ms = std::clamp(0.25 * stats_.step_ms.median(), 0.5, 4.0);
+  // The device's energy pass runs on a stream of its own beside the steps (but not beside A/B's timed
+  // passes); a measurement starts between jobs (it copies the state).
   const bool stepping = session_.stepping();
   if (!state_broken_ && !ladder_.running() && !(stepping && comparing()))
-    energy_.poll(simulation_, now, energy_budget_ms, !stepping);
+    energy_.poll(simulation_, now, energy_budget_ms(), !stepping);
   if (stepping) return;
   if (now - kernels_refreshed_s_ > kKernelInfoRefreshS) {
     kernels_ = simulation_.backend().kernel_info();
     kernels_refreshed_s_ = now;
   }
+}
+
+double Lab::energy_budget_ms() const {
+  return energy_slice_ms({stats_.step_ms.median(), stats_.frame_ms.median(), session_.steps_per_s(Clock::now()),
+                          simulation_.settings().steps_per_frame});
 }
 
 bool Lab::comparing() const { return editor_.comparison() && simulation_.backend().on_gpu(); }

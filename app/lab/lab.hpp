@@ -193,7 +193,8 @@ class Lab : public ScriptTarget {
   // Whether a frame that finds a job running may queue the next behind it: nothing waits for the time
   // between two jobs (edits, commands, a build to swap in, a view to rewrite, energy, A/B).
   bool may_queue_steps() const;
-  void between_jobs();  // the backend's own work while no job runs: energy, the kernels' report
+  void between_jobs();              // the backend's own work while no job runs: energy, the kernels' report
+  double energy_budget_ms() const;  // the energy pass's device time this frame (energy_slice_ms)
   void prepare_scene();
   void render_scene();
   // Whether this frame would show the picture already on screen (Lab::frame draws nothing then).

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "app/core/body_count_tuner.hpp"
+#include "app/core/energy_monitor.hpp"
 #include "app/core/stats_history.hpp"
 #include "app/core/text_format.hpp"
 #include "app/core/options/toggle_state.hpp"
@@ -138,6 +139,24 @@ TEST(BodyCountTuner, StaysOutOfTheWayWhenDisabledOrOnTarget) {
   BodyCountTuner fine(65536, 1.0, true);
   for (int i = 0; i < 40; ++i) EXPECT_FALSE(fine.observe(18.0, 2.0));
   EXPECT_FALSE(fine.active());
+}
+
+TEST(EnergySlice, TakesAQuarterOfAStepUnlessEachFrameShowsANewStep) {
+  // Steps slower than the display (60 Hz frames, 100 ms steps): a quarter of a step, within 0.5 to 4 ms.
+  EXPECT_DOUBLE_EQ(energy_slice_ms({100, 16.7, 10, 1}), 4.0);
+  EXPECT_DOUBLE_EQ(energy_slice_ms({8, 16.7, 20, 1}), 2.0);
+  EXPECT_DOUBLE_EQ(energy_slice_ms({0.4, 16.7, 30, 1}), 0.5);
+  // A 240 Hz display showing a new step in each frame: half of what the step leaves of the frame.
+  EXPECT_NEAR(energy_slice_ms({3.6, 4.17, 230, 1}), 0.285, 1e-9);
+  // Nothing left: the least slice, so that the measurement still ends.
+  EXPECT_DOUBLE_EQ(energy_slice_ms({5.2, 5.24, 191, 1}), kMinEnergySliceMs);
+  EXPECT_DOUBLE_EQ(energy_slice_ms({6.0, 5.0, 200, 1}), kMinEnergySliceMs);
+  // Much slack: never more than the quarter of a step.
+  EXPECT_DOUBLE_EQ(energy_slice_ms({2.0, 16.7, 60, 1}), 0.5);
+  // Two steps a frame: the frame's slack beside both.
+  EXPECT_NEAR(energy_slice_ms({1.8, 4.17, 470, 2}), 0.285, 1e-9);
+  // No figures yet (the first frames): the quarter rule's least.
+  EXPECT_DOUBLE_EQ(energy_slice_ms({0, 0, 0, 1}), 0.5);
 }
 
 TEST(FrameSize, ParsesWidthByHeight) {
