@@ -47,7 +47,7 @@ void BodyVertices::resize(std::size_t n, bool want_interop) {
     interop_tried_ = true;
     try {
       // CUDA only ever overwrites it, with the device vertices (buffer()).
-      interop_ = std::make_unique<InteropBuffer>(buffer_.id(), InteropUse::overwrite);
+      interop_ = std::make_unique<InteropBuffer>(buffer_.id());
       if (!device_) device_ = std::make_unique<Device>();
       interop_reason_.clear();
     } catch (const Error& e) {

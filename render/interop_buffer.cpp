@@ -20,12 +20,9 @@ std::string cuda_message(cudaError_t status) {
 
 }  // namespace
 
-InteropBuffer::InteropBuffer(GLuint gl_buffer, InteropUse use, std::string what) : what_(std::move(what)) {
+InteropBuffer::InteropBuffer(GLuint gl_buffer, std::string what) : what_(std::move(what)) {
   cudaGraphicsResource_t resource = nullptr;
-  const unsigned flags = use == InteropUse::overwrite   ? cudaGraphicsRegisterFlagsWriteDiscard
-                         : use == InteropUse::read_only ? cudaGraphicsRegisterFlagsReadOnly
-                                                        : cudaGraphicsRegisterFlagsNone;
-  const cudaError_t status = cudaGraphicsGLRegisterBuffer(&resource, gl_buffer, flags);
+  const cudaError_t status = cudaGraphicsGLRegisterBuffer(&resource, gl_buffer, cudaGraphicsRegisterFlagsWriteDiscard);
   if (status != cudaSuccess) {
     cudaGetLastError();  // do not leave the failure sticky for the next CUDA call
     throw Error("CUDA cannot register " + what_ + " (" + cuda_message(status) + ")");

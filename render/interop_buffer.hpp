@@ -1,6 +1,7 @@
 // A GL buffer registered with CUDA (CUDA-OpenGL interop, Garland's 'Parallel Computing in CUDA': "cudaGLMapBufferObject",
-// today cudaGraphicsGLRegisterBuffer). The GPU backends write the vertex buffer in place through the
-// mapped pointer; nothing crosses the PCIe bus. Registers in the constructor, unregisters in the
+// today cudaGraphicsGLRegisterBuffer). CUDA fills the vertex buffer from the GPU backends' device
+// vertices through the mapped pointer (render/body_vertices.hpp); nothing crosses the PCIe bus. And a GL
+// texture registered the same way takes the CUDA splat's picture. Registers in the constructor, unregisters in the
 // destructor; map() returns a scoped mapping that unmaps when it goes out of scope.
 // This header names no CUDA type, so app/ and the panel may include it.
 #pragma once
@@ -11,16 +12,13 @@
 
 namespace nbl {
 
-// What CUDA does with the buffer while it is mapped: overwrite all of it (the vertex buffer the backends
-// write), read and write it (the splat's accumulation buffer), or only read it.
-enum class InteropUse { overwrite, read_write, read_only };
-
 class InteropBuffer {
  public:
   // Throws Error with CUDA's reason when the buffer cannot be registered (no GPU, the GL context is
   // not on the CUDA device, a driver without interop such as Mesa's). `what` names it in messages.
-  explicit InteropBuffer(GLuint gl_buffer, InteropUse use = InteropUse::overwrite,
-                         std::string what = "the OpenGL vertex buffer");
+  // CUDA overwrites the whole buffer while it is mapped (registered write-discard): GL's old contents are
+  // not kept for it.
+  explicit InteropBuffer(GLuint gl_buffer, std::string what = "the OpenGL vertex buffer");
   ~InteropBuffer();
   InteropBuffer(const InteropBuffer&) = delete;
   InteropBuffer& operator=(const InteropBuffer&) = delete;
