@@ -170,6 +170,8 @@ void BodyVertices::wait_for_write(void* stream) const {
     NBL_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), device_->written.get(), 0));
 }
 
+void* BodyVertices::adopt_stream() const { return device_vertices() ? device_->copies.get() : nullptr; }
+
 void* BodyVertices::copy_stream() const {
   if (!device_vertices()) return nullptr;
   wait_for_write(device_->copies.get());

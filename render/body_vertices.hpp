@@ -74,8 +74,9 @@ class BodyVertices {
   // (a copy into the device vertices that waits for that write on the GPU). Readers wait for the copy
   // (wait_for_write).
   void adopt(int slot);
-  // The stream adopt() copies on (a cudaStream_t), for readers the copy must wait for.
-  void* adopt_stream() const { return copy_stream(); }
+  // The stream adopt() copies on (a cudaStream_t): a reader of the last vertices makes it wait for that
+  // read (Splatter::order_before) before the copy overwrites them. Null off the interop path.
+  void* adopt_stream() const;
 
  private:
   struct Staging;

@@ -55,8 +55,7 @@ void SceneView::stage(Backend& backend, const ViewSettings& view, int slot) {
 
 void SceneView::adopt_staged(int slot, const ViewSettings& view, const BodyFacts& facts) {
   // As update(): the copy into the vertex buffer waits for the last splat's reading of it.
-  if (const Splatter* splatter = renderer_.splatter(); splatter && vertices_.adopt_stream())
-    splatter->order_before(vertices_.adopt_stream());
+  if (const Splatter* splatter = renderer_.splatter()) splatter->order_before(vertices_.adopt_stream());
   vertices_.adopt(slot);
   vertices_changed(view, facts, nullptr);
 }
